@@ -1,0 +1,32 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// Layout (see README and ../shared/DESIGN.md):
+//   FusionKit       authoring API and runtime: Feature, Store, Effect, JSON codec, schema
+//   FusionABI       the exported C functions declared in include/fusionkit.h
+//   FusionExamples  the seed features, shipped as libFusionExamples.so
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "FusionKit",
+    products: [
+        .library(name: "FusionKit", targets: ["FusionKit"]),
+        .library(name: "FusionExamples", type: .dynamic, targets: ["FusionExamples"]),
+        .executable(name: "fusion-bench", targets: ["fusion-bench"]),
+    ],
+    targets: [
+        .target(name: "FusionKit", swiftSettings: strict),
+        .target(name: "FusionABI", dependencies: ["FusionKit"], swiftSettings: strict),
+        .target(name: "FusionExamples", dependencies: ["FusionKit", "FusionABI"], swiftSettings: strict),
+        .executableTarget(
+            name: "fusion-bench", dependencies: ["FusionKit", "FusionABI", "FusionExamples"],
+            path: "Benchmarks/fusion-bench", swiftSettings: strict),
+        .testTarget(name: "FusionKitTests", dependencies: ["FusionKit"], swiftSettings: strict),
+        .testTarget(
+            name: "FusionExamplesTests", dependencies: ["FusionKit", "FusionABI", "FusionExamples"],
+            swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,80 @@
+/// Time, as features see it. Effects sleep on the environment's clock rather than
+/// calling `Task.sleep` themselves, so that a test can advance time instead of waiting.
+public protocol FusionClock: Sendable {
+    /// Suspends for `duration`; throws `CancellationError` when the effect is cancelled.
+    func sleep(for duration: Duration) async throws
+}
+
+/// The real, monotonic clock.
+public struct SystemClock: FusionClock {
+    public init() {}
+    public func sleep(for duration: Duration) async throws {
+        try await Task.sleep(for: duration)
+    }
+}
+
+/// A clock that only moves when told to: `advance(by:)` wakes every sleeper whose
+/// deadline has come, in deadline order.
+public final class ManualClock: FusionClock, @unchecked Sendable {
+    private struct Sleeper {
+        let id: UInt64
+        let deadline: Duration
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private let lock = ConditionLock()
+    private var current: Duration = .zero
+    private var sleepers: [Sleeper] = []
+    private var nextID: UInt64 = 0
+
+    public init() {}
+
+    /// How far the clock has been advanced.
+    public var now: Duration { lock.withLock { current } }
+
+    /// How many effects are waiting on this clock.
+    public var sleeperCount: Int { lock.withLock { sleepers.count } }
+
+    public func sleep(for duration: Duration) async throws {
+        let id = lock.withLock { () -> UInt64 in
+            nextID += 1
+            return nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                lock.lock()
+                if Task.isCancelled {
+                    lock.unlock()
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                if duration <= .zero {
+                    lock.unlock()
+                    continuation.resume()
+                    return
+                }
+                sleepers.append(Sleeper(id: id, deadline: current + duration, continuation: continuation))
+                lock.unlock()
+            }
+        } onCancel: {
+            let cancelled = lock.withLock { () -> Sleeper? in
+                guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return sleepers.remove(at: index)
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward and wakes the sleepers that are due. Returns how many woke.
+    @discardableResult
+    public func advance(by duration: Duration) -> Int {
+        let due = lock.withLock { () -> [Sleeper] in
+            current += duration
+            let due = sleepers.filter { $0.deadline <= current }.sorted { $0.deadline < $1.deadline }
+            sleepers.removeAll { $0.deadline <= current }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+        return due.count
+    }
+}

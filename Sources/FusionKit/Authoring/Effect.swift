@@ -1,0 +1,79 @@
+/// Work a feature asks for, as a value: run async work that feeds actions back, cancel
+/// work by id, or follow up at once with another action.
+///
+/// Effects run after the action that returned them has been applied, outside the
+/// instance's lock. Everything still running is cancelled when the instance goes away.
+public struct Effect<Action: Sendable>: Sendable {
+    enum Work: Sendable {
+        /// An action applied right after the current one, within the same input.
+        case send(Action)
+        case run(id: EffectID?, cancelInFlight: Bool, body: @Sendable (Send<Action>) async -> Void)
+        case cancel(EffectID)
+    }
+
+    let work: [Work]
+
+    init(work: [Work]) { self.work = work }
+
+    /// No effect.
+    public static var none: Effect { Effect(work: []) }
+
+    /// Applies `action` right after the current one, as part of the same change. The
+    /// way a child feature reports to its parent (a delegate action).
+    public static func send(_ action: Action) -> Effect { Effect(work: [.send(action)]) }
+
+    /// Runs `body` concurrently; whatever it passes to `send` is applied as an action.
+    /// With an `id` it can be cancelled; `cancelInFlight` cancels earlier work with the
+    /// same id first (a debounce, a restarted fetch).
+    public static func run(
+        id: EffectID? = nil, cancelInFlight: Bool = false,
+        _ body: @escaping @Sendable (Send<Action>) async -> Void
+    ) -> Effect {
+        Effect(work: [.run(id: id, cancelInFlight: cancelInFlight, body: body)])
+    }
+
+    /// Cancels every running effect started with `id`. Actions they send afterwards are dropped.
+    public static func cancel(id: EffectID) -> Effect { Effect(work: [.cancel(id)]) }
+
+    /// All of these, in order.
+    public static func merge(_ effects: Effect...) -> Effect { merge(effects) }
+
+    public static func merge(_ effects: [Effect]) -> Effect { Effect(work: effects.flatMap(\.work)) }
+
+    /// The same work, with its actions wrapped for a parent feature: how a child's
+    /// effects become the parent's.
+    public func map<Parent: Sendable>(_ transform: @escaping @Sendable (Action) -> Parent) -> Effect<Parent> {
+        Effect<Parent>(work: work.map { item in
+            switch item {
+            case .send(let action):
+                return .send(transform(action))
+            case .run(let id, let cancelInFlight, let body):
+                return .run(id: id, cancelInFlight: cancelInFlight) { send in
+                    await body(Send { action in send(transform(action)) })
+                }
+            case .cancel(let id):
+                return .cancel(id)
+            }
+        })
+    }
+}
+
+/// Identifies effects so they can be cancelled.
+public struct EffectID: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public let rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public var description: String { rawValue }
+}
+
+/// Feeds an action from an effect back into its instance.
+public struct Send<Action>: Sendable {
+    let deliver: @Sendable (Action) -> Void
+
+    public init(_ deliver: @escaping @Sendable (Action) -> Void) {
+        self.deliver = deliver
+    }
+
+    /// Applies `action` to the instance, unless the effect was cancelled.
+    public func callAsFunction(_ action: Action) { deliver(action) }
+}

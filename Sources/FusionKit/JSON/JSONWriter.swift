@@ -1,0 +1,111 @@
+/// Serializes JSON into UTF-8 bytes: compact, members in the order given.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+
+    public init(reservingCapacity capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    public static func serialize(_ value: JSONValue) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.write(value)
+        return writer.bytes
+    }
+
+    public static func string(_ value: JSONValue) -> String {
+        String(decoding: serialize(value), as: UTF8.self)
+    }
+
+    public mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: writeRaw("null")
+        case .bool(let b): writeRaw(b ? "true" : "false")
+        case .integer(let i): writeInteger(i)
+        case .double(let d): writeDouble(d)
+        case .string(let s): writeString(s)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (i, element) in elements.enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            for (i, member) in members.enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                writeString(member.key)
+                bytes.append(UInt8(ascii: ":"))
+                write(member.value)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    public mutating func writeRaw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    public mutating func writeInteger<T: BinaryInteger>(_ value: T) {
+        if value == 0 {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        // Digits are produced backwards into a small stack buffer, magnitude first so
+        // that Int.min does not overflow on negation.
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { digits in
+            var count = 0
+            while magnitude > 0 {
+                let (q, r) = magnitude.quotientAndRemainder(dividingBy: 10)
+                digits[39 - count] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: r)
+                count += 1
+                magnitude = q
+            }
+            if value < 0 {
+                digits[39 - count] = UInt8(ascii: "-")
+                count += 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[(40 - count)...]))
+        }
+    }
+
+    /// Writes a finite double; callers reject NaN and infinities before this.
+    public mutating func writeDouble(_ value: Double) {
+        if value.isFinite, value == value.rounded(.towardZero), abs(value) < 1e15 {
+            // Whole numbers print without a trailing ".0", as JavaScript and Python do.
+            writeInteger(Int(value))
+            return
+        }
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
+    public mutating func writeString(_ string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { utf8 in
+            var runStart = 0
+            for i in 0..<utf8.count {
+                let byte = utf8[i]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if runStart < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
+                runStart = i + 1
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                }
+            }
+            if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,50 @@
+/// A running feature seen through JSON only: what the C ABI drives.
+public protocol FeatureInstance: AnyObject, Sendable {
+    var featureName: String { get }
+    /// Applies one input given as UTF-8 JSON. Bad input throws and changes nothing.
+    func send(json: UnsafeRawBufferPointer) throws(FusionError)
+    /// The state as compact UTF-8 JSON and the version it belongs to.
+    func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64)
+    var version: UInt64 { get }
+    /// See `Store.subscribe`. Nil once closed.
+    func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64?
+    func unsubscribe(_ id: UInt64) -> Bool
+    func close()
+}
+
+/// A `Store` behind the JSON boundary.
+final class JSONStore<F: Feature>: FeatureInstance {
+    let store: Store<F>
+    let inputs: InputCatalog
+
+    init(store: Store<F>, inputs: InputCatalog) {
+        self.store = store
+        self.inputs = inputs
+    }
+
+    var featureName: String { F.name }
+
+    func send(json: UnsafeRawBufferPointer) throws(FusionError) {
+        let parsed: JSONValue
+        do {
+            parsed = try JSONParser.parse(json)
+        } catch {
+            throw FusionError(error, in: "the input")
+        }
+        let input: F.Input
+        do {
+            input = try JSONValueDecoder().decode(F.Input.self, from: try inputs.normalize(parsed))
+        } catch let error as FusionError {
+            throw error
+        } catch {
+            throw FusionError(.invalidInput, "the input does not fit feature \"\(F.name)\": \(error)")
+        }
+        store.send(input)
+    }
+
+    func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try store.encodedState() }
+    var version: UInt64 { store.version }
+    func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64? { store.subscribe(callback) }
+    func unsubscribe(_ id: UInt64) -> Bool { store.unsubscribe(id) }
+    func close() { store.close() }
+}

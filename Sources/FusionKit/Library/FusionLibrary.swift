@@ -1,0 +1,32 @@
+/// What a plugin library exports: its name, version and features.
+///
+/// A library declares it once, in the one registration line the C ABI looks for:
+///
+///     @_silgen_name("fusionkit_library")
+///     public func fusionLibrary() -> FusionLibrary {
+///         FusionLibrary(name: "MyFeatures", version: "1.0.0", features: [Counter.self])
+///     }
+public struct FusionLibrary: Sendable {
+    public let name: String
+    public let version: String
+    public let features: [FeatureDefinition]
+
+    public init(name: String, version: String, features: [any Feature.Type]) {
+        self.name = name
+        self.version = version
+        self.features = features.map { FeatureDefinition($0) }
+    }
+
+    public func feature(named name: String) -> FeatureDefinition? {
+        features.first { $0.name == name }
+    }
+
+    /// The manifest: the library, the ABI version it speaks, and every feature.
+    public func manifest(abiVersion: Int) -> JSONValue {
+        [
+            "abiVersion": .integer(abiVersion),
+            "library": ["name": .string(name), "version": .string(version)],
+            "features": .array(features.map(\.manifest)),
+        ]
+    }
+}

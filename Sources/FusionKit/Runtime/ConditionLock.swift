@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A mutex with a condition variable, on pthreads.
+///
+/// The core links neither Foundation nor Synchronization, so that a plugin library
+/// needs only the Swift runtime itself; this is the one lock type it uses.
+public final class ConditionLock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+
+    public init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
+
+    /// Waits for `broadcast()`; the lock must be held, and is held again on return.
+    public func wait() { pthread_cond_wait(condition, mutex) }
+    public func broadcast() { pthread_cond_broadcast(condition) }
+
+    @inline(__always)
+    public func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
+
+/// The calling thread, comparable across calls.
+struct ThreadIdentity: Equatable {
+    let raw: pthread_t
+    static var current: ThreadIdentity { ThreadIdentity(raw: pthread_self()) }
+    static func == (a: ThreadIdentity, b: ThreadIdentity) -> Bool { pthread_equal(a.raw, b.raw) != 0 }
+}

@@ -1,0 +1,174 @@
+/// Runs one instance of a feature: the single source of truth for its state.
+///
+/// Inputs are applied one at a time, in the order they arrive, from any thread. The
+/// version goes up by one after every input or effect action that changed the state,
+/// and only then; subscribers are told after each change (see `ChangeNotifier`).
+public final class Store<F: Feature>: @unchecked Sendable {
+    public let feature: F
+
+    private let lock = ConditionLock()
+    private var current: F.State
+    private var currentVersion: UInt64 = 0
+    private var closed = false
+
+    private struct RunningEffect {
+        let id: EffectID?
+        var cancelled = false
+        var task: Task<Void, Never>?
+    }
+    private var effects: [UInt64: RunningEffect] = [:]
+    private var nextEffectKey: UInt64 = 0
+
+    let notifier = ChangeNotifier()
+
+    /// Encoded state and the version it was encoded at, so an unchanged state is
+    /// never encoded twice.
+    private var encoded: (version: UInt64, bytes: [UInt8])?
+
+    public init(feature: F, state: F.State? = nil) {
+        self.feature = feature
+        self.current = state ?? feature.initialState
+    }
+
+    public convenience init(environment: Environment = .live, state: F.State? = nil) {
+        self.init(feature: F(environment: environment), state: state)
+    }
+
+    deinit {
+        for effect in effects.values { effect.task?.cancel() }
+    }
+
+    /// A copy of the current state.
+    public var state: F.State { lock.withLock { current } }
+
+    /// How many changes the state has been through.
+    public var version: UInt64 { lock.withLock { currentVersion } }
+
+    /// The state and its version, read together.
+    public var snapshot: (state: F.State, version: UInt64) { lock.withLock { (current, currentVersion) } }
+
+    public var isClosed: Bool { lock.withLock { closed } }
+
+    /// Applies an input: transform, then perform each action in order. Returns whether
+    /// the state changed. Does nothing once the store is closed.
+    @discardableResult
+    public func send(_ input: F.Input) -> Bool {
+        lock.lock()
+        guard !closed else {
+            lock.unlock()
+            return false
+        }
+        let actions = feature.transform(input, state: current)
+        let changed = applyLocked(actions)
+        lock.unlock()
+        notifier.deliver()
+        return changed
+    }
+
+    /// Applies an action fed back by a running effect, unless it has been cancelled.
+    private func receive(_ action: F.Action, from key: UInt64) {
+        lock.lock()
+        guard !closed, let effect = effects[key], !effect.cancelled else {
+            lock.unlock()
+            return
+        }
+        applyLocked([action])
+        lock.unlock()
+        notifier.deliver()
+    }
+
+    /// Performs the actions and those they send; starts their effects. Lock held.
+    @discardableResult
+    private func applyLocked(_ actions: [F.Action]) -> Bool {
+        let before = current
+        var queue = actions
+        var index = 0
+        while index < queue.count {
+            let effect = feature.perform(queue[index], state: &current)
+            index += 1
+            var followUps: [F.Action] = []
+            for work in effect.work {
+                switch work {
+                case .send(let action): followUps.append(action)
+                case .run(let id, let cancelInFlight, let body):
+                    if cancelInFlight, let id { cancelLocked(id) }
+                    startLocked(id: id, body)
+                case .cancel(let id): cancelLocked(id)
+                }
+            }
+            // Follow-ups run right after the action that sent them, before the rest.
+            queue.insert(contentsOf: followUps, at: index)
+        }
+        guard current != before else { return false }
+        currentVersion += 1
+        notifier.enqueue(currentVersion)
+        return true
+    }
+
+    private func startLocked(id: EffectID?, _ body: @escaping @Sendable (Send<F.Action>) async -> Void) {
+        nextEffectKey += 1
+        let key = nextEffectKey
+        effects[key] = RunningEffect(id: id)
+        let send = Send<F.Action> { [weak self] action in self?.receive(action, from: key) }
+        let task = Task.detached { [weak self] in
+            await body(send)
+            self?.finished(key)
+        }
+        effects[key]?.task = task
+    }
+
+    private func finished(_ key: UInt64) {
+        lock.withLock { _ = effects.removeValue(forKey: key) }
+    }
+
+    private func cancelLocked(_ id: EffectID) {
+        for (key, effect) in effects where effect.id == id {
+            effects[key]?.cancelled = true
+            effect.task?.cancel()
+            effects.removeValue(forKey: key)
+        }
+    }
+
+    /// How many effects are still running.
+    public var runningEffectCount: Int { lock.withLock { effects.count } }
+
+    /// Calls `callback` with the new version after every change, until unsubscribed.
+    /// Returns nil when the store is closed.
+    public func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64? {
+        notifier.subscribe(callback)
+    }
+
+    /// After this returns, the callback is not called again. False for an unknown id.
+    @discardableResult
+    public func unsubscribe(_ id: UInt64) -> Bool {
+        notifier.unsubscribe(id)
+    }
+
+    /// Cancels every running effect and drops every subscriber; later inputs are ignored.
+    public func close() {
+        let tasks = lock.withLock { () -> [Task<Void, Never>] in
+            closed = true
+            let tasks = effects.values.compactMap(\.task)
+            effects.removeAll()
+            return tasks
+        }
+        for task in tasks { task.cancel() }
+        notifier.close()
+    }
+
+    /// The state as compact JSON, with its version; encoded at most once per version.
+    public func encodedState() throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
+        let (state, version, cached) = lock.withLock { (current, currentVersion, encoded) }
+        if let cached, cached.version == version { return (cached.bytes, version) }
+        let bytes: [UInt8]
+        do {
+            bytes = try JSONValueEncoder().encodeBytes(state)
+        } catch {
+            throw FusionError(.internalError, "the state of \"\(F.name)\" cannot be written as JSON: \(error)")
+        }
+        lock.withLock {
+            if (encoded?.version ?? 0) < version || encoded == nil { encoded = (version, bytes) }
+        }
+        return (bytes, version)
+    }
+}
