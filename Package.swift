@@ -3,6 +3,7 @@ import PackageDescription
 
 // Layout (see README and ../shared/DESIGN.md):
 //   FusionKit       authoring API and runtime: Feature, Store, Effect, JSON codec, schema
+//   CFusionKit      include/fusionkit.h seen from Swift
 //   FusionABI       the exported C functions declared in include/fusionkit.h
 //   FusionExamples  the seed features, shipped as libFusionExamples.so
 let strict: [SwiftSetting] = [
@@ -19,14 +20,15 @@ let package = Package(
     ],
     targets: [
         .target(name: "FusionKit", swiftSettings: strict),
-        .target(name: "FusionABI", dependencies: ["FusionKit"], swiftSettings: strict),
+        .target(name: "CFusionKit"),
+        .target(name: "FusionABI", dependencies: ["FusionKit", "CFusionKit"], swiftSettings: strict),
         .target(name: "FusionExamples", dependencies: ["FusionKit", "FusionABI"], swiftSettings: strict),
         .executableTarget(
             name: "fusion-bench", dependencies: ["FusionKit", "FusionABI", "FusionExamples"],
             path: "Benchmarks/fusion-bench", swiftSettings: strict),
         .testTarget(name: "FusionKitTests", dependencies: ["FusionKit"], swiftSettings: strict),
         .testTarget(
-            name: "FusionExamplesTests", dependencies: ["FusionKit", "FusionABI", "FusionExamples"],
+            name: "FusionExamplesTests", dependencies: ["FusionKit", "FusionABI", "FusionExamples", "CFusionKit"],
             swiftSettings: strict),
     ]
 )

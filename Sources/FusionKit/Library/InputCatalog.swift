@@ -71,9 +71,10 @@ public struct InputCatalog: Sendable, Equatable {
         case nil, .null?: members = []
         case .object(let m)?: members = m
         case let other?:
-            throw FusionError(
-                .invalidInput,
-                "input \"\(input.name)\" takes an object of fields \(signature(input)), found \(other.kindDescription)")
+            let takes = input.fields.isEmpty
+                ? "takes no fields: send \"\(input.name)\" or {\"\(input.name)\":{}}"
+                : "takes an object of fields \(signature(input))"
+            throw FusionError(.invalidInput, "input \"\(input.name)\" \(takes); found \(other.kindDescription)")
         }
         for member in members where !input.fields.contains(where: { $0.name == member.key }) {
             let expected = input.fields.isEmpty ? "it takes no fields" : "its fields: \(signature(input))"

@@ -48,7 +48,7 @@ public enum FusionStatus: Int32, Sendable, CaseIterable {
 
 extension FusionError {
     /// A JSON text that could not be parsed, as the caller's `what` ("input", "initial state").
-    init(_ error: JSONParseError, in what: String) {
+    public init(_ error: JSONParseError, in what: String) {
         switch error.kind {
         case .invalidUTF8: self.init(.invalidUTF8, "\(what) is not valid UTF-8: \(error.description)")
         case .empty: self.init(.malformedJSON, "\(what) is empty: \(error.description)")

@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CFusionKit
+import FusionKit
+
+/// Reading the caller's arguments and handing results back, by the header's rules.
+enum CArguments {
+    /// The bytes of a (pointer, length) text argument. Borrowed for the call only.
+    static func text(_ pointer: UnsafePointer<CChar>?, _ length: Int, _ name: String) throws(FusionError) -> UnsafeRawBufferPointer {
+        guard let pointer else { throw FusionError(.nullArgument, "\(name) is NULL") }
+        if length == nulTerminated { return UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)) }
+        guard length >= 0 else {
+            throw FusionError(.invalidArgument, "\(name)'s length \(UInt(bitPattern: length)) is too large; pass the length in bytes or FK_NUL_TERMINATED")
+        }
+        return UnsafeRawBufferPointer(start: pointer, count: length)
+    }
+
+    /// FK_NUL_TERMINATED, as Swift sees a size_t.
+    static let nulTerminated: Int = FK_NUL_TERMINATED
+
+    /// A name given as text: valid UTF-8 or an error.
+    static func name(_ pointer: UnsafePointer<CChar>?, _ length: Int, _ what: String) throws(FusionError) -> String {
+        let bytes = try text(pointer, length, what)
+        guard let name = String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) else {
+            throw FusionError(.invalidUTF8, "\(what) is not valid UTF-8")
+        }
+        return name
+    }
+
+    /// Copies bytes into a new NUL-terminated buffer the caller frees with fk_free().
+    static func owned(_ bytes: [UInt8]) throws(FusionError) -> UnsafeMutablePointer<CChar> {
+        guard let memory = malloc(bytes.count + 1) else {
+            throw FusionError(.internalError, "out of memory allocating \(bytes.count + 1) bytes")
+        }
+        bytes.withUnsafeBytes { source in
+            if let base = source.baseAddress { memcpy(memory, base, bytes.count) }
+        }
+        memory.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
+        return memory.assumingMemoryBound(to: CChar.self)
+    }
+}
+
+/// Runs an exported function's body: errors become a status and the thread's message.
+@inline(__always)
+func abiCall(_ body: () throws(FusionError) -> Void) -> fk_status {
+    do {
+        try body()
+        LastError.clear()
+        return FK_OK
+    } catch {
+        LastError.set(error.message)
+        return error.status.rawValue
+    }
+}

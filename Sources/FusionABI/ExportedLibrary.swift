@@ -1,0 +1,14 @@
+import CFusionKit
+import FusionKit
+
+/// The registration line every plugin library writes once: a function with this
+/// symbol name returning its `FusionLibrary`. Declared here without a body; the
+/// linker binds it to the plugin's definition when the shared library is built.
+@_silgen_name("fusionkit_library")
+func pluginLibrary() -> FusionLibrary
+
+/// The plugin's library, described once per process.
+let exportedLibrary: FusionLibrary = pluginLibrary()
+
+/// The manifest, built once: a library's features do not change while it is loaded.
+let manifestBytes: [UInt8] = JSONWriter.serialize(exportedLibrary.manifest(abiVersion: Int(FK_ABI_VERSION)))

@@ -1,0 +1,23 @@
+import CFusionKit
+
+/// Compile-time proof that every exported function has the exact type the header
+/// declares: each line fails to compile if the Swift signature drifts from
+/// include/fusionkit.h. (A test checks the other direction: that the header declares
+/// nothing the library does not export.)
+private func sameSignature<T>(_ declared: T, _ implemented: T) {}
+
+private func checkHeaderConformance() {
+    sameSignature(CFusionKit.fk_abi_version, FusionABI.fk_abi_version)
+    sameSignature(CFusionKit.fk_library_version, FusionABI.fk_library_version)
+    sameSignature(CFusionKit.fk_status_name, FusionABI.fk_status_name)
+    sameSignature(CFusionKit.fk_last_error_message, FusionABI.fk_last_error_message)
+    sameSignature(CFusionKit.fk_manifest, FusionABI.fk_manifest)
+    sameSignature(CFusionKit.fk_free, FusionABI.fk_free)
+    sameSignature(CFusionKit.fk_create, FusionABI.fk_create)
+    sameSignature(CFusionKit.fk_destroy, FusionABI.fk_destroy)
+    sameSignature(CFusionKit.fk_send, FusionABI.fk_send)
+    sameSignature(CFusionKit.fk_state, FusionABI.fk_state)
+    sameSignature(CFusionKit.fk_version, FusionABI.fk_version)
+    sameSignature(CFusionKit.fk_subscribe, FusionABI.fk_subscribe)
+    sameSignature(CFusionKit.fk_unsubscribe, FusionABI.fk_unsubscribe)
+}

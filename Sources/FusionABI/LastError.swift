@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The per-thread message behind `fk_last_error_message()`.
+///
+/// Each thread keeps one malloc'd C string in a pthread key; it is replaced on the
+/// next failure, emptied on the next success, and freed when the thread exits.
+enum LastError {
+    private struct Key: @unchecked Sendable { let raw: pthread_key_t }
+
+    private static let key: Key = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in free(pointer) }
+        return Key(raw: key)
+    }()
+
+    /// The constant "" handed out when there is no message.
+    private static let empty = StaticCString("")
+
+    static func set(_ message: String) {
+        let old = pthread_getspecific(key.raw)
+        pthread_setspecific(key.raw, UnsafeRawPointer(strdup(message)))
+        free(old)
+    }
+
+    @inline(__always)
+    static func clear() {
+        guard let old = pthread_getspecific(key.raw) else { return }
+        pthread_setspecific(key.raw, nil)
+        free(old)
+    }
+
+    static var current: UnsafePointer<CChar> {
+        guard let message = pthread_getspecific(key.raw) else { return empty.pointer }
+        return UnsafePointer(message.assumingMemoryBound(to: CChar.self))
+    }
+}
+
+/// A C string allocated once and never freed: for the borrowed strings the library
+/// hands out that stay valid while it is loaded.
+struct StaticCString: @unchecked Sendable {
+    let pointer: UnsafePointer<CChar>
+    init(_ text: String) {
+        pointer = UnsafePointer(strdup(text)!)
+    }
+}

@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CFusionKit
+import FusionKit
+
+private let libraryVersion = StaticCString(exportedLibrary.version)
+private let statusNames: [StaticCString] = FusionStatus.allCases.map { StaticCString($0.symbol) }
+private let unknownStatusName = StaticCString("FK_ERR_UNKNOWN_STATUS")
+
+@c public func fk_abi_version() -> UInt32 {
+    UInt32(FK_ABI_VERSION)
+}
+
+@c public func fk_library_version() -> UnsafePointer<CChar>? {
+    libraryVersion.pointer
+}
+
+@c public func fk_status_name(_ status: fk_status) -> UnsafePointer<CChar>? {
+    guard let known = FusionStatus(rawValue: status) else { return unknownStatusName.pointer }
+    return statusNames[Int(known.rawValue)].pointer
+}
+
+@c public func fk_last_error_message() -> UnsafePointer<CChar>? {
+    LastError.current
+}
+
+@c public func fk_manifest(_ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?) -> fk_status {
+    abiCall { () throws(FusionError) in
+        guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
+        outJSON.pointee = try CArguments.owned(manifestBytes)
+        outLength?.pointee = manifestBytes.count
+    }
+}
+
+@c public func fk_free(_ memory: UnsafeMutableRawPointer?) {
+    free(memory)
+}

@@ -1,0 +1,269 @@
+/*
+ * bad_inputs.c: everything a C caller can get wrong, one row each.
+ *
+ * Each row calls the ABI the wrong way and states the status it must return and
+ * words its message must contain. After every row the live instances' state and
+ * version must be exactly what they were: bad input changes nothing. A crash fails
+ * the whole program, which is the point. Prints one line per row and closes with
+ * "N passed, M failed".
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fusionkit.h"
+
+struct world {
+    fk_instance counter;  /* live, at value 2 */
+    fk_instance answer;   /* live, with some text typed */
+    fk_instance dead;     /* destroyed */
+};
+
+typedef fk_status (*row_fn)(struct world *w);
+
+struct row {
+    const char *name;
+    row_fn run;
+    fk_status expected;
+    const char *words[3]; /* must all appear in the message; NULL ends */
+};
+
+static char deep[200003];
+
+static void noop_callback(void *user_data, fk_instance instance, uint64_t version) {
+    (void)user_data; (void)instance; (void)version;
+}
+
+/* ---- fk_create ---- */
+static fk_status create_null_feature(struct world *w) { (void)w; fk_instance i; return fk_create(NULL, 0, NULL, 0, &i); }
+static fk_status create_null_out(struct world *w) { (void)w; return fk_create("counter", FK_NUL_TERMINATED, NULL, 0, NULL); }
+static fk_status create_unknown_feature(struct world *w) { (void)w; fk_instance i; return fk_create("teleporter", FK_NUL_TERMINATED, NULL, 0, &i); }
+static fk_status create_feature_bad_utf8(struct world *w) { (void)w; fk_instance i; return fk_create("count\xff", FK_NUL_TERMINATED, NULL, 0, &i); }
+static fk_status create_state_malformed(struct world *w) { (void)w; fk_instance i; return fk_create("counter", FK_NUL_TERMINATED, "{\"value\":", FK_NUL_TERMINATED, &i); }
+static fk_status create_state_empty(struct world *w) { (void)w; fk_instance i; return fk_create("counter", FK_NUL_TERMINATED, "", 0, &i); }
+static fk_status create_state_bad_utf8(struct world *w) { (void)w; fk_instance i; return fk_create("counter", FK_NUL_TERMINATED, "{\"alert\":\"\xc3\x28\"}", FK_NUL_TERMINATED, &i); }
+static fk_status create_state_wrong_type(struct world *w) {
+    (void)w; fk_instance i;
+    return fk_create("counter", FK_NUL_TERMINATED, "{\"value\":\"three\",\"isReset\":false,\"alert\":null}", FK_NUL_TERMINATED, &i);
+}
+static fk_status create_state_missing_field(struct world *w) { (void)w; fk_instance i; return fk_create("counter", FK_NUL_TERMINATED, "{\"value\":3}", FK_NUL_TERMINATED, &i); }
+static fk_status create_state_not_object(struct world *w) { (void)w; fk_instance i; return fk_create("counter", FK_NUL_TERMINATED, "[1,2]", FK_NUL_TERMINATED, &i); }
+static fk_status create_state_too_big(struct world *w) {
+    (void)w; fk_instance i;
+    return fk_create("counter", FK_NUL_TERMINATED, "{\"value\":123456789012345678901234567890,\"isReset\":false,\"alert\":null}", FK_NUL_TERMINATED, &i);
+}
+
+/* ---- fk_send ---- */
+static fk_status send_null(struct world *w) { return fk_send(w->counter, NULL, 0); }
+static fk_status send_empty(struct world *w) { return fk_send(w->counter, "", 0); }
+static fk_status send_whitespace(struct world *w) { return fk_send(w->counter, "  \n ", FK_NUL_TERMINATED); }
+static fk_status send_truncated(struct world *w) { return fk_send(w->counter, "{\"increase\":", FK_NUL_TERMINATED); }
+static fk_status send_trailing(struct world *w) { return fk_send(w->counter, "\"increase\" x", FK_NUL_TERMINATED); }
+static fk_status send_unquoted(struct world *w) { return fk_send(w->counter, "increase", FK_NUL_TERMINATED); }
+static fk_status send_length_too_big(struct world *w) { return fk_send(w->counter, "\"increase\"", FK_NUL_TERMINATED - 1); }
+static fk_status send_deep(struct world *w) { return fk_send(w->counter, deep, FK_NUL_TERMINATED); }
+static fk_status send_bad_utf8(struct world *w) { return fk_send(w->counter, "\"\xc3\x28\"", FK_NUL_TERMINATED); }
+static fk_status send_lone_continuation(struct world *w) { return fk_send(w->counter, "\"inc\x80\"", FK_NUL_TERMINATED); }
+static fk_status send_surrogate_bytes(struct world *w) { return fk_send(w->counter, "\"\xed\xa0\x80\"", FK_NUL_TERMINATED); }
+static fk_status send_unknown_case(struct world *w) { return fk_send(w->counter, "\"jump\"", FK_NUL_TERMINATED); }
+static fk_status send_unknown_case_object(struct world *w) { return fk_send(w->counter, "{\"jump\":{\"height\":2}}", FK_NUL_TERMINATED); }
+static fk_status send_number(struct world *w) { return fk_send(w->counter, "42", FK_NUL_TERMINATED); }
+static fk_status send_two_keys(struct world *w) { return fk_send(w->counter, "{\"increase\":{},\"decrease\":{}}", FK_NUL_TERMINATED); }
+static fk_status send_payload_not_object(struct world *w) { return fk_send(w->counter, "{\"increase\":5}", FK_NUL_TERMINATED); }
+static fk_status send_field_on_fieldless(struct world *w) { return fk_send(w->counter, "{\"increase\":{\"by\":5}}", FK_NUL_TERMINATED); }
+static fk_status send_field_wrong_type(struct world *w) { return fk_send(w->answer, "{\"answerChanged\":{\"text\":5}}", FK_NUL_TERMINATED); }
+static fk_status send_field_missing(struct world *w) { return fk_send(w->answer, "{\"answerChanged\":{}}", FK_NUL_TERMINATED); }
+static fk_status send_field_missing_bare(struct world *w) { return fk_send(w->answer, "\"answerChanged\"", FK_NUL_TERMINATED); }
+static fk_status send_field_unknown(struct world *w) { return fk_send(w->answer, "{\"answerChanged\":{\"text\":\"a\",\"txet\":\"b\"}}", FK_NUL_TERMINATED); }
+static fk_status send_field_null(struct world *w) { return fk_send(w->answer, "{\"answerChanged\":{\"text\":null}}", FK_NUL_TERMINATED); }
+
+/* ---- handles ---- */
+static fk_status send_dead(struct world *w) { return fk_send(w->dead, "\"increase\"", FK_NUL_TERMINATED); }
+static fk_status state_dead(struct world *w) { char *j = NULL; return fk_state(w->dead, &j, NULL, NULL); }
+static fk_status version_dead(struct world *w) { uint64_t v; return fk_version(w->dead, &v); }
+static fk_status subscribe_dead(struct world *w) { uint64_t s; return fk_subscribe(w->dead, noop_callback, NULL, &s); }
+static fk_status unsubscribe_dead(struct world *w) { return fk_unsubscribe(w->dead, 1); }
+static fk_status destroy_dead(struct world *w) { return fk_destroy(w->dead); }
+static fk_status send_made_up_1(struct world *w) { (void)w; return fk_send(1, "\"increase\"", FK_NUL_TERMINATED); }
+static fk_status send_made_up_42(struct world *w) { (void)w; return fk_send(42, "\"increase\"", FK_NUL_TERMINATED); }
+static fk_status state_made_up_max(struct world *w) { (void)w; char *j = NULL; return fk_state(UINT64_MAX, &j, NULL, NULL); }
+static fk_status send_zero(struct world *w) { (void)w; return fk_send(0, "\"increase\"", FK_NUL_TERMINATED); }
+static fk_status destroy_zero(struct world *w) { (void)w; return fk_destroy(0); }
+static fk_status destroy_twice(struct world *w) {
+    (void)w;
+    fk_instance i;
+    if (fk_create("counter", FK_NUL_TERMINATED, NULL, 0, &i) != FK_OK) return -1;
+    if (fk_destroy(i) != FK_OK) return -1;
+    return fk_destroy(i);
+}
+
+/* ---- out-pointers and subscriptions ---- */
+static fk_status state_null_out(struct world *w) { return fk_state(w->counter, NULL, NULL, NULL); }
+static fk_status version_null_out(struct world *w) { return fk_version(w->counter, NULL); }
+static fk_status manifest_null_out(struct world *w) { (void)w; return fk_manifest(NULL, NULL); }
+static fk_status subscribe_null_callback(struct world *w) { uint64_t s; return fk_subscribe(w->counter, NULL, NULL, &s); }
+static fk_status subscribe_null_out(struct world *w) { return fk_subscribe(w->counter, noop_callback, NULL, NULL); }
+static fk_status unsubscribe_unknown(struct world *w) { return fk_unsubscribe(w->counter, 12345); }
+static fk_status unsubscribe_twice(struct world *w) {
+    uint64_t s;
+    if (fk_subscribe(w->counter, noop_callback, NULL, &s) != FK_OK) return -1;
+    if (fk_unsubscribe(w->counter, s) != FK_OK) return -1;
+    return fk_unsubscribe(w->counter, s);
+}
+
+static const struct row rows[] = {
+    {"create: NULL feature name", create_null_feature, FK_ERR_NULL_ARGUMENT, {"feature", "NULL"}},
+    {"create: NULL out_instance", create_null_out, FK_ERR_NULL_ARGUMENT, {"out_instance"}},
+    {"create: unknown feature", create_unknown_feature, FK_ERR_UNKNOWN_FEATURE, {"\"teleporter\"", "counter", "answer"}},
+    {"create: feature name not UTF-8", create_feature_bad_utf8, FK_ERR_INVALID_UTF8, {"UTF-8"}},
+    {"create: state malformed", create_state_malformed, FK_ERR_MALFORMED_JSON, {"state", "line 1, column 10"}},
+    {"create: state empty", create_state_empty, FK_ERR_MALFORMED_JSON, {"empty"}},
+    {"create: state not UTF-8", create_state_bad_utf8, FK_ERR_INVALID_UTF8, {"UTF-8", "byte 10"}},
+    {"create: state field of the wrong type", create_state_wrong_type, FK_ERR_INVALID_STATE, {"$.value", "expected an integer, found a string"}},
+    {"create: state missing a field", create_state_missing_field, FK_ERR_INVALID_STATE, {"missing field \"isReset\""}},
+    {"create: state not an object", create_state_not_object, FK_ERR_INVALID_STATE, {"expected an object, found an array"}},
+    {"create: state number too large", create_state_too_big, FK_ERR_INVALID_STATE, {"$.value", "Int"}},
+    {"send: NULL input", send_null, FK_ERR_NULL_ARGUMENT, {"input_json"}},
+    {"send: empty input", send_empty, FK_ERR_MALFORMED_JSON, {"empty"}},
+    {"send: only whitespace", send_whitespace, FK_ERR_MALFORMED_JSON, {"whitespace"}},
+    {"send: truncated JSON", send_truncated, FK_ERR_MALFORMED_JSON, {"line 1, column 13", "end of input"}},
+    {"send: trailing garbage", send_trailing, FK_ERR_MALFORMED_JSON, {"'x'", "after the end"}},
+    {"send: unquoted case name", send_unquoted, FK_ERR_MALFORMED_JSON, {"'i'", "column 1"}},
+    {"send: length beyond any buffer", send_length_too_big, FK_ERR_INVALID_ARGUMENT, {"length"}},
+    {"send: nesting 100000 deep", send_deep, FK_ERR_MALFORMED_JSON, {"nesting deeper than"}},
+    {"send: invalid UTF-8", send_bad_utf8, FK_ERR_INVALID_UTF8, {"UTF-8", "byte 1"}},
+    {"send: lone continuation byte", send_lone_continuation, FK_ERR_INVALID_UTF8, {"byte 4"}},
+    {"send: UTF-8 encoded surrogate", send_surrogate_bytes, FK_ERR_INVALID_UTF8, {"UTF-8"}},
+    {"send: unknown input case", send_unknown_case, FK_ERR_UNKNOWN_INPUT, {"\"jump\"", "increase, decrease, reset, show, alertDismissed"}},
+    {"send: unknown input case as object", send_unknown_case_object, FK_ERR_UNKNOWN_INPUT, {"\"jump\"", "valid inputs"}},
+    {"send: a number is not an input", send_number, FK_ERR_INVALID_INPUT, {"case name", "found a number"}},
+    {"send: object with two keys", send_two_keys, FK_ERR_INVALID_INPUT, {"exactly one key", "2 keys"}},
+    {"send: payload is not an object", send_payload_not_object, FK_ERR_INVALID_INPUT, {"\"increase\"", "found a number"}},
+    {"send: field on an input without fields", send_field_on_fieldless, FK_ERR_INVALID_INPUT, {"no field \"by\"", "takes no fields"}},
+    {"send: field of the wrong type", send_field_wrong_type, FK_ERR_INVALID_INPUT, {"\"answerChanged\"", "\"text\"", "expected a string, found a number"}},
+    {"send: missing field", send_field_missing, FK_ERR_INVALID_INPUT, {"missing field \"text\"", "text: string"}},
+    {"send: bare name of an input with fields", send_field_missing_bare, FK_ERR_INVALID_INPUT, {"missing field \"text\""}},
+    {"send: unknown field", send_field_unknown, FK_ERR_INVALID_INPUT, {"no field \"txet\"", "text: string"}},
+    {"send: null for a required field", send_field_null, FK_ERR_INVALID_INPUT, {"\"text\"", "expected a string, found null"}},
+    {"send: destroyed instance", send_dead, FK_ERR_INVALID_HANDLE, {"not a live instance"}},
+    {"state: destroyed instance", state_dead, FK_ERR_INVALID_HANDLE, {"not a live instance"}},
+    {"version: destroyed instance", version_dead, FK_ERR_INVALID_HANDLE, {"not a live instance"}},
+    {"subscribe: destroyed instance", subscribe_dead, FK_ERR_INVALID_HANDLE, {"not a live instance"}},
+    {"unsubscribe: destroyed instance", unsubscribe_dead, FK_ERR_INVALID_HANDLE, {"not a live instance"}},
+    {"destroy: destroyed instance", destroy_dead, FK_ERR_INVALID_HANDLE, {"not a live instance"}},
+    {"destroy: twice", destroy_twice, FK_ERR_INVALID_HANDLE, {"destroyed"}},
+    {"send: made-up handle 1", send_made_up_1, FK_ERR_INVALID_HANDLE, {"instance 1 "}},
+    {"send: made-up handle 42", send_made_up_42, FK_ERR_INVALID_HANDLE, {"instance 42 "}},
+    {"state: made-up handle UINT64_MAX", state_made_up_max, FK_ERR_INVALID_HANDLE, {"18446744073709551615"}},
+    {"send: handle 0", send_zero, FK_ERR_INVALID_HANDLE, {"0"}},
+    {"destroy: handle 0 does nothing", destroy_zero, FK_OK, {NULL}},
+    {"state: NULL out_json", state_null_out, FK_ERR_NULL_ARGUMENT, {"out_json"}},
+    {"version: NULL out_version", version_null_out, FK_ERR_NULL_ARGUMENT, {"out_version"}},
+    {"manifest: NULL out_json", manifest_null_out, FK_ERR_NULL_ARGUMENT, {"out_json"}},
+    {"subscribe: NULL callback", subscribe_null_callback, FK_ERR_NULL_ARGUMENT, {"callback"}},
+    {"subscribe: NULL out_subscription", subscribe_null_out, FK_ERR_NULL_ARGUMENT, {"out_subscription"}},
+    {"unsubscribe: unknown subscription", unsubscribe_unknown, FK_ERR_UNKNOWN_SUBSCRIPTION, {"12345"}},
+    {"unsubscribe: twice", unsubscribe_twice, FK_ERR_UNKNOWN_SUBSCRIPTION, {"no subscription"}},
+};
+
+struct snapshot {
+    char *json;
+    uint64_t version;
+};
+
+static struct snapshot take(fk_instance instance) {
+    struct snapshot s = {NULL, 0};
+    if (fk_state(instance, &s.json, NULL, &s.version) != FK_OK) {
+        fprintf(stderr, "cannot read a live instance's state: %s\n", fk_last_error_message());
+        exit(2);
+    }
+    return s;
+}
+
+static int same(struct snapshot a, struct snapshot b) {
+    return a.version == b.version && strcmp(a.json, b.json) == 0;
+}
+
+int main(void) {
+    if (fk_abi_version() != FK_ABI_VERSION) {
+        fprintf(stderr, "ABI mismatch\n");
+        return 2;
+    }
+    size_t half = (sizeof deep - 3) / 2;
+    memset(deep, '[', half);
+    memset(deep + half, ']', half);
+
+    struct world w;
+    if (fk_create("counter", FK_NUL_TERMINATED, NULL, 0, &w.counter) != FK_OK ||
+        fk_create("answer", FK_NUL_TERMINATED, NULL, 0, &w.answer) != FK_OK ||
+        fk_create("counter", FK_NUL_TERMINATED, NULL, 0, &w.dead) != FK_OK) {
+        fprintf(stderr, "setup: %s\n", fk_last_error_message());
+        return 2;
+    }
+    fk_send(w.counter, "\"increase\"", FK_NUL_TERMINATED);
+    fk_send(w.counter, "\"increase\"", FK_NUL_TERMINATED);
+    fk_send(w.answer, "{\"answerChanged\":{\"text\":\"blue\"}}", FK_NUL_TERMINATED);
+    fk_destroy(w.dead);
+
+    int passed = 0, failed = 0;
+    size_t count = sizeof rows / sizeof rows[0];
+    for (size_t i = 0; i < count; i++) {
+        const struct row *r = &rows[i];
+        struct snapshot counter_before = take(w.counter), answer_before = take(w.answer);
+        fk_status status = r->run(&w);
+        /* Copy the message before any other call replaces it. */
+        char message[1024];
+        snprintf(message, sizeof message, "%s", fk_last_error_message());
+        struct snapshot counter_after = take(w.counter), answer_after = take(w.answer);
+
+        const char *problem = NULL;
+        char detail[1300] = "";
+        if (status != r->expected) {
+            snprintf(detail, sizeof detail, "status %s, expected %s (%s)", fk_status_name(status), fk_status_name(r->expected), message);
+            problem = detail;
+        }
+        for (int k = 0; !problem && k < 3 && r->words[k]; k++) {
+            if (!strstr(message, r->words[k])) {
+                snprintf(detail, sizeof detail, "message \"%s\" lacks \"%s\"", message, r->words[k]);
+                problem = detail;
+            }
+        }
+        if (!problem && r->expected != FK_OK && message[0] == '\0') problem = "no message";
+        if (!problem && (!same(counter_before, counter_after) || !same(answer_before, answer_after))) {
+            problem = "a live instance's state or version changed";
+        }
+        if (problem) {
+            failed++;
+            printf("FAIL %s: %s\n", r->name, problem);
+        } else {
+            passed++;
+            printf("ok   %s -> %s: %s\n", r->name, fk_status_name(status), message);
+        }
+        fk_free(counter_before.json); fk_free(counter_after.json);
+        fk_free(answer_before.json); fk_free(answer_after.json);
+    }
+
+    /* The message is cleared by the next successful call. */
+    uint64_t v;
+    fk_send(w.counter, "\"jump\"", FK_NUL_TERMINATED);
+    if (fk_version(w.counter, &v) == FK_OK && fk_last_error_message()[0] == '\0') {
+        passed++;
+        printf("ok   message cleared by a successful call\n");
+    } else {
+        failed++;
+        printf("FAIL message not cleared by a successful call: \"%s\"\n", fk_last_error_message());
+    }
+    if (strcmp(fk_status_name(999), "FK_ERR_UNKNOWN_STATUS") == 0 && strcmp(fk_status_name(FK_ERR_UNKNOWN_INPUT), "FK_ERR_UNKNOWN_INPUT") == 0) {
+        passed++;
+        printf("ok   status names\n");
+    } else {
+        failed++;
+        printf("FAIL status names\n");
+    }
+
+    fk_destroy(w.counter);
+    fk_destroy(w.answer);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

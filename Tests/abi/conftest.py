@@ -1,0 +1,69 @@
+"""Shared helpers for the tests that use the library the way C and Python users do:
+compile C programs against include/fusionkit.h, link libFusionExamples.so, run them."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+INCLUDE = ROOT / "include"
+
+
+def library_dir() -> Path:
+    """The folder of the debug build's libFusionExamples.so, building it if needed."""
+    configured = os.environ.get("FUSIONKIT_LIB_DIR")
+    if configured:
+        return Path(configured)
+    out = subprocess.run(
+        ["swift", "build", "--show-bin-path"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    path = Path(out)
+    if not (path / "libFusionExamples.so").exists():
+        subprocess.run(["swift", "build", "--product", "FusionExamples"], cwd=ROOT, check=True)
+    return path
+
+
+@pytest.fixture(scope="session")
+def lib_dir() -> Path:
+    return library_dir()
+
+
+@pytest.fixture(scope="session")
+def library(lib_dir: Path) -> Path:
+    return lib_dir / "libFusionExamples.so"
+
+
+@pytest.fixture(scope="session")
+def compile_c(lib_dir: Path, tmp_path_factory: pytest.TempPathFactory):
+    """Compiles a C file against the header and the library, warnings as errors."""
+    out_dir = tmp_path_factory.mktemp("c")
+    cc = os.environ.get("CC") or shutil.which("cc") or "gcc"
+
+    def build(source: Path, *extra: str) -> Path:
+        exe = out_dir / source.stem
+        subprocess.run(
+            [cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-pthread", f"-I{INCLUDE}",
+             str(source), f"-L{lib_dir}", "-lFusionExamples", f"-Wl,-rpath,{lib_dir}", *extra, "-o", str(exe)],
+            check=True,
+        )
+        return exe
+
+    return build
+
+
+def clean_env() -> dict[str, str]:
+    """An environment with nothing that helps the loader: no LD_LIBRARY_PATH or the like."""
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8"}
+
+
+def valgrind(exe: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Runs under memcheck; fails on any invalid access and on definite or indirect leaks."""
+    return subprocess.run(
+        ["valgrind", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect",
+         "--num-callers=50", f"--suppressions={ROOT / 'Tests/abi/valgrind.supp'}", str(exe), *args],
+        capture_output=True, text=True, env=clean_env(), timeout=600,
+    )

@@ -1,0 +1,124 @@
+"""The C ABI as a C programmer uses it: programs compiled against include/fusionkit.h,
+linked with libFusionExamples.so, run, and run again under valgrind."""
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from conftest import INCLUDE, ROOT, clean_env, valgrind
+
+EXAMPLE = ROOT / "examples/c/counter.c"
+BAD_INPUTS = ROOT / "Tests/abi/c/bad_inputs.c"
+THREADS = ROOT / "Tests/abi/c/threads.c"
+
+
+def run(exe: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(exe)], capture_output=True, text=True, env=clean_env(), timeout=120)
+
+
+def test_counter_example_drives_the_counter(compile_c):
+    result = run(compile_c(EXAMPLE))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert 'state v0: {"value":0,"isReset":false,"alert":null}' in out
+    assert 'state v2: {"value":2,"isReset":false,"alert":null}' in out
+    assert 'state v4: {"value":1,"isReset":false,"alert":"The value is 1."}' in out
+    assert 'state v6: {"value":0,"isReset":true,"alert":null}' in out
+    assert 'refused: FK_ERR_UNKNOWN_INPUT: unknown input "jump"' in out
+    # Six changes while subscribed; the last input came after unsubscribing.
+    assert "told about 6 changes, the last at version 6" in out
+    assert 'state v7: {"value":1,"isReset":false,"alert":null}' in out
+
+
+def test_counter_example_is_clean_under_valgrind(compile_c):
+    result = valgrind(compile_c(EXAMPLE))
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "definitely lost: 0 bytes" in result.stderr or "no leaks are possible" in result.stderr
+    assert "ERROR SUMMARY: 0 errors" in result.stderr
+
+
+def test_every_bad_input_gets_a_status_and_a_message(compile_c):
+    result = run(compile_c(BAD_INPUTS))
+    assert result.returncode == 0, result.stdout + result.stderr
+    summary = result.stdout.strip().splitlines()[-1]
+    passed = int(re.match(r"(\d+) passed, 0 failed", summary).group(1))
+    assert passed >= 50
+
+
+def test_bad_inputs_are_clean_under_valgrind(compile_c):
+    result = valgrind(compile_c(BAD_INPUTS))
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    assert "ERROR SUMMARY: 0 errors" in result.stderr
+
+
+def test_one_instance_from_several_threads(compile_c):
+    result = run(compile_c(THREADS))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith("passed, 0 failed")
+
+
+def declared_functions() -> set[str]:
+    header = (INCLUDE / "fusionkit.h").read_text()
+    # Declarations only: strip comments first so examples in them do not count.
+    code = re.sub(r"/\*.*?\*/", "", header, flags=re.S)
+    code = re.sub(r"//[^\n]*", "", code)
+    return set(re.findall(r"\b(fk_[a-z0-9_]+)\s*\(", code)) - {"fk_change_fn"}
+
+
+def test_header_declares_exactly_what_the_library_exports(library: Path):
+    nm = subprocess.run(["nm", "-D", "--defined-only", str(library)], check=True, capture_output=True, text=True)
+    exported = {line.split()[-1] for line in nm.stdout.splitlines() if line.split()[-1].startswith("fk_")}
+    declared = declared_functions()
+    assert declared, "no declarations found in the header"
+    assert declared - exported == set(), "declared in the header but not exported"
+    assert exported - declared == set(), "exported but not declared in the header"
+
+
+def test_header_compiles_as_c11_and_cxx(tmp_path: Path):
+    source = tmp_path / "h.c"
+    source.write_text('#include "fusionkit.h"\nint main(void) { return FK_ABI_VERSION == 1 ? 0 : 1; }\n')
+    subprocess.run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", f"-I{INCLUDE}", "-c", str(source),
+                    "-o", str(tmp_path / "h.o")], check=True)
+    cxx = tmp_path / "h.cpp"
+    cxx.write_text('#include "fusionkit.h"\nint main() { fk_change_fn f = nullptr; (void)f; return FK_OK; }\n')
+    subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", f"-I{INCLUDE}", "-c", str(cxx), "-o", str(tmp_path / "h2.o")],
+                   check=True)
+
+
+DLOPEN = r'''
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    (void)argc;
+    void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) { fprintf(stderr, "%s\n", dlerror()); return 1; }
+    uint32_t (*version)(void) = (uint32_t (*)(void))dlsym(lib, "fk_abi_version");
+    if (!version) { fprintf(stderr, "no fk_abi_version\n"); return 1; }
+    printf("abi %u\n", version());
+    return 0;
+}
+'''
+
+
+def test_loads_from_c_with_no_environment(library: Path, tmp_path: Path):
+    source = tmp_path / "load.c"
+    source.write_text(DLOPEN)
+    exe = tmp_path / "load"
+    subprocess.run(["cc", "-std=c11", str(source), "-ldl", "-o", str(exe)], check=True)
+    result = subprocess.run([str(exe), str(library)], capture_output=True, text=True, env=clean_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "abi 1"
+
+
+def test_loads_from_python_ctypes_with_no_environment(library: Path):
+    code = (
+        "import ctypes, sys\n"
+        f"lib = ctypes.CDLL({str(library)!r})\n"
+        "lib.fk_abi_version.restype = ctypes.c_uint32\n"
+        "print('abi', lib.fk_abi_version())\n"
+    )
+    result = subprocess.run(["python3", "-c", code], capture_output=True, text=True, env=clean_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "abi 1"

@@ -1,0 +1,253 @@
+/*
+** fusionkit.h: the C interface of a FusionKit feature library.
+**
+** A FusionKit library (for example libFusionExamples.so) holds one or more
+** *features*: the logic of a screen, written once in Swift. Through the functions
+** below a program in any language creates an *instance* of a feature, sends it
+** *inputs* as JSON, reads its *state* as JSON, and hears when the state changes.
+**
+**     fk_instance counter;
+**     if (fk_create("counter", FK_NUL_TERMINATED, NULL, 0, &counter) != FK_OK) {
+**         fprintf(stderr, "%s\n", fk_last_error_message());
+**         return 1;
+**     }
+**     fk_send(counter, "\"increase\"", FK_NUL_TERMINATED);
+**     char *json; size_t len; uint64_t version;
+**     if (fk_state(counter, &json, &len, &version) == FK_OK) {
+**         printf("v%llu %s\n", (unsigned long long)version, json);  // {"value":1,...}
+**         fk_free(json);
+**     }
+**     fk_destroy(counter);
+**
+** CONVENTIONS (they hold for every function unless its comment says otherwise)
+**
+** Versioning.  FK_ABI_VERSION below is the version this header describes;
+**   fk_abi_version() is the version the loaded library speaks. A host checks that
+**   they are equal before any other call. The version changes only when an existing
+**   function changes meaning; adding functions or status codes does not change it.
+**
+** Status codes.  Every call that can fail returns an fk_status: FK_OK or one of the
+**   FK_ERR_ codes. Codes are only ever added, never renumbered. After a failure,
+**   fk_last_error_message() says in words what went wrong: which input, which
+**   field, where in the JSON.
+**
+** Bad input changes nothing.  A call that fails leaves every instance exactly as it
+**   was: its state and its version are unchanged. No argument can crash the
+**   process: NULL pointers, stale or made-up handles and malformed text all give a
+**   status code.
+**
+** Text.  All text is UTF-8. Text arguments are a pointer and a length in bytes;
+**   the length may be FK_NUL_TERMINATED for a NUL-terminated string. The library
+**   never keeps a pointer it is given: it copies what it needs before returning.
+**
+** Ownership.  Each pointer is marked:
+**   borrowed: the library owns it; do not free it; valid as long as the comment says.
+**   owned:    the caller owns it and must release it with fk_free(), exactly once.
+**
+** JSON.  Inputs are externally tagged: a case without payload is the bare string
+**   "increase" or {"increase":{}}; a case with payload is {"networkTapped":{"id":"a"}}.
+**   State is a JSON object whose fields are named as in the feature's Swift code;
+**   every field is present (an absent optional value is null).
+**
+** Threads.  Every function may be called from any thread. An instance may be used
+**   from several threads at once: its inputs are applied one at a time, in the
+**   order the calls acquire it. fk_last_error_message() is per thread.
+*/
+#ifndef FUSIONKIT_H
+#define FUSIONKIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI version this header describes. Compare with fk_abi_version(). */
+#define FK_ABI_VERSION 1
+
+/* A length meaning "up to the terminating NUL byte". */
+#define FK_NUL_TERMINATED ((size_t)-1)
+
+/* ---------------------------------------------------------------------------
+** Status codes
+*/
+typedef int32_t fk_status;
+
+#define FK_OK                        0  /* Success. */
+#define FK_ERR_NULL_ARGUMENT         1  /* A required pointer argument was NULL. */
+#define FK_ERR_INVALID_HANDLE        2  /* Not a live instance: destroyed, stale or made up. */
+#define FK_ERR_INVALID_UTF8          3  /* Text that is not valid UTF-8. */
+#define FK_ERR_MALFORMED_JSON        4  /* Text that is not JSON, or is empty. */
+#define FK_ERR_UNKNOWN_FEATURE       5  /* No feature of that name in this library. */
+#define FK_ERR_UNKNOWN_INPUT         6  /* The input names a case the feature does not have. */
+#define FK_ERR_INVALID_INPUT         7  /* A known input with a missing, unknown or mistyped field,
+                                           or JSON that is not an input at all. */
+#define FK_ERR_INVALID_STATE         8  /* A given state that does not fit the feature's State. */
+#define FK_ERR_INVALID_ARGUMENT      9  /* Any other argument out of its range. */
+#define FK_ERR_UNKNOWN_SUBSCRIPTION 10  /* No such subscription on this instance. */
+#define FK_ERR_INTERNAL             11  /* The library failed on its own (for example, a state
+                                           holding a number JSON cannot express). */
+
+/* ---------------------------------------------------------------------------
+** Types
+*/
+
+/* An instance of a feature. An opaque, non-zero number, never reused within a
+** process; 0 is never a valid instance. A handle that is not (or no longer) live
+** gives FK_ERR_INVALID_HANDLE from every function that takes one. */
+typedef uint64_t fk_instance;
+
+/* Told that an instance's state changed.
+**
+** user_data  the pointer given to fk_subscribe(), passed back untouched.
+** instance   the instance that changed.
+** version    its version after the change; call fk_state() to read the state
+**            (it may have moved on further by then).
+**
+** When it runs: after each change, in increasing version order, one call at a time
+** per instance, on a thread that is inside a library call for that instance: the
+** thread that sent the input, or a library thread running one of the instance's
+** effects (asynchronous work such as a timer). Never while the library holds a
+** lock: the callback may call any fk_ function, including fk_send() on the same
+** instance and fk_unsubscribe() of itself; changes it causes are reported after
+** it returns. Keep it short: the thread it runs on is busy until it returns. */
+typedef void (*fk_change_fn)(void *user_data, fk_instance instance, uint64_t version);
+
+/* ---------------------------------------------------------------------------
+** The library
+*/
+
+/* The ABI version the library speaks (FK_ABI_VERSION of the header it was built
+** with). Call it first; if it differs from the FK_ABI_VERSION you compiled with,
+** call nothing else.
+** Thread safety: any thread. Never fails. */
+uint32_t fk_abi_version(void);
+
+/* The library's own version, e.g. "0.1.0".
+** Returns: borrowed, NUL-terminated, valid while the library is loaded.
+** Thread safety: any thread. Never fails. */
+const char *fk_library_version(void);
+
+/* The name of a status code, e.g. "FK_ERR_UNKNOWN_INPUT"; "FK_ERR_UNKNOWN_STATUS"
+** for a number that is not a status code.
+** Returns: borrowed, NUL-terminated, valid while the library is loaded.
+** Thread safety: any thread. Never fails. */
+const char *fk_status_name(fk_status status);
+
+/* What went wrong in the most recent failed call on this thread, in words, e.g.
+** 'unknown input "jump" for feature "counter"; valid inputs: increase, decrease,
+** reset, show, alertDismissed'. "" when the most recent call succeeded.
+** Returns: borrowed, NUL-terminated, valid until the next fk_ call on this thread;
+**          copy it to keep it.
+** Thread safety: any thread; each thread has its own message. Never fails. */
+const char *fk_last_error_message(void);
+
+/* Describes the library: its name and version, the ABI version, and for each
+** feature its name, summary, input cases with their fields and types, and the
+** JSON Schema of its inputs and of its state.
+**
+** out_json  receives the JSON text: owned, NUL-terminated, free with fk_free().
+** out_len   receives its length in bytes, without the NUL. May be NULL.
+**
+** Errors: FK_ERR_NULL_ARGUMENT if out_json is NULL.
+** Thread safety: any thread. */
+fk_status fk_manifest(char **out_json, size_t *out_len);
+
+/* Releases memory the library handed to the caller as owned (from fk_manifest(),
+** fk_state()). NULL does nothing. Passing anything else, or the same pointer twice,
+** is undefined behaviour, as with free().
+** Thread safety: any thread. */
+void fk_free(void *memory);
+
+/* ---------------------------------------------------------------------------
+** Instances
+*/
+
+/* Creates an instance of a feature.
+**
+** feature, feature_len  the feature's name, as in the manifest ("counter").
+** state_json, state_len the state to start from, as JSON in the shape fk_state()
+**                       returns; NULL (with any length) for the feature's initial
+**                       state.
+** out_instance          receives the new instance on success; untouched on failure.
+**
+** The instance lives until fk_destroy(). Its version starts at 0.
+** Errors: FK_ERR_NULL_ARGUMENT (feature or out_instance NULL),
+**         FK_ERR_INVALID_UTF8, FK_ERR_UNKNOWN_FEATURE (the message lists the features),
+**         FK_ERR_INVALID_UTF8 / FK_ERR_MALFORMED_JSON / FK_ERR_INVALID_STATE for the state.
+** Thread safety: any thread. */
+fk_status fk_create(const char *feature, size_t feature_len,
+                    const char *state_json, size_t state_len,
+                    fk_instance *out_instance);
+
+/* Destroys an instance: cancels its running effects, drops its subscriptions and
+** frees it. When it returns, no callback of the instance is running (unless it is
+** called from inside one of them) and none will be called again; the handle is
+** invalid from then on. Destroying 0 does nothing and returns FK_OK.
+**
+** Errors: FK_ERR_INVALID_HANDLE (already destroyed, or never created).
+** Thread safety: any thread; calls on the instance racing with its destruction
+** either complete or fail with FK_ERR_INVALID_HANDLE. */
+fk_status fk_destroy(fk_instance instance);
+
+/* Sends an input to an instance and applies it before returning: the state read
+** after this call reflects it. Changes made later by the effects it started (a
+** timer, a request) arrive through subscriptions.
+**
+** input_json, input_len  the input as JSON: "increase", {"increase":{}} or
+**                        {"networkTapped":{"id":"home"}}.
+**
+** Errors (each leaves state and version unchanged):
+**   FK_ERR_INVALID_HANDLE, FK_ERR_NULL_ARGUMENT (input_json NULL),
+**   FK_ERR_INVALID_UTF8, FK_ERR_MALFORMED_JSON (also for empty text),
+**   FK_ERR_UNKNOWN_INPUT (the message names the case and lists the valid ones),
+**   FK_ERR_INVALID_INPUT (the message names the field and the expected type).
+** Thread safety: any thread; inputs to one instance are applied one at a time. */
+fk_status fk_send(fk_instance instance, const char *input_json, size_t input_len);
+
+/* Reads an instance's state as JSON, with the version it belongs to.
+**
+** out_json     receives the JSON object: owned, NUL-terminated, free with fk_free().
+** out_len      receives its length in bytes, without the NUL. May be NULL.
+** out_version  receives the version of that state. May be NULL.
+**
+** Reading an unchanged state again is cheap: it is encoded once per version.
+** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_NULL_ARGUMENT (out_json NULL),
+**         FK_ERR_INTERNAL (the state cannot be written as JSON).
+** Thread safety: any thread. */
+fk_status fk_state(fk_instance instance, char **out_json, size_t *out_len, uint64_t *out_version);
+
+/* Reads an instance's state version: 0 when created, plus one for each change.
+** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_NULL_ARGUMENT (out_version NULL).
+** Thread safety: any thread. */
+fk_status fk_version(fk_instance instance, uint64_t *out_version);
+
+/* Calls `callback` after every change of the instance's state (see fk_change_fn
+** for when and on which thread), until fk_unsubscribe() or fk_destroy().
+**
+** callback          required.
+** user_data         passed to every call of callback; may be NULL. The library
+**                   does not own it; keep it valid until unsubscribed.
+** out_subscription  receives the subscription's id (non-zero).
+**
+** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_NULL_ARGUMENT (callback or out_subscription NULL).
+** Thread safety: any thread. */
+fk_status fk_subscribe(fk_instance instance, fk_change_fn callback, void *user_data,
+                       uint64_t *out_subscription);
+
+/* Ends a subscription. When this returns, the callback is not running (unless
+** fk_unsubscribe() is called from inside it) and will not be called again, so
+** its user_data may be freed.
+**
+** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_UNKNOWN_SUBSCRIPTION (not a subscription
+**         of this instance, or already ended).
+** Thread safety: any thread. */
+fk_status fk_unsubscribe(fk_instance instance, uint64_t subscription);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUSIONKIT_H */
