@@ -26,8 +26,33 @@ public final class ManualClock: FusionClock, @unchecked Sendable {
     private var current: Duration = .zero
     private var sleepers: [Sleeper] = []
     private var nextID: UInt64 = 0
+    /// Waiters for `waitForSleepers`: resumed once at least `count` effects sleep here.
+    private var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     public init() {}
+
+    /// Returns once at least `count` effects are asleep on this clock. Tests call it
+    /// before `advance(by:)`, so that an effect started by an input (which begins on
+    /// another thread) is known to be waiting before time moves.
+    public func waitForSleepers(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if sleepers.count >= count {
+                lock.unlock()
+                continuation.resume()
+                return
+            }
+            sleeperWaiters.append((count, continuation))
+            lock.unlock()
+        }
+    }
+
+    /// Lock held. Takes the waiters that are satisfied now, to resume after unlocking.
+    private func satisfiedWaitersLocked() -> [CheckedContinuation<Void, Never>] {
+        let ready = sleeperWaiters.filter { $0.count <= sleepers.count }
+        sleeperWaiters.removeAll { $0.count <= sleepers.count }
+        return ready.map(\.continuation)
+    }
 
     /// How far the clock has been advanced.
     public var now: Duration { lock.withLock { current } }
@@ -54,7 +79,9 @@ public final class ManualClock: FusionClock, @unchecked Sendable {
                     return
                 }
                 sleepers.append(Sleeper(id: id, deadline: current + duration, continuation: continuation))
+                let ready = satisfiedWaitersLocked()
                 lock.unlock()
+                for waiter in ready { waiter.resume() }
             }
         } onCancel: {
             let cancelled = lock.withLock { () -> Sleeper? in

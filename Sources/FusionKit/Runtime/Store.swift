@@ -144,6 +144,19 @@ public final class Store<F: Feature>: @unchecked Sendable {
         notifier.unsubscribe(id)
     }
 
+    /// Returns once the version has reached `version`: how a test waits for the actions
+    /// an effect feeds back, without sleeping.
+    public func waitUntil(version: UInt64) async {
+        let box = WaitBox()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            box.arm(continuation)
+            let id = subscribe { reached in if reached >= version { box.fire() } }
+            if self.version >= version || id == nil { box.fire() }
+            box.subscription = id
+        }
+        if let id = box.subscription { unsubscribe(id) }
+    }
+
     /// Cancels every running effect and drops every subscriber; later inputs are ignored.
     public func close() {
         let tasks = lock.withLock { () -> [Task<Void, Never>] in
@@ -170,5 +183,24 @@ public final class Store<F: Feature>: @unchecked Sendable {
             if (encoded?.version ?? 0) < version || encoded == nil { encoded = (version, bytes) }
         }
         return (bytes, version)
+    }
+}
+
+/// A continuation resumed at most once, from whichever thread gets there first.
+private final class WaitBox: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var continuation: CheckedContinuation<Void, Never>?
+    var subscription: UInt64?
+
+    func arm(_ continuation: CheckedContinuation<Void, Never>) {
+        lock.withLock { self.continuation = continuation }
+    }
+
+    func fire() {
+        let pending = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            defer { continuation = nil }
+            return continuation
+        }
+        pending?.resume()
     }
 }

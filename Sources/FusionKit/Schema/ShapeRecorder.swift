@@ -15,7 +15,6 @@ public enum ShapeRecorder {
 protocol OptionalShape { static func wrappedShape(_ session: ShapeSession) -> Shape; static var absent: Self { get } }
 protocol SequenceShape { static func elementShape(_ session: ShapeSession) -> Shape; static var empty: Self { get } }
 protocol DictionaryShape { static func valueShape(_ session: ShapeSession) -> Shape; static var empty: Self { get } }
-protocol StringEnumShape { static var rawValues: [String] { get } }
 
 extension Optional: OptionalShape where Wrapped: Decodable {
     static func wrappedShape(_ session: ShapeSession) -> Shape { session.shape(of: Wrapped.self) }
@@ -37,8 +36,19 @@ extension Dictionary: DictionaryShape where Key == String, Value: Decodable {
     static var empty: [String: Value] { [:] }
 }
 
-extension RawRepresentable where Self: CaseIterable, RawValue == String {
-    fileprivate static var rawValues: [String] { allCases.map(\.rawValue) }
+/// The raw values of a `CaseIterable` enum backed by `String`, or nil for any other type.
+private func stringRawValues(_ type: Any.Type) -> [String]? {
+    guard let iterable = type as? any CaseIterable.Type else { return nil }
+    return rawStrings(of: iterable)
+}
+
+private func rawStrings<C: CaseIterable>(of type: C.Type) -> [String]? {
+    var values: [String] = []
+    for value in type.allCases {
+        guard let raw = (value as? any RawRepresentable)?.rawValue as? String else { return nil }
+        values.append(raw)
+    }
+    return values
 }
 
 private struct RecordingStopped: Error {}
@@ -99,8 +109,8 @@ final class ShapeSession {
     }
 
     private func enumShape<T: Decodable>(_ type: T.Type, name: String, caseNames: [String]) -> Shape {
-        if let stringEnum = T.self as? any StringEnumShape.Type {
-            return .stringEnum(name: name, values: stringEnum.rawValues)
+        if let values = stringRawValues(T.self) {
+            return .stringEnum(name: name, values: values)
         }
         var cases: [Shape.Case] = []
         var stringValues: [String] = []

@@ -1,0 +1,201 @@
+import Testing
+@testable import FusionKit
+
+/// A small feature exercising every kind of effect.
+private struct Probe: Feature {
+    static let name = "probe"
+
+    enum Input: Decodable, Sendable {
+        case set(value: Int)
+        case touch
+        case startTimer
+        case stopTimer
+        case chain
+    }
+
+    enum Action: Sendable {
+        case set(Int)
+        case tick
+        case startTimer
+        case stopTimer
+        case first
+        case second
+        case third
+    }
+
+    struct State: Codable, Equatable, Sendable {
+        var value = 0
+        var ticks = 0
+        var log: [String] = []
+    }
+
+    let clock: any FusionClock
+    init(environment: Environment) { clock = environment.clock }
+    var initialState: State { State() }
+
+    func transform(_ input: Input, state: State) -> [Action] {
+        switch input {
+        case .set(let value): return [.set(value)]
+        case .touch: return [.set(state.value)]  // performs, changes nothing
+        case .startTimer: return [.startTimer]
+        case .stopTimer: return [.stopTimer]
+        case .chain: return [.first, .third]
+        }
+    }
+
+    func perform(_ action: Action, state: inout State) -> Effect<Action> {
+        switch action {
+        case .set(let value):
+            state.value = value
+        case .tick:
+            state.ticks += 1
+        case .startTimer:
+            return .run(id: "timer", cancelInFlight: true) { [clock] send in
+                while (try? await clock.sleep(for: .seconds(1))) != nil {
+                    send(.tick)
+                }
+            }
+        case .stopTimer:
+            return .cancel(id: "timer")
+        case .first:
+            state.log.append("first")
+            return .send(.second)
+        case .second:
+            state.log.append("second")
+        case .third:
+            state.log.append("third")
+        }
+        return .none
+    }
+}
+
+/// Counts how often it is encoded, to prove an unchanged state is not encoded again.
+private final class EncodeCounter: @unchecked Sendable {
+    let lock = ConditionLock()
+    var count = 0
+}
+
+private let encodeCount = EncodeCounter()
+
+private struct Counted: Feature {
+    static let name = "counted"
+    enum Input: String, Decodable, Sendable { case bump }
+    typealias Action = Input
+    struct State: Codable, Equatable, Sendable {
+        var n = 0
+        init() {}
+        init(from decoder: any Decoder) throws { n = try decoder.singleValueContainer().decode(Int.self) }
+        func encode(to encoder: any Encoder) throws {
+            encodeCount.lock.withLock { encodeCount.count += 1 }
+            var container = encoder.singleValueContainer()
+            try container.encode(n)
+        }
+    }
+    init(environment: Environment) {}
+    var initialState: State { State() }
+    func transform(_ input: Input, state: State) -> [Input] { [input] }
+    func perform(_ action: Input, state: inout State) -> Effect<Input> {
+        state.n += 1
+        return .none
+    }
+}
+
+@Suite struct StoreTests {
+    @Test func versionGoesUpOnlyWhenStateChanges() {
+        let store = Store<Probe>()
+        #expect(store.version == 0)
+        #expect(store.send(.set(value: 3)))
+        #expect(store.version == 1)
+        #expect(!store.send(.touch))
+        #expect(store.version == 1)
+        #expect(!store.send(.set(value: 3)))
+        #expect(store.version == 1)
+        #expect(store.state.value == 3)
+    }
+
+    @Test func followUpActionsRunRightAfterTheirSender() {
+        let store = Store<Probe>()
+        store.send(.chain)
+        #expect(store.state.log == ["first", "second", "third"])
+        #expect(store.version == 1)  // one input, one change
+    }
+
+    @Test func effectsFeedActionsBackOnTheClock() async {
+        let clock = ManualClock()
+        let store = Store<Probe>(environment: Environment(clock: clock))
+        store.send(.startTimer)
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        await store.waitUntil(version: 1)
+        #expect(store.state.ticks == 1)
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        await store.waitUntil(version: 2)
+        #expect(store.state.ticks == 2)
+    }
+
+    @Test func cancelledEffectsSendNothingMore() async {
+        let clock = ManualClock()
+        let store = Store<Probe>(environment: Environment(clock: clock))
+        store.send(.startTimer)
+        await clock.waitForSleepers(1)
+        store.send(.stopTimer)
+        #expect(clock.advance(by: .seconds(5)) == 0)  // the sleeper was cancelled, not woken
+        #expect(store.state.ticks == 0)
+        #expect(store.version == 0)
+    }
+
+    @Test func closingCancelsEffectsAndIgnoresInputs() async {
+        let clock = ManualClock()
+        let store = Store<Probe>(environment: Environment(clock: clock))
+        store.send(.startTimer)
+        await clock.waitForSleepers(1)
+        store.close()
+        #expect(clock.sleeperCount == 0)
+        #expect(!store.send(.set(value: 9)))
+        #expect(store.state.value == 0)
+    }
+
+    @Test func subscribersHearEveryVersionInOrder() {
+        let store = Store<Probe>()
+        let seen = Recorder()
+        let id = store.subscribe { seen.append($0) }
+        for i in 1...5 { store.send(.set(value: i)) }
+        store.send(.touch)
+        #expect(id != nil)
+        #expect(seen.values == [1, 2, 3, 4, 5])
+        #expect(store.unsubscribe(id!))
+        store.send(.set(value: 10))
+        #expect(seen.values == [1, 2, 3, 4, 5])
+        #expect(!store.unsubscribe(id!))
+    }
+
+    @Test func inputsFromManyThreadsAreAppliedOneAtATime() async {
+        let store = Store<Counted>()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask { for _ in 0..<2500 { store.send(.bump) } }
+            }
+        }
+        #expect(store.state.n == 10_000)
+        #expect(store.version == 10_000)
+    }
+
+    @Test func unchangedStateIsEncodedOnce() throws {
+        let store = Store<Counted>()
+        store.send(.bump)
+        let before = encodeCount.lock.withLock { encodeCount.count }
+        let first = try store.encodedState()
+        let second = try store.encodedState()
+        let after = encodeCount.lock.withLock { encodeCount.count }
+        #expect(first.bytes == second.bytes)
+        #expect(after - before == 1)
+    }
+}
+
+final class Recorder: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var stored: [UInt64] = []
+    func append(_ value: UInt64) { lock.withLock { stored.append(value) } }
+    var values: [UInt64] { lock.withLock { stored } }
+}
