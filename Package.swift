@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "FusionABI", dependencies: ["FusionKit", "CFusionKit"], swiftSettings: strict),
         .target(name: "FusionExamples", dependencies: ["FusionKit", "FusionABI"], swiftSettings: strict),
         .executableTarget(
-            name: "fusion-bench", dependencies: ["FusionKit", "FusionABI", "FusionExamples"],
+            name: "fusion-bench", dependencies: ["FusionKit", "FusionABI", "FusionExamples", "CFusionKit"],
             path: "Benchmarks/fusion-bench", swiftSettings: strict),
         .testTarget(name: "FusionKitTests", dependencies: ["FusionKit"], swiftSettings: strict),
         .testTarget(
