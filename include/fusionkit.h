@@ -89,6 +89,10 @@ typedef int32_t fk_status;
 #define FK_ERR_UNKNOWN_SUBSCRIPTION 10  /* No such subscription on this instance. */
 #define FK_ERR_INTERNAL             11  /* The library failed on its own (for example, a state
                                            holding a number JSON cannot express). */
+#define FK_ERR_UNKNOWN_REQUEST      12  /* No open host request with that id: never made,
+                                           already answered, or cancelled. */
+#define FK_ERR_INVALID_RESPONSE     13  /* A response that does not fit what the request asked
+                                           for; the request stays open. */
 
 /* ---------------------------------------------------------------------------
 ** Types
@@ -114,6 +118,24 @@ typedef uint64_t fk_instance;
 ** instance and fk_unsubscribe() of itself; changes it causes are reported after
 ** it returns. Keep it short: the thread it runs on is busy until it returns. */
 typedef void (*fk_change_fn)(void *user_data, fk_instance instance, uint64_t version);
+
+/* Told about work a feature asks the host to do (see "Host requests" below).
+**
+** user_data   the pointer given to fk_set_request_handler(), passed back untouched.
+** instance    the instance that asks.
+** event_json  borrowed, NUL-terminated, valid only during the call: one of
+**               {"event":"request","id":7,"kind":"fetchPet","payload":{...}}
+**               {"event":"cancel","id":7}
+**             A request is answered later with fk_respond() or fk_fail_request(),
+**             from any thread, once. After a cancel the id is closed: do not answer it.
+** event_len   its length in bytes, without the NUL.
+**
+** When it runs: on a thread inside a library call for that instance (the one that
+** sent the input, an effect's thread, or the thread calling fk_destroy() for the
+** cancel events of requests still open then); never while the library holds a lock.
+** It may call any fk_ function, including fk_respond() for the request it is told
+** about. */
+typedef void (*fk_request_fn)(void *user_data, fk_instance instance, const char *event_json, size_t event_len);
 
 /* ---------------------------------------------------------------------------
 ** The library
@@ -182,7 +204,31 @@ fk_status fk_create(const char *feature, size_t feature_len,
                     const char *state_json, size_t state_len,
                     fk_instance *out_instance);
 
-/* Destroys an instance: cancels its running effects, drops its subscriptions and
+/* Creates an instance with options: like fk_create(), with more to say.
+**
+** options_json, options_len  a JSON object; every key is optional; NULL means {}.
+**   "state":    the state to start from, as for fk_create().
+**   "seed":     an unsigned integer seeding the instance's random source, so that
+**               what the feature draws repeats (default: unpredictable).
+**   "clock":    "system" (default) or "manual": time stands still until
+**               fk_advance_clock(), for tests and scripted runs.
+**   "requests": "builtin" (default) or "host": who answers the work the feature
+**               asks the host to do. With "builtin" the library answers itself (the
+**               examples use sample data); with "host" the requests go to the
+**               handler set with fk_set_request_handler(), or wait for
+**               fk_poll_request(). Setting a handler also selects "host".
+**   "settings": an object of feature-specific settings, documented by each
+**               feature (for example {"liveScan": false} for "wifi").
+**
+** Errors: as fk_create(), and FK_ERR_INVALID_ARGUMENT for an unknown key or a value
+**         of the wrong kind (the message names it and lists the keys).
+** Thread safety: any thread. */
+fk_status fk_create_with_options(const char *feature, size_t feature_len,
+                                 const char *options_json, size_t options_len,
+                                 fk_instance *out_instance);
+
+/* Destroys an instance: cancels its running effects and its open host requests
+** (the request handler is told, before this returns), drops its subscriptions and
 ** frees it. When it returns, no callback of the instance is running (unless it is
 ** called from inside one of them) and none will be called again; the handle is
 ** invalid from then on. Destroying 0 does nothing and returns FK_OK.
@@ -245,6 +291,78 @@ fk_status fk_subscribe(fk_instance instance, fk_change_fn callback, void *user_d
 **         of this instance, or already ended).
 ** Thread safety: any thread. */
 fk_status fk_unsubscribe(fk_instance instance, uint64_t subscription);
+
+/* ---------------------------------------------------------------------------
+** Time
+*/
+
+/* Moves an instance's manual clock forward (see "clock" in fk_create_with_options())
+** and returns once the effects that woke have settled: each has finished, or waits
+** again on the clock or on a host request. Changes they make are reported to
+** subscribers before this returns. Effects that do not settle within one second of
+** real time are left running and reported later.
+**
+** nanoseconds  how far to move; 1000000000 is one second.
+**
+** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_INVALID_ARGUMENT (the instance runs on the
+**         system clock).
+** Thread safety: any thread. */
+fk_status fk_advance_clock(fk_instance instance, uint64_t nanoseconds);
+
+/* ---------------------------------------------------------------------------
+** Host requests
+**
+** Some work only the front end can do: a platform API, a dialog, the network in
+** some apps. A feature asks for it with a request, a JSON object with an id, a
+** kind and a payload; the host answers by id, later, with a result or an error, in
+** any order. Requests still open when the instance is destroyed, or when the
+** feature stops waiting (a screen dismissed), are cancelled and the host is told.
+** The manifest does not list request kinds; each feature documents its own.
+*/
+
+/* Sets the function told about requests and cancellations of an instance, and
+** selects "host" requests for it. Requests already waiting for fk_poll_request() are
+** handed to the new handler before this returns. NULL removes the handler: requests
+** then wait for fk_poll_request().
+**
+** user_data  passed to every call of handler; the library does not own it.
+**
+** Errors: FK_ERR_INVALID_HANDLE.
+** Thread safety: any thread. After it returns, the previous handler is not called
+** again (unless this is called from inside it). */
+fk_status fk_set_request_handler(fk_instance instance, fk_request_fn handler, void *user_data);
+
+/* Takes the next request or cancellation event of an instance that has no
+** handler, in the order they happened.
+**
+** out_json  receives the event JSON (as for fk_request_fn): owned, NUL-terminated,
+**           free with fk_free(); NULL when there is none.
+** out_len   receives its length, without the NUL; 0 when there is none. May be NULL.
+**
+** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_NULL_ARGUMENT (out_json NULL).
+** Thread safety: any thread. */
+fk_status fk_poll_request(fk_instance instance, char **out_json, size_t *out_len);
+
+/* Answers an open request with its result.
+**
+** request_id               the id from the request event.
+** result_json, result_len  the result, as JSON in the shape the feature documents
+**                          for that kind.
+**
+** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_NULL_ARGUMENT, FK_ERR_INVALID_UTF8,
+**         FK_ERR_MALFORMED_JSON, FK_ERR_UNKNOWN_REQUEST, FK_ERR_INVALID_RESPONSE
+**         (the request stays open and can be answered again).
+** Thread safety: any thread. */
+fk_status fk_respond(fk_instance instance, uint64_t request_id, const char *result_json, size_t result_len);
+
+/* Answers an open request with an error: the work could not be done.
+**
+** message, message_len  why, in words the feature may show (UTF-8).
+**
+** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_NULL_ARGUMENT, FK_ERR_INVALID_UTF8,
+**         FK_ERR_UNKNOWN_REQUEST.
+** Thread safety: any thread. */
+fk_status fk_fail_request(fk_instance instance, uint64_t request_id, const char *message, size_t message_len);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,15 @@ enum CArguments {
         return name
     }
 
+    /// A text argument parsed as JSON; `what` names it in messages ("the options").
+    static func json(_ pointer: UnsafePointer<CChar>?, _ length: Int, _ name: String, what: String) throws(FusionError) -> JSONValue {
+        let bytes = try text(pointer, length, name)
+        switch Result(catching: { () throws(JSONParseError) in try JSONParser.parse(bytes) }) {
+        case .success(let value): return value
+        case .failure(let error): throw FusionError(error, in: what)
+        }
+    }
+
     /// Copies bytes into a new NUL-terminated buffer the caller frees with fk_free().
     static func owned(_ bytes: [UInt8]) throws(FusionError) -> UnsafeMutablePointer<CChar> {
         guard let memory = malloc(bytes.count + 1) else {

@@ -20,4 +20,10 @@ private func checkHeaderConformance() {
     sameSignature(CFusionKit.fk_version, FusionABI.fk_version)
     sameSignature(CFusionKit.fk_subscribe, FusionABI.fk_subscribe)
     sameSignature(CFusionKit.fk_unsubscribe, FusionABI.fk_unsubscribe)
+    sameSignature(CFusionKit.fk_create_with_options, FusionABI.fk_create_with_options)
+    sameSignature(CFusionKit.fk_advance_clock, FusionABI.fk_advance_clock)
+    sameSignature(CFusionKit.fk_set_request_handler, FusionABI.fk_set_request_handler)
+    sameSignature(CFusionKit.fk_poll_request, FusionABI.fk_poll_request)
+    sameSignature(CFusionKit.fk_respond, FusionABI.fk_respond)
+    sameSignature(CFusionKit.fk_fail_request, FusionABI.fk_fail_request)
 }

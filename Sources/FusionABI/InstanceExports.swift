@@ -8,20 +8,29 @@ import FusionKit
 ) -> fk_status {
     abiCall { () throws(FusionError) in
         guard let outInstance else { throw FusionError(.nullArgument, "out_instance is NULL") }
-        let name = try CArguments.name(feature, featureLength, "feature")
-        guard let definition = exportedLibrary.feature(named: name) else {
-            let known = exportedLibrary.features.map(\.name).joined(separator: ", ")
-            throw FusionError(.unknownFeature, "unknown feature \"\(name)\"; this library has: \(known)")
-        }
-        var state: JSONValue?
+        let definition = try exportedFeature(named: try CArguments.name(feature, featureLength, "feature"))
+        var options = InstanceOptions()
         if stateJSON != nil {
-            let bytes = try CArguments.text(stateJSON, stateLength, "state_json")
-            switch Result(catching: { () throws(JSONParseError) in try JSONParser.parse(bytes) }) {
-            case .success(let value): state = value
-            case .failure(let error): throw FusionError(error, in: "the given state")
-            }
+            options.state = try CArguments.json(stateJSON, stateLength, "state_json", what: "the given state")
         }
-        let instance = try definition.makeInstance(state: state)
+        let instance = try definition.makeInstance(options: options)
+        outInstance.pointee = InstanceTable.shared.insert(instance)
+    }
+}
+
+@c public func fk_create_with_options(
+    _ feature: UnsafePointer<CChar>?, _ featureLength: Int,
+    _ optionsJSON: UnsafePointer<CChar>?, _ optionsLength: Int,
+    _ outInstance: UnsafeMutablePointer<fk_instance>?
+) -> fk_status {
+    abiCall { () throws(FusionError) in
+        guard let outInstance else { throw FusionError(.nullArgument, "out_instance is NULL") }
+        let definition = try exportedFeature(named: try CArguments.name(feature, featureLength, "feature"))
+        var options = InstanceOptions()
+        if optionsJSON != nil {
+            options = try InstanceOptions(json: try CArguments.json(optionsJSON, optionsLength, "options_json", what: "the options"))
+        }
+        let instance = try definition.makeInstance(options: options)
         outInstance.pointee = InstanceTable.shared.insert(instance)
     }
 }
@@ -60,4 +69,13 @@ import FusionKit
         guard let outVersion else { throw FusionError(.nullArgument, "out_version is NULL") }
         outVersion.pointee = target.version
     }
+}
+
+/// The exported feature called `name`, or an error listing the ones there are.
+private func exportedFeature(named name: String) throws(FusionError) -> FeatureDefinition {
+    guard let definition = exportedLibrary.feature(named: name) else {
+        let known = exportedLibrary.features.map(\.name).joined(separator: ", ")
+        throw FusionError(.unknownFeature, "unknown feature \"\(name)\"; this library has: \(known)")
+    }
+    return definition
 }

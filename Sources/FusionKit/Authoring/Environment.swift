@@ -1,14 +1,30 @@
-/// What a feature is given from outside: time and randomness. Tests replace them
-/// (a `ManualClock`, a seeded `RandomSource`) to make effects deterministic.
+/// What a feature is given from outside: time, randomness, the host, and settings.
+/// Tests replace them (a `ManualClock`, a seeded `RandomSource`) so that effects are
+/// deterministic; front ends choose them through the creation options.
 public struct Environment: Sendable {
     public var clock: any FusionClock
     public var random: RandomSource
+    /// Work the front end does for the feature (see `HostRequest`).
+    public var host: HostRequests
+    /// Feature-specific settings from the creation options (`"settings"`), an object.
+    public var settings: JSONValue
 
-    public init(clock: any FusionClock = SystemClock(), random: RandomSource = RandomSource()) {
+    public init(
+        clock: any FusionClock = SystemClock(), random: RandomSource = RandomSource(),
+        host: HostRequests = HostRequests(), settings: JSONValue = [:]
+    ) {
         self.clock = clock
         self.random = random
+        self.host = host
+        self.settings = settings
     }
 
-    /// The real clock and an unpredictably seeded random source.
+    /// The real clock, an unpredictably seeded random source, built-in host answers.
     public static var live: Environment { Environment() }
+
+    /// A boolean setting, or `defaultValue` when it is not given.
+    public func setting(_ name: String, default defaultValue: Bool) -> Bool {
+        if case .bool(let value)? = settings[name] { return value }
+        return defaultValue
+    }
 }

@@ -26,13 +26,19 @@ public struct FeatureDefinition: Sendable {
             } else {
                 initial = nil
             }
-            return JSONStore<F>(store: Store(feature: F(environment: environment), state: initial), inputs: inputs)
+            return JSONStore<F>(
+                store: Store(feature: F(environment: environment), state: initial), inputs: inputs, environment: environment)
         }
     }
 
     /// A new instance, from its initial state or from `state` (the JSON of a state).
     public func makeInstance(environment: Environment = .live, state: JSONValue? = nil) throws(FusionError) -> any FeatureInstance {
         try make(environment, state)
+    }
+
+    /// A new instance as the creation options describe it.
+    public func makeInstance(options: InstanceOptions) throws(FusionError) -> any FeatureInstance {
+        try make(options.makeEnvironment(), options.state)
     }
 
     /// This feature's entry in the manifest.

@@ -9,7 +9,12 @@ public protocol FeatureInstance: AnyObject, Sendable {
     /// See `Store.subscribe`. Nil once closed.
     func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64?
     func unsubscribe(_ id: UInt64) -> Bool
+    /// Cancels effects and open host requests, drops subscribers.
     func close()
+    /// Moves a manual clock and waits for the woken effects to settle.
+    func advanceClock(by nanoseconds: UInt64) throws(FusionError)
+    /// The instance's host requests: handler, polling, answers.
+    var hostRequests: HostRequests { get }
 }
 
 /// A `Store` behind the JSON boundary.
@@ -17,10 +22,15 @@ final class JSONStore<F: Feature>: FeatureInstance {
     let store: Store<F>
     let inputs: InputCatalog
 
-    init(store: Store<F>, inputs: InputCatalog) {
+    let environment: Environment
+
+    init(store: Store<F>, inputs: InputCatalog, environment: Environment) {
         self.store = store
         self.inputs = inputs
+        self.environment = environment
     }
+
+    var hostRequests: HostRequests { environment.host }
 
     var featureName: String { F.name }
 
@@ -46,5 +56,17 @@ final class JSONStore<F: Feature>: FeatureInstance {
     var version: UInt64 { store.version }
     func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64? { store.subscribe(callback) }
     func unsubscribe(_ id: UInt64) -> Bool { store.unsubscribe(id) }
-    func close() { store.close() }
+    func close() {
+        // Requests first: the host hears of each cancellation before destroy returns.
+        environment.host.close()
+        store.close()
+    }
+
+    func advanceClock(by nanoseconds: UInt64) throws(FusionError) {
+        guard let clock = environment.clock as? ManualClock else {
+            throw FusionError(.invalidArgument, "this \"\(F.name)\" instance runs on the system clock; create it with {\"clock\":\"manual\"} to advance time")
+        }
+        clock.advance(by: .nanoseconds(Int64(clamping: nanoseconds)))
+        store.settle(waitingOn: clock, requests: environment.host)
+    }
 }

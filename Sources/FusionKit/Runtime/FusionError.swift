@@ -26,6 +26,8 @@ public enum FusionStatus: Int32, Sendable, CaseIterable {
     case invalidArgument = 9
     case unknownSubscription = 10
     case internalError = 11
+    case unknownRequest = 12
+    case invalidResponse = 13
 
     /// The name of the constant in the C header.
     public var symbol: String {
@@ -42,6 +44,8 @@ public enum FusionStatus: Int32, Sendable, CaseIterable {
         case .invalidArgument: return "FK_ERR_INVALID_ARGUMENT"
         case .unknownSubscription: return "FK_ERR_UNKNOWN_SUBSCRIPTION"
         case .internalError: return "FK_ERR_INTERNAL"
+        case .unknownRequest: return "FK_ERR_UNKNOWN_REQUEST"
+        case .invalidResponse: return "FK_ERR_INVALID_RESPONSE"
         }
     }
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Runs one instance of a feature: the single source of truth for its state.
 ///
 /// Inputs are applied one at a time, in the order they arrive, from any thread. The
@@ -131,6 +135,22 @@ public final class Store<F: Feature>: @unchecked Sendable {
 
     /// How many effects are still running.
     public var runningEffectCount: Int { lock.withLock { effects.count } }
+
+    /// Waits (up to `limit` of real time) until every running effect is parked: asleep
+    /// on `clock` or waiting for a host request. What a manual clock's `advance`
+    /// needs so that its caller sees the effects' changes when it returns.
+    public func settle(waitingOn clock: ManualClock, requests: HostRequests, limit: Duration = .seconds(1)) {
+        let start = ContinuousClock.now
+        while runningEffectCount > clock.sleeperCount + requests.openCount {
+            if ContinuousClock.now - start > limit { return }
+            Self.pause()
+        }
+    }
+
+    private static func pause() {
+        var request = timespec(tv_sec: 0, tv_nsec: 50_000)
+        nanosleep(&request, nil)
+    }
 
     /// Calls `callback` with the new version after every change, until unsubscribed.
     /// Returns nil when the store is closed.

@@ -1,0 +1,64 @@
+import CFusionKit
+import FusionKit
+
+/// A C request handler and its user data, carried into a Swift closure.
+private struct CRequestHandler: @unchecked Sendable {
+    let function: fk_request_fn
+    let userData: UnsafeMutableRawPointer?
+}
+
+@c public func fk_set_request_handler(_ instance: fk_instance, _ handler: fk_request_fn?, _ userData: UnsafeMutableRawPointer?) -> fk_status {
+    abiCall { () throws(FusionError) in
+        let target = try InstanceTable.shared.lookup(instance)
+        guard let handler else {
+            target.hostRequests.setHandler(nil)
+            return
+        }
+        let c = CRequestHandler(function: handler, userData: userData)
+        target.hostRequests.setHandler { event in
+            var text = event
+            text.append(0)
+            text.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { chars in
+                    c.function(c.userData, instance, chars.baseAddress, event.count)
+                }
+            }
+        }
+    }
+}
+
+@c public func fk_poll_request(_ instance: fk_instance, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?) -> fk_status {
+    abiCall { () throws(FusionError) in
+        let target = try InstanceTable.shared.lookup(instance)
+        guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
+        guard let event = target.hostRequests.poll() else {
+            outJSON.pointee = nil
+            outLength?.pointee = 0
+            return
+        }
+        outJSON.pointee = try CArguments.owned(event)
+        outLength?.pointee = event.count
+    }
+}
+
+@c public func fk_respond(_ instance: fk_instance, _ requestID: UInt64, _ resultJSON: UnsafePointer<CChar>?, _ resultLength: Int) -> fk_status {
+    abiCall { () throws(FusionError) in
+        let target = try InstanceTable.shared.lookup(instance)
+        let result = try CArguments.json(resultJSON, resultLength, "result_json", what: "the response")
+        try target.hostRequests.respond(requestID, with: result)
+    }
+}
+
+@c public func fk_fail_request(_ instance: fk_instance, _ requestID: UInt64, _ message: UnsafePointer<CChar>?, _ messageLength: Int) -> fk_status {
+    abiCall { () throws(FusionError) in
+        let target = try InstanceTable.shared.lookup(instance)
+        let text = try CArguments.name(message, messageLength, "message")
+        try target.hostRequests.fail(requestID, message: text)
+    }
+}
+
+@c public func fk_advance_clock(_ instance: fk_instance, _ nanoseconds: UInt64) -> fk_status {
+    abiCall { () throws(FusionError) in
+        try InstanceTable.shared.lookup(instance).advanceClock(by: nanoseconds)
+    }
+}

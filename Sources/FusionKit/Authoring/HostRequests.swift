@@ -1,0 +1,251 @@
+/// Work only the front end can do, asked for by a feature and answered by the host
+/// through the C ABI: later, once or never, in any order.
+///
+/// A feature asks from an effect:
+///
+///     return .run(id: "load") { [host = environment.host] send in
+///         do {
+///             let pet = try await host.request(Self.fetchPet)
+///             send(.petComplete(pet))
+///         } catch is CancellationError {
+///         } catch {
+///             send(.loadFailed("\(error)"))
+///         }
+///     }
+///
+/// Cancelling the effect cancels the request, and the host is told.
+public struct HostRequest<Response: Decodable & Sendable>: Sendable {
+    /// What to do, e.g. "fetchPet"; the host dispatches on it.
+    public var kind: String
+    /// The details, as JSON.
+    public var payload: JSONValue
+    /// How the library answers by itself when the instance is not in "host" mode
+    /// (demos, tests). Nil: the request fails unless a host answers it.
+    public var builtin: (@Sendable () async throws -> Response)?
+
+    public init(kind: String, payload: JSONValue = [:], builtin: (@Sendable () async throws -> Response)? = nil) {
+        self.kind = kind
+        self.payload = payload
+        self.builtin = builtin
+    }
+}
+
+/// The host said the work could not be done; `message` is its words.
+public struct HostRequestError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Who answers requests.
+public enum RequestMode: String, Sendable {
+    /// The library, with each request's `builtin` answer.
+    case builtin
+    /// The host: a handler is told, or events wait to be polled.
+    case host
+}
+
+/// One instance's open requests, and the way their events reach the host.
+public final class HostRequests: @unchecked Sendable {
+    public typealias Handler = @Sendable ([UInt8]) -> Void
+
+    private struct Open {
+        let kind: String
+        /// Decodes a result and returns the thunk that resumes the waiting effect;
+        /// throws, resuming nothing, when the result does not fit.
+        let accept: (JSONValue) throws(FusionError) -> @Sendable () -> Void
+        let reject: @Sendable (any Error) -> Void
+    }
+
+    private let lock = ConditionLock()
+    private var mode: RequestMode
+    private var handler: Handler?
+    private var handlerGeneration = 0
+    private var inFlight: [(generation: Int, thread: ThreadIdentity)] = []
+    private var queued: [[UInt8]] = []
+    private var open: [UInt64: Open] = [:]
+    private var nextID: UInt64 = 0
+    private var closed = false
+
+    public init(mode: RequestMode = .builtin) {
+        self.mode = mode
+    }
+
+    /// How many requests wait for an answer from the host.
+    public var openCount: Int { lock.withLock { open.count } }
+
+    public var currentMode: RequestMode { lock.withLock { mode } }
+
+    /// Asks for work and waits for the answer.
+    public func request<Response>(_ request: HostRequest<Response>) async throws -> Response {
+        if currentMode == .builtin {
+            guard let builtin = request.builtin else {
+                throw HostRequestError("no host answers \"\(request.kind)\" requests, and the library has no answer of its own")
+            }
+            return try await builtin()
+        }
+        let id = lock.withLock { () -> UInt64 in
+            nextID += 1
+            return nextID
+        }
+        let kind = request.kind
+        let event = Self.event(["event": "request", "id": .integer(Int(truncatingIfNeeded: id)), "kind": .string(kind), "payload": request.payload])
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
+                let entry = Open(
+                    kind: kind,
+                    accept: { (json) throws(FusionError) in
+                        let value: Response
+                        do {
+                            value = try JSONValueDecoder().decode(Response.self, from: json)
+                        } catch {
+                            throw FusionError(.invalidResponse, "the response to request \(id) (\"\(kind)\") does not fit: \(error)")
+                        }
+                        return { continuation.resume(returning: value) }
+                    },
+                    reject: { error in continuation.resume(throwing: error) })
+                lock.lock()
+                if closed || Task.isCancelled {
+                    lock.unlock()
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                open[id] = entry
+                lock.unlock()
+                emit(event)
+            }
+        } onCancel: {
+            cancel(id)
+        }
+    }
+
+    /// The effect stopped waiting: close the request and tell the host.
+    private func cancel(_ id: UInt64) {
+        let entry = lock.withLock { open.removeValue(forKey: id) }
+        guard let entry else { return }
+        emit(Self.event(["event": "cancel", "id": .integer(Int(truncatingIfNeeded: id))]))
+        entry.reject(CancellationError())
+    }
+
+    /// Answers request `id` with a result.
+    public func respond(_ id: UInt64, with result: JSONValue) throws(FusionError) {
+        lock.lock()
+        guard let entry = open[id] else {
+            lock.unlock()
+            throw unknown(id)
+        }
+        let resume: @Sendable () -> Void
+        do {
+            resume = try entry.accept(result)
+        } catch {
+            lock.unlock()
+            throw error
+        }
+        open.removeValue(forKey: id)
+        lock.unlock()
+        resume()
+    }
+
+    /// Answers request `id` with an error.
+    public func fail(_ id: UInt64, message: String) throws(FusionError) {
+        let entry = lock.withLock { open.removeValue(forKey: id) }
+        guard let entry else { throw unknown(id) }
+        entry.reject(HostRequestError(message))
+    }
+
+    /// Sets (or with nil removes) the handler, and selects host mode. Queued events go
+    /// to the new handler. When this returns, the old handler is not running (unless
+    /// this is called from inside it) and will not be called again.
+    public func setHandler(_ newHandler: Handler?) {
+        lock.lock()
+        handler = newHandler
+        mode = .host
+        handlerGeneration += 1
+        let generation = handlerGeneration
+        while inFlight.contains(where: { $0.generation < generation && $0.thread != .current }) {
+            lock.wait()
+        }
+        var pending: [[UInt8]] = []
+        if newHandler != nil {
+            pending = queued
+            queued.removeAll()
+        }
+        lock.unlock()
+        if let newHandler {
+            for event in pending { call(newHandler, generation: generation, event) }
+        }
+    }
+
+    /// The next queued event, for hosts that poll.
+    public func poll() -> [UInt8]? {
+        lock.withLock { queued.isEmpty ? nil : queued.removeFirst() }
+    }
+
+    /// Cancels every open request, telling the host, and stops all events. For the
+    /// instance's destruction: when this returns no handler is running or will run.
+    public func close() {
+        lock.lock()
+        let entries = open.sorted { $0.key < $1.key }
+        open.removeAll()
+        lock.unlock()
+        for (id, entry) in entries {
+            emit(Self.event(["event": "cancel", "id": .integer(Int(truncatingIfNeeded: id))]))
+            entry.reject(CancellationError())
+        }
+        lock.lock()
+        closed = true
+        handler = nil
+        handlerGeneration += 1
+        queued.removeAll()
+        while inFlight.contains(where: { $0.thread != .current }) { lock.wait() }
+        lock.unlock()
+    }
+
+    private func emit(_ event: [UInt8]) {
+        lock.lock()
+        guard !closed || handler != nil else {
+            lock.unlock()
+            return
+        }
+        guard let current = handler else {
+            queued.append(event)
+            lock.unlock()
+            return
+        }
+        let generation = handlerGeneration
+        lock.unlock()
+        call(current, generation: generation, event)
+    }
+
+    private func call(_ handler: Handler, generation: Int, _ event: [UInt8]) {
+        let me = ThreadIdentity.current
+        lock.lock()
+        guard generation == handlerGeneration else {
+            // Replaced meanwhile: the new handler (or the queue) gets it.
+            if let replacement = self.handler {
+                let newGeneration = handlerGeneration
+                lock.unlock()
+                call(replacement, generation: newGeneration, event)
+            } else {
+                if !closed { queued.append(event) }
+                lock.unlock()
+            }
+            return
+        }
+        inFlight.append((generation, me))
+        lock.unlock()
+        handler(event)
+        lock.lock()
+        if let index = inFlight.firstIndex(where: { $0.generation == generation && $0.thread == me }) {
+            inFlight.remove(at: index)
+        }
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    private func unknown(_ id: UInt64) -> FusionError {
+        FusionError(.unknownRequest, "there is no open request \(id): it was never made, was already answered, or was cancelled")
+    }
+
+    private static func event(_ value: JSONValue) -> [UInt8] { JSONWriter.serialize(value) }
+}

@@ -1,0 +1,58 @@
+/// The creation options of `fk_create_with_options`, checked.
+public struct InstanceOptions: Sendable, Equatable {
+    public enum ClockChoice: String, Sendable { case system, manual }
+
+    public var state: JSONValue?
+    public var seed: UInt64?
+    public var clock: ClockChoice = .system
+    public var requests: RequestMode = .builtin
+    public var settings: JSONValue = [:]
+
+    public init() {}
+
+    static let keys = ["state", "seed", "clock", "requests", "settings"]
+
+    public init(json: JSONValue) throws(FusionError) {
+        guard case .object(let members) = json else {
+            throw FusionError(.invalidArgument, "options must be a JSON object with any of the keys \(Self.keys.joined(separator: ", ")); found \(json.kindDescription)")
+        }
+        for member in members {
+            switch member.key {
+            case "state":
+                state = member.value
+            case "seed":
+                switch member.value {
+                case .integer(let n) where n >= 0: seed = UInt64(n)
+                case .double(let d) where d >= 0 && d < 18_446_744_073_709_551_616 && d == d.rounded(): seed = UInt64(d)
+                default: throw FusionError(.invalidArgument, "option \"seed\" must be an unsigned integer; found \(JSONWriter.string(member.value))")
+                }
+            case "clock":
+                guard let text = member.value.stringValue, let choice = ClockChoice(rawValue: text) else {
+                    throw FusionError(.invalidArgument, "option \"clock\" must be \"system\" or \"manual\"; found \(JSONWriter.string(member.value))")
+                }
+                clock = choice
+            case "requests":
+                guard let text = member.value.stringValue, let mode = RequestMode(rawValue: text) else {
+                    throw FusionError(.invalidArgument, "option \"requests\" must be \"builtin\" or \"host\"; found \(JSONWriter.string(member.value))")
+                }
+                requests = mode
+            case "settings":
+                guard case .object = member.value else {
+                    throw FusionError(.invalidArgument, "option \"settings\" must be an object; found \(member.value.kindDescription)")
+                }
+                settings = member.value
+            default:
+                throw FusionError(.invalidArgument, "unknown option \"\(member.key)\"; the options are \(Self.keys.joined(separator: ", "))")
+            }
+        }
+    }
+
+    /// The environment these options describe.
+    public func makeEnvironment() -> Environment {
+        Environment(
+            clock: clock == .manual ? ManualClock() : SystemClock(),
+            random: RandomSource(seed: seed),
+            host: HostRequests(mode: requests),
+            settings: settings)
+    }
+}
