@@ -6,6 +6,8 @@ import PackageDescription
 //   CFusionKit      include/fusionkit.h seen from Swift
 //   FusionABI       the exported C functions declared in include/fusionkit.h
 //   FusionExamples  the seed features, shipped as libFusionExamples.so
+//   CFFI            libffi from the system (pkg-config), for FusionHost
+//   FusionHost      loads any library exporting the C ABI at run time and calls it through libffi
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
@@ -17,6 +19,7 @@ let package = Package(
         .library(name: "FusionKit", targets: ["FusionKit"]),
         .library(name: "FusionExamples", type: .dynamic, targets: ["FusionExamples"]),
         .executable(name: "fusion-bench", targets: ["fusion-bench"]),
+        .library(name: "FusionHost", targets: ["FusionHost"]),
     ],
     targets: [
         .target(name: "FusionKit", swiftSettings: strict),
@@ -30,5 +33,10 @@ let package = Package(
         .testTarget(
             name: "FusionExamplesTests", dependencies: ["FusionKit", "FusionABI", "FusionExamples", "CFusionKit"],
             swiftSettings: strict),
+        // Hosts see a library only through the C ABI: FusionHost and fusion must not
+        // depend on FusionKit, FusionABI or FusionExamples (CFusionKit is just the header).
+        .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
+        .target(name: "FusionHost", dependencies: ["CFFI", "CFusionKit"], swiftSettings: strict),
+        .testTarget(name: "FusionHostTests", dependencies: ["FusionHost"], swiftSettings: strict),
     ]
 )

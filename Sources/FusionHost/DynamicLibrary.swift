@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A shared object opened with dlopen, and symbol lookup in it.
+///
+/// RTLD_LOCAL keeps the library's `fk_` symbols out of the global namespace, so two
+/// FusionKit libraries in one process never bind to each other's functions.
+/// RTLD_NOW makes a library with unresolved dependencies fail here, with dlerror's
+/// words, rather than at some later call.
+struct DynamicLibrary: @unchecked Sendable {
+    // @unchecked: the handle is an opaque token; dlsym is thread-safe.
+    let path: String
+    private let handle: UnsafeMutableRawPointer
+
+    init(path: String) throws(FusionHostError) {
+        _ = dlerror()  // clear a stale message of this thread
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            throw .cannotLoad(path: path, reason: Self.lastError() ?? "dlopen failed")
+        }
+        self.path = path
+        self.handle = handle
+    }
+
+    /// The address of an exported symbol, or nil when the library does not export it.
+    func symbol(_ name: String) -> UnsafeMutableRawPointer? {
+        dlsym(handle, name)
+    }
+
+    /// Unloads the library. Only for a library that was refused: once features ran,
+    /// their threads and Swift runtime metadata may still point into it.
+    func close() {
+        dlclose(handle)
+    }
+
+    private static func lastError() -> String? {
+        guard let message = dlerror() else { return nil }
+        return String(cString: message)
+    }
+}

@@ -1,0 +1,129 @@
+import CFusionKit
+
+/// A FusionKit library loaded at run time: any shared object that exports the C ABI of
+/// include/fusionkit.h, seen only through that ABI.
+///
+/// Loading checks the ABI version before any other call, refuses a library lacking a
+/// required entry point by name, prepares a libffi call for each entry point once, and
+/// reads the manifest. Several libraries (even copies of one file under other names)
+/// can be loaded side by side; each keeps its own features and instances.
+///
+/// A library stays loaded until the process ends: its features may have left threads
+/// and Swift runtime metadata behind that point into it, so unloading is never safe.
+public final class HostedLibrary: Sendable {
+    /// The ABI version this host was compiled against (FK_ABI_VERSION).
+    public static let hostABIVersion = UInt32(FK_ABI_VERSION)
+
+    public let path: String
+    /// The ABI version the library speaks; equal to `hostABIVersion` once loaded.
+    public let abiVersion: UInt32
+    public let manifest: Manifest
+    private let functions: [EntryPoint: ForeignFunction]
+
+    public init(path: String) throws(FusionHostError) {
+        let library = try DynamicLibrary(path: path)
+        do throws(FusionHostError) {
+            // The version first: a library of another ABI may give the other functions
+            // other meanings, so nothing else is called (or even looked up) before this.
+            let versionFunction = try Self.prepare(.abiVersion, in: library)
+            let version = versionFunction.call().uint32
+            guard version == Self.hostABIVersion else {
+                throw FusionHostError.abiMismatch(path: path, library: version, host: Self.hostABIVersion)
+            }
+            var functions: [EntryPoint: ForeignFunction] = [.abiVersion: versionFunction]
+            for entryPoint in EntryPoint.allCases where entryPoint != .abiVersion {
+                if library.symbol(entryPoint.symbol) == nil && !entryPoint.isRequired { continue }
+                functions[entryPoint] = try Self.prepare(entryPoint, in: library)
+            }
+            self.path = path
+            self.abiVersion = version
+            self.functions = functions
+            self.manifest = try Self.readManifest(functions: functions, path: path)
+        } catch {
+            library.close()  // refused: nothing of it ran besides fk_abi_version
+            throw error
+        }
+    }
+
+    private static func prepare(_ entryPoint: EntryPoint, in library: DynamicLibrary) throws(FusionHostError) -> ForeignFunction {
+        guard let address = library.symbol(entryPoint.symbol) else {
+            throw .missingEntryPoint(path: library.path, symbol: entryPoint.symbol)
+        }
+        return try ForeignFunction(entryPoint, address: address)
+    }
+
+    // Runs before `self` is complete, so it works from the table directly.
+    private static func readManifest(functions: [EntryPoint: ForeignFunction], path: String) throws(FusionHostError) -> Manifest {
+        let text = try Calls(functions: functions, path: path).manifest()
+        let json: JSONValue
+        do throws(JSONParseError) {
+            json = try JSONParser.parse(text)
+        } catch {
+            throw .invalidManifest(path: path, reason: "not JSON: \(error)")
+        }
+        do throws(ManifestError) {
+            return try Manifest(json: json)
+        } catch {
+            throw .invalidManifest(path: path, reason: error.description)
+        }
+    }
+
+    var calls: Calls { Calls(functions: functions, path: path) }
+
+    /// The entry points of include/fusionkit.h this library exports, in header order.
+    public var exportedEntryPoints: [String] {
+        EntryPoint.allCases.filter { functions[$0] != nil }.map(\.symbol)
+    }
+
+    /// Whether the library exports a function of the header, e.g. "fk_advance_clock".
+    public func exports(_ symbol: String) -> Bool {
+        EntryPoint(rawValue: symbol).map { functions[$0] != nil } ?? false
+    }
+
+    // MARK: The library's functions
+
+    /// fk_abi_version(): asked again (loading already checked it).
+    public func libraryABIVersion() -> UInt32 {
+        calls.abiVersion()
+    }
+
+    /// fk_library_version(), e.g. "0.1.0".
+    public var libraryVersion: String {
+        calls.libraryVersion()
+    }
+
+    /// fk_status_name(), e.g. "FK_ERR_UNKNOWN_INPUT".
+    public func statusName(_ status: FusionStatus) -> String {
+        calls.statusName(status.rawValue)
+    }
+
+    /// fk_last_error_message() of the calling thread: "" after a call that succeeded.
+    public func lastErrorMessage() -> String {
+        calls.lastErrorMessage()
+    }
+
+    /// fk_manifest() as text, freshly asked (the parsed `manifest` was read at load).
+    public func manifestJSON() throws(FusionHostError) -> String {
+        try calls.manifest()
+    }
+
+    /// Creates an instance of a feature (fk_create), from its initial state or from
+    /// `stateJSON` (the shape `HostedInstance.state()` returns).
+    public func create(feature: String, stateJSON: String? = nil) throws(FusionHostError) -> HostedInstance {
+        let handle = try calls.create(feature: feature, stateJSON: stateJSON)
+        return HostedInstance(library: self, feature: feature, handle: handle)
+    }
+
+    /// Creates an instance with options (fk_create_with_options): "state", "seed",
+    /// "clock", "requests", "settings"; see the header. Throws `missingEntryPoint` for a
+    /// library that predates it.
+    public func create(feature: String, optionsJSON: String?) throws(FusionHostError) -> HostedInstance {
+        let handle = try calls.createWithOptions(feature: feature, optionsJSON: optionsJSON)
+        return HostedInstance(library: self, feature: feature, handle: handle)
+    }
+
+    /// As `create(feature:optionsJSON:)`, with the options as a JSON value.
+    public func create(feature: String, options: JSONValue) throws(FusionHostError) -> HostedInstance {
+        try create(feature: feature, optionsJSON: options.jsonText)
+    }
+}
