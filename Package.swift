@@ -8,6 +8,7 @@ import PackageDescription
 //   FusionExamples  the seed features, shipped as libFusionExamples.so
 //   CFFI            libffi from the system (pkg-config), for FusionHost
 //   FusionHost      loads any library exporting the C ABI at run time and calls it through libffi
+//   fusion          the shell client: inspect, run (REPL), send (one-shot)
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
@@ -20,6 +21,10 @@ let package = Package(
         .library(name: "FusionExamples", type: .dynamic, targets: ["FusionExamples"]),
         .executable(name: "fusion-bench", targets: ["fusion-bench"]),
         .library(name: "FusionHost", targets: ["FusionHost"]),
+        .executable(name: "fusion", targets: ["fusion"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(name: "FusionKit", swiftSettings: strict),
@@ -37,6 +42,10 @@ let package = Package(
         // depend on FusionKit, FusionABI or FusionExamples (CFusionKit is just the header).
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         .target(name: "FusionHost", dependencies: ["CFFI", "CFusionKit"], swiftSettings: strict),
+        .executableTarget(
+            name: "fusion",
+            dependencies: ["FusionHost", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
         .testTarget(name: "FusionHostTests", dependencies: ["FusionHost"], swiftSettings: strict),
     ]
 )

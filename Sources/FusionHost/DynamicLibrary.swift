@@ -18,7 +18,10 @@ struct DynamicLibrary: @unchecked Sendable {
     init(path: String) throws(FusionHostError) {
         _ = dlerror()  // clear a stale message of this thread
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-            throw .cannotLoad(path: path, reason: Self.lastError() ?? "dlopen failed")
+            var reason = Self.lastError() ?? "dlopen failed"
+            // dlerror starts with the path, which the error names already.
+            if reason.hasPrefix(path + ": ") { reason.removeFirst(path.count + 2) }
+            throw .cannotLoad(path: path, reason: reason)
         }
         self.path = path
         self.handle = handle

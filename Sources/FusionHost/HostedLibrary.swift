@@ -70,6 +70,9 @@ public final class HostedLibrary: Sendable {
 
     var calls: Calls { Calls(functions: functions, path: path) }
 
+    /// Every function of include/fusionkit.h this host knows, in header order.
+    public static var abiFunctions: [String] { EntryPoint.allCases.map(\.symbol) }
+
     /// The entry points of include/fusionkit.h this library exports, in header order.
     public var exportedEntryPoints: [String] {
         EntryPoint.allCases.filter { functions[$0] != nil }.map(\.symbol)

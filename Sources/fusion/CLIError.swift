@@ -1,0 +1,57 @@
+import FusionHost
+
+/// What went wrong, by kind: each kind has its own exit code, so a script can tell a
+/// typo in an input from a missing library without reading the message.
+enum ExitStatus: Int32 {
+    case success = 0
+    case failure = 1
+    case unknownFeature = 2
+    case badInput = 3
+    case library = 4
+    case stateFile = 5
+    case usage = 64  // as swift-argument-parser exits for a bad command line
+
+    /// The table printed by every command's --help.
+    static let help = """
+        EXIT STATUS
+          0   success
+          1   the library failed on its own, or the output could not be written
+          2   unknown feature (the message lists the library's features)
+          3   bad input: an unknown input case, a missing or mistyped field, text that
+              does not parse (the message says which input and why)
+          4   the library cannot be used: not found, not loadable, not a FusionKit
+              library, or built for another ABI version
+          5   the state file cannot be used: unreadable, not JSON, for another
+              feature, or a state that does not fit the feature
+          64  bad command line: an unknown option, a missing argument
+        """
+}
+
+/// A failure of the shell client: one line for stderr and the exit code of its kind.
+struct CLIError: Error {
+    let code: ExitStatus
+    let message: String
+
+    init(_ code: ExitStatus, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// A library refusal or failure, classified by its status.
+    init(_ error: FusionHostError, input: String? = nil) {
+        switch error {
+        case .cannotLoad, .missingEntryPoint, .abiMismatch, .invalidManifest, .callPreparation:
+            self.init(.library, error.description)
+        case .failed(let failure):
+            let code: ExitStatus
+            switch failure.status {
+            case .unknownFeature: code = .unknownFeature
+            case .unknownInput, .invalidInput, .malformedJSON, .invalidUTF8: code = .badInput
+            case .invalidState: code = .stateFile
+            default: code = .failure
+            }
+            let prefix = input.map { "\($0): " } ?? ""
+            self.init(code, prefix + error.description)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import FusionHost
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The shell client: drive any FusionKit library's features from a terminal or a script.
+@main
+struct Fusion: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fusion",
+        abstract: "Drive the features of a FusionKit library from a shell.",
+        discussion: """
+            A feature is the logic of a screen; a library (a .so exporting the C ABI of \
+            include/fusionkit.h) holds one or more. fusion loads a library at run time and \
+            talks to it only through that ABI.
+
+            \(Fusion.libraryHelp)
+
+            \(ExitStatus.help)
+            """,
+        subcommands: [Inspect.self, Run.self, Send.self])
+
+    static let libraryHelp = """
+        LIB is optional and comes first. A word containing "/" or ending in ".so" is a \
+        library; any other word is a feature name. Without LIB, fusion uses \
+        libFusionExamples.so next to the fusion executable, else $FUSION_LIBRARY.
+        """
+
+    static let inputHelp = """
+        INPUTS are written as `case field=value …` (increase, answerChanged text=hello) \
+        or as raw JSON ('{"answerChanged":{"text":"hi"}}'). A value is read as JSON when \
+        it parses and as a string otherwise; a field typed as a string takes the text as \
+        it is; 'single quotes' always make a string.
+        """
+
+    /// Runs a command, and reports the client's own errors as one line on stderr with
+    /// the exit code of their kind (argument errors keep swift-argument-parser's 64).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as CLIError {
+            Fusion.report(error)
+            Glibc.exit(error.code.rawValue)
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    static func report(_ error: CLIError) {
+        let style = Style.for(descriptor: STDERR_FILENO)
+        Terminal.write(style.error("error:") + " " + error.message + "\n", to: STDERR_FILENO)
+    }
+}

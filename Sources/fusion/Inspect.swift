@@ -1,0 +1,81 @@
+import ArgumentParser
+import FusionHost
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `fusion inspect [LIB] [FEATURE]`: what a library offers, from its manifest.
+struct Inspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List a library's features: input cases with their fields and types, and the state's shape.",
+        usage: "fusion inspect [LIB] [FEATURE] [--json]",
+        discussion: """
+            \(Fusion.libraryHelp)
+
+            \(ExitStatus.help)
+            """)
+
+    @Argument(help: ArgumentHelp("The library (optional), then one feature to show alone (optional).", valueName: "lib-or-feature"))
+    var words: [String] = []
+
+    @Flag(help: "Print the library's manifest as JSON instead.")
+    var json = false
+
+    func validate() throws {
+        if LibraryChoice.split(words).rest.count > 1 { throw ValidationError("inspect takes at most one FEATURE") }
+    }
+
+    func run() throws {
+        let (path, rest) = LibraryChoice.split(words)
+        let library = try LibraryChoice.load(path)
+        var features = library.manifest.features
+        if let name = rest.first { features = [try library.feature(named: name)] }
+        if json {
+            let document = rest.isEmpty ? library.manifest.json
+                : .array(features.map { feature in library.manifest.json["features"]?.arrayValue?.first { $0["name"]?.stringValue == feature.name } ?? .null })
+            print(document.prettyText())
+            return
+        }
+        print(Self.describe(library, features: features, style: Style.for(descriptor: STDOUT_FILENO)), terminator: "")
+    }
+
+    static func describe(_ library: HostedLibrary, features: [Manifest.Feature], style: Style) -> String {
+        let manifest = library.manifest
+        var out = style.bold("\(manifest.libraryName) \(manifest.libraryVersion)") + style.dim(" · ABI \(library.abiVersion) · \(library.path)") + "\n"
+        let missing = HostedLibrary.abiFunctions.filter { !library.exports($0) }
+        if !missing.isEmpty {
+            out += style.dim("  predates: \(missing.joined(separator: ", "))") + "\n"
+        }
+        for feature in features {
+            out += "\n" + style.prompt(feature.name) + "\n"
+            if !feature.summary.isEmpty { out += "  \(feature.summary)\n" }
+            out += "  " + style.bold("inputs") + "\n"
+            for input in feature.inputs {
+                let fields = input.fields.map { field -> String in
+                    let text = "\(style.key(field.name)): \(field.type)"
+                    return field.required ? text : "[\(text)]"
+                }
+                out += "    " + ([style.bold(input.name)] + fields).joined(separator: " ") + "\n"
+            }
+            out += "  " + style.bold("state") + "\n"
+            out += describeFields(of: feature.stateSchema, indent: 4, depth: 0, style: style)
+        }
+        return out
+    }
+
+    /// One line per property, and the properties of nested objects below their field.
+    private static func describeFields(of schema: JSONValue, indent: Int, depth: Int, style: Style) -> String {
+        var out = ""
+        for property in SchemaText.properties(schema) {
+            // Every field of a state is present; a "?" type may be null.
+            out += String(repeating: " ", count: indent) + "\(style.key(property.name)): \(SchemaText.typeName(property.schema))\n"
+            var inner = SchemaText.optionalWrapped(property.schema) ?? property.schema
+            if inner["type"]?.stringValue == "array", let items = inner["items"] { inner = SchemaText.optionalWrapped(items) ?? items }
+            if depth < 3, !SchemaText.properties(inner).isEmpty, inner["title"] != nil || inner["type"]?.stringValue == "object" {
+                out += describeFields(of: inner, indent: indent + 2, depth: depth + 1, style: style)
+            }
+        }
+        return out
+    }
+}
