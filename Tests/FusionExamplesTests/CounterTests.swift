@@ -54,7 +54,7 @@ import Testing
 }
 
 /// Seed 002's answer form.
-@Suite struct AnswerTests {
+@Suite(.timeLimit(.minutes(1))) struct AnswerTests {
     @Test func submitIsEnabledOnlyForTextBesidesWhitespace() {
         let store = Store<Answer>()
         #expect(!store.state.isSubmitEnabled)
@@ -109,7 +109,7 @@ import Testing
 @Suite struct LibraryTests {
     @Test func exportsTheExampleFeatures() {
         let library = fusionLibrary()
-        #expect(library.features.map(\.name) == ["counter", "answer"])
+        #expect(library.features.map(\.name) == ["counter", "answer", "home", "wifi", "profile"])
         #expect(library.feature(named: "counter")?.inputs.caseNames == ["increase", "decrease", "reset", "show", "alertDismissed"])
     }
 

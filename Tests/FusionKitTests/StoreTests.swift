@@ -100,7 +100,7 @@ private struct Counted: Feature {
     }
 }
 
-@Suite struct StoreTests {
+@Suite(.timeLimit(.minutes(1))) struct StoreTests {
     @Test func versionGoesUpOnlyWhenStateChanges() {
         let store = Store<Probe>()
         #expect(store.version == 0)

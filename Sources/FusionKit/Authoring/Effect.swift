@@ -18,6 +18,9 @@ public struct Effect<Action: Sendable>: Sendable {
     /// No effect.
     public static var none: Effect { Effect(work: []) }
 
+    /// True when there is nothing to do.
+    public var isNone: Bool { work.isEmpty }
+
     /// Applies `action` right after the current one, as part of the same change. The
     /// way a child feature reports to its parent (a delegate action).
     public static func send(_ action: Action) -> Effect { Effect(work: [.send(action)]) }

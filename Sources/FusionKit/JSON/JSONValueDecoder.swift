@@ -40,6 +40,11 @@ private final class ValueDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let members) = value else {
+            // The payload of an enum case with one unlabeled value comes bare
+            // (`{"setValue": 5}`); the synthesized code asks for it under "_0".
+            if Key(stringValue: "_0") != nil {
+                return KeyedDecodingContainer(KeyedContainer<Key>(members: [JSONMember("_0", value)], codingPath: codingPath))
+            }
             throw JSONCodingError(codingPath, "expected an object, found \(value.kindDescription)")
         }
         return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath))
@@ -124,6 +129,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func lookup(_ key: Key) -> JSONValue? {
         let name = key.stringValue
         for member in members where member.key == name { return member.value }
+        // A case's single unlabeled value is the whole object (see `container`).
+        if name == "_0" { return .object(members) }
         return nil
     }
 

@@ -34,6 +34,10 @@ final class EncodingNode {
     var frozen: JSONValue {
         switch content {
         case .value(let v): return v
+        case .object(let members) where members.count == 1 && members[0].0 == "_0":
+            // An enum case with one unlabeled value: written as the value itself,
+            // `{"connect": {...}}`, as serde writes a newtype variant.
+            return members[0].1.frozen
         case .object(let members): return .object(members.map { JSONMember($0.0, $0.1.frozen) })
         case .array(let elements): return .array(elements.map(\.frozen))
         }

@@ -47,7 +47,7 @@ public struct FeatureDefinition: Sendable {
             "name": .string(name),
             "summary": .string(summary),
             "inputs": .array(inputs.cases.map { item in
-                [
+                var entry: JSONValue = [
                     "name": .string(item.name),
                     "fields": .array(item.fields.map { field in
                         [
@@ -58,6 +58,11 @@ public struct FeatureDefinition: Sendable {
                         ]
                     }),
                 ]
+                if let value = item.value, case .object(var members) = entry {
+                    members.append(JSONMember("value", ["type": .string(value.typeName), "schema": value.jsonSchema]))
+                    entry = .object(members)
+                }
+                return entry
             }),
             "inputSchema": inputShape.jsonSchema,
             "stateSchema": stateShape.jsonSchema,

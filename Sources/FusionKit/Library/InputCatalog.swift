@@ -5,6 +5,8 @@ public struct InputCatalog: Sendable, Equatable {
     public struct Case: Sendable, Equatable {
         public var name: String
         public var fields: [Shape.Field]
+        /// Set for a case whose payload is one unlabeled value, sent bare.
+        public var value: Shape?
     }
 
     /// How the Swift type reads its cases.
@@ -23,10 +25,10 @@ public struct InputCatalog: Sendable, Equatable {
         self.featureName = featureName
         switch shape {
         case .taggedUnion(_, let cases):
-            self.cases = cases.map { Case(name: $0.name, fields: $0.fields) }
+            self.cases = cases.map { Case(name: $0.name, fields: $0.fields, value: $0.value) }
             form = .tagged
         case .stringEnum(_, let values):
-            self.cases = values.map { Case(name: $0, fields: []) }
+            self.cases = values.map { Case(name: $0, fields: [], value: nil) }
             form = .bareString
         default:
             self.cases = []
@@ -57,6 +59,15 @@ public struct InputCatalog: Sendable, Equatable {
             throw FusionError(
                 .unknownInput,
                 "unknown input \"\(name)\" for feature \"\(featureName)\"; valid inputs: \(caseNames.joined(separator: ", "))")
+        }
+        if let valueShape = known.value {
+            guard let payload else {
+                throw FusionError(.invalidInput, "input \"\(name)\" takes a value (\(valueShape.typeName)): send {\"\(name)\": …}")
+            }
+            if let problem = ShapeCheck.mismatch(payload, valueShape) {
+                throw FusionError(.invalidInput, "input \"\(name)\": \(problem)")
+            }
+            return .object([JSONMember(name, payload)])
         }
         let fields = try checkPayload(payload, of: known)
         switch form {

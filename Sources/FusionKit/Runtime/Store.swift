@@ -17,11 +17,12 @@ public final class Store<F: Feature>: @unchecked Sendable {
 
     private struct RunningEffect {
         let id: EffectID?
-        var cancelled = false
         var task: Task<Void, Never>?
     }
     private var effects: [UInt64: RunningEffect] = [:]
     private var nextEffectKey: UInt64 = 0
+    /// Tasks cancelled by the actions being applied, cancelled for real once unlocked.
+    private var tasksToCancel: [Task<Void, Never>] = []
 
     let notifier = ChangeNotifier()
 
@@ -64,20 +65,28 @@ public final class Store<F: Feature>: @unchecked Sendable {
         }
         let actions = feature.transform(input, state: current)
         let changed = applyLocked(actions)
-        lock.unlock()
-        notifier.deliver()
+        finishLocked()
         return changed
     }
 
     /// Applies an action fed back by a running effect, unless it has been cancelled.
     private func receive(_ action: F.Action, from key: UInt64) {
         lock.lock()
-        guard !closed, let effect = effects[key], !effect.cancelled else {
+        guard !closed, effects[key] != nil else {
             lock.unlock()
             return
         }
         applyLocked([action])
+        finishLocked()
+    }
+
+    /// Unlocks, then does what must not happen under the lock: cancelling tasks (their
+    /// cancellation handlers may call out to the host) and telling subscribers.
+    private func finishLocked() {
+        let cancelled = tasksToCancel
+        tasksToCancel.removeAll()
         lock.unlock()
+        for task in cancelled { task.cancel() }
         notifier.deliver()
     }
 
@@ -127,9 +136,9 @@ public final class Store<F: Feature>: @unchecked Sendable {
 
     private func cancelLocked(_ id: EffectID) {
         for (key, effect) in effects where effect.id == id {
-            effects[key]?.cancelled = true
-            effect.task?.cancel()
+            // Marked now, so that nothing it sends is applied from here on.
             effects.removeValue(forKey: key)
+            if let task = effect.task { tasksToCancel.append(task) }
         }
     }
 

@@ -18,7 +18,7 @@ extension Shape {
             let variants = cases.map { item -> JSONValue in
                 [
                     "type": "object",
-                    "properties": .object([JSONMember(item.name, Self.objectSchema(title: "", fields: item.fields))]),
+                    "properties": .object([JSONMember(item.name, item.value?.jsonSchema ?? Self.objectSchema(title: "", fields: item.fields))]),
                     "required": [.string(item.name)],
                     "additionalProperties": false,
                 ]

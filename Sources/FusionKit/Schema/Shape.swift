@@ -38,11 +38,16 @@ public indirect enum Shape: Sendable, Equatable {
 
     public struct Case: Sendable, Equatable {
         public var name: String
+        /// Labeled payload fields, written `{"case": {"field": …}}`.
         public var fields: [Field]
+        /// The payload of a case with one unlabeled value (`case connect(Connect.State)`),
+        /// written bare: `{"case": value}`.
+        public var value: Shape?
 
-        public init(name: String, fields: [Field]) {
+        public init(name: String, fields: [Field], value: Shape? = nil) {
             self.name = name
             self.fields = fields
+            self.value = value
         }
     }
 

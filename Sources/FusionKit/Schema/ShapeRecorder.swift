@@ -119,7 +119,13 @@ final class ShapeSession {
             let recorder = ShapeRecordingDecoder(session: self, forcedCase: caseName)
             guard (try? T(from: recorder)) != nil else { continue }
             switch recorder.result(name: name) {
-            case .object(_, let fields): cases.append(.init(name: caseName, fields: payloadFields(fields, caseName)))
+            case .object(_, let fields):
+                let payload = payloadFields(fields, caseName)
+                if payload.count == 1, payload[0].name == "_0" {
+                    cases.append(.init(name: caseName, fields: [], value: payload[0].shape))
+                } else {
+                    cases.append(.init(name: caseName, fields: payload))
+                }
             case .string: stringValues.append(caseName)
             case let shape: other = shape
             }

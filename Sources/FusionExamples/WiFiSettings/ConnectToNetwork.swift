@@ -1,0 +1,86 @@
+import FusionKit
+
+/// The "connect to network" screen (seed 003): a password, a join button, one second
+/// of connecting, then success with the password "blob" (the parent is told and
+/// takes over) or an incorrect-password alert.
+public struct ConnectToNetwork: Feature {
+    public static let name = "wifi.connect"
+    public static let summary = "Join a secured network: password, one second of connecting, success with \"blob\"."
+
+    /// How long joining takes, on the environment's clock.
+    public static let joinDuration: Duration = .seconds(1)
+    /// The id of the join effect: the parent cancels it when it dismisses this screen.
+    public static let joinEffect: EffectID = "wifi.connect.join"
+    /// The password that works.
+    public static let password = "blob"
+
+    public enum Input: Decodable, Sendable {
+        case passwordChanged(password: String)
+        case joinButtonTapped
+        case incorrectPasswordAlertDismissed
+    }
+
+    public enum Action: Sendable {
+        case setPassword(String)
+        case join
+        case joinFinished(succeeded: Bool)
+        case dismissAlert
+        case delegate(Delegate)
+    }
+
+    /// What this screen tells its parent.
+    public enum Delegate: Sendable {
+        case connected(Network)
+    }
+
+    public struct State: Codable, Equatable, Sendable {
+        public var network: Network
+        public var password = ""
+        public var isConnecting = false
+        public var incorrectPasswordAlertIsPresented = false
+
+        public init(network: Network) {
+            self.network = network
+        }
+    }
+
+    private let clock: any FusionClock
+
+    public init(environment: Environment) {
+        clock = environment.clock
+    }
+
+    public var initialState: State { State(network: Network.samples[0]) }
+
+    public func transform(_ input: Input, state: State) -> [Action] {
+        switch input {
+        case .passwordChanged(let password): return state.isConnecting ? [] : [.setPassword(password)]
+        case .joinButtonTapped: return state.isConnecting ? [] : [.join]
+        case .incorrectPasswordAlertDismissed: return [.dismissAlert]
+        }
+    }
+
+    public func perform(_ action: Action, state: inout State) -> Effect<Action> {
+        switch action {
+        case .setPassword(let password):
+            state.password = password
+        case .join:
+            state.isConnecting = true
+            state.incorrectPasswordAlertIsPresented = false
+            let succeeded = state.password == Self.password
+            return .run(id: Self.joinEffect, cancelInFlight: true) { [clock] send in
+                guard (try? await clock.sleep(for: Self.joinDuration)) != nil else { return }
+                send(.joinFinished(succeeded: succeeded))
+            }
+        case .joinFinished(let succeeded):
+            state.isConnecting = false
+            if succeeded { return .send(.delegate(.connected(state.network))) }
+            state.incorrectPasswordAlertIsPresented = true
+        case .dismissAlert:
+            state.incorrectPasswordAlertIsPresented = false
+        case .delegate:
+            break  // for the parent
+        }
+        return .none
+    }
+}

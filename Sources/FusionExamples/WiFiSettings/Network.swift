@@ -1,0 +1,28 @@
+import FusionKit
+
+/// A Wi-Fi network as the settings screen shows it (seed 003's domain model).
+public struct Network: Codable, Equatable, Sendable, Identifiable {
+    public var id: String
+    public var name: String
+    public var isSecured: Bool
+    /// Signal strength, from 0 (none) to 1 (full).
+    public var connectivity: Double
+
+    public init(id: String, name: String, isSecured: Bool = true, connectivity: Double = 1) {
+        self.id = id
+        self.name = name
+        self.isSecured = isSecured
+        self.connectivity = connectivity
+    }
+
+    /// What a new screen finds, as in Apple's demo: a few secured networks and an open one.
+    public static let samples: [Network] = [
+        Network(id: "blob", name: "Blob's WiFi", isSecured: true, connectivity: 0.9),
+        Network(id: "blob-jr", name: "Blob Jr's WiFi", isSecured: true, connectivity: 0.6),
+        Network(id: "blob-sr", name: "Blob Sr's WiFi", isSecured: true, connectivity: 0.3),
+        Network(id: "cafe", name: "Café Guest", isSecured: false, connectivity: 0.5),
+    ]
+
+    /// Names networks that appear while the screen is open are drawn from.
+    static let passersBy = ["Starbucks", "Library", "Airport Free", "Hotel Lobby", "Neighbour 5G", "Printer-3F"]
+}

@@ -1,0 +1,184 @@
+import FusionKit
+import Testing
+
+@testable import FusionExamples
+
+/// Seed 003's Wi-Fi settings, input by input: the state after it and the effects it starts.
+@Suite(.timeLimit(.minutes(1))) struct WiFiSettingsTests {
+    let networks = [
+        Network(id: "home", name: "Home", isSecured: true, connectivity: 1),
+        Network(id: "cafe", name: "Cafe", isSecured: false, connectivity: 0.5),
+        Network(id: "work", name: "Work", isSecured: true, connectivity: 0.7),
+    ]
+
+    func makeStore(selected: String? = nil, clock: ManualClock = ManualClock(), liveScan: Bool = false) -> Store<WiFiSettings> {
+        Store<WiFiSettings>(
+            environment: Environment(clock: clock, random: RandomSource(seed: 7), settings: ["liveScan": .bool(liveScan)]),
+            state: WiFiSettings.State(foundNetworks: networks, selectedNetworkID: selected))
+    }
+
+    @Test func theSelectedNetworkIsShownApart() {
+        let store = makeStore(selected: "work")
+        #expect(store.state.selectedNetwork?.id == "work")
+        #expect(store.state.otherNetworks.map(\.id) == ["home", "cafe"])
+    }
+
+    @Test func turningWiFiOffHidesEveryNetwork() {
+        let store = makeStore(selected: "work")
+        store.send(.wifiToggled(isOn: false))
+        #expect(store.state.selectedNetwork == nil)
+        #expect(store.state.otherNetworks.isEmpty)
+        store.send(.networkTapped(id: "cafe"))  // hidden: nothing to tap
+        #expect(store.state.selectedNetworkID == "work")
+        store.send(.wifiToggled(isOn: true))
+        #expect(store.state.selectedNetwork?.id == "work")
+    }
+
+    @Test func tappingAnOpenNetworkJoinsItAtOnce() {
+        let store = makeStore()
+        store.send(.networkTapped(id: "cafe"))
+        #expect(store.state.selectedNetworkID == "cafe")
+        #expect(store.state.destination == nil)
+    }
+
+    @Test func tappingASecuredNetworkOpensConnect() {
+        let store = makeStore()
+        store.send(.networkTapped(id: "home"))
+        #expect(store.state.destination == .connect(ConnectToNetwork.State(network: networks[0])))
+        #expect(store.state.selectedNetworkID == nil)
+    }
+
+    @Test func tappingTheSelectedNetworkOpensItsDetail() {
+        let store = makeStore(selected: "home")
+        store.send(.networkTapped(id: "home"))
+        #expect(store.state.destination == .detail(NetworkDetail.State(network: networks[0])))
+    }
+
+    @Test func theInfoButtonOpensTheDetailOfAnyNetwork() {
+        let store = makeStore()
+        store.send(.infoButtonTapped(id: "cafe"))
+        #expect(store.state.destination == .detail(NetworkDetail.State(network: networks[1])))
+    }
+
+    @Test func joiningWithBlobTakesASecondThenSelectsAndDismisses() async {
+        let clock = ManualClock()
+        let store = makeStore(clock: clock)
+        store.send(.networkTapped(id: "home"))
+        store.send(.passwordChanged(password: "blob"))
+        store.send(.joinButtonTapped)
+        guard case .connect(let connecting)? = store.state.destination else {
+            Issue.record("no connect screen")
+            return
+        }
+        #expect(connecting.isConnecting)
+        let version = store.version
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(999))
+        #expect(store.version == version)  // still connecting
+        clock.advance(by: .milliseconds(1))
+        await store.waitUntil(version: version + 1)
+        #expect(store.state.selectedNetworkID == "home")
+        #expect(store.state.destination == nil)
+        #expect(store.state.selectedNetwork?.id == "home")
+    }
+
+    @Test func aWrongPasswordShowsTheAlertAndStays() async {
+        let clock = ManualClock()
+        let store = makeStore(clock: clock)
+        store.send(.networkTapped(id: "work"))
+        store.send(.passwordChanged(password: "hunter2"))
+        store.send(.joinButtonTapped)
+        let version = store.version
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        await store.waitUntil(version: version + 1)
+        guard case .connect(let screen)? = store.state.destination else {
+            Issue.record("connect screen gone")
+            return
+        }
+        #expect(screen.incorrectPasswordAlertIsPresented)
+        #expect(!screen.isConnecting)
+        #expect(store.state.selectedNetworkID == nil)
+        store.send(.incorrectPasswordAlertDismissed)
+        if case .connect(let after)? = store.state.destination { #expect(!after.incorrectPasswordAlertIsPresented) }
+    }
+
+    @Test func dismissingTheConnectScreenCancelsTheJoin() async {
+        let clock = ManualClock()
+        let store = makeStore(clock: clock)
+        store.send(.networkTapped(id: "home"))
+        store.send(.passwordChanged(password: "blob"))
+        store.send(.joinButtonTapped)
+        await clock.waitForSleepers(1)
+        store.send(.destinationDismissed)
+        #expect(store.state.destination == nil)
+        #expect(clock.sleeperCount == 0)  // the join effect was cancelled
+        #expect(clock.advance(by: .seconds(2)) == 0)
+        #expect(store.state.selectedNetworkID == nil)
+    }
+
+    @Test func forgettingAsksFirstThenDeselectsAndDismisses() {
+        let store = makeStore(selected: "home")
+        store.send(.networkTapped(id: "home"))
+        store.send(.confirmForgetNetworkButtonTapped)  // no alert up: nothing to confirm
+        #expect(store.state.selectedNetworkID == "home")
+        store.send(.forgetNetworkButtonTapped)
+        #expect(store.state.destination == .detail(NetworkDetail.State(network: networks[0], forgetAlertIsPresented: true)))
+        store.send(.forgetAlertDismissed)
+        #expect(store.state.destination == .detail(NetworkDetail.State(network: networks[0])))
+        store.send(.forgetNetworkButtonTapped)
+        store.send(.confirmForgetNetworkButtonTapped)
+        #expect(store.state.selectedNetworkID == nil)
+        #expect(store.state.destination == nil)
+    }
+
+    @Test func childInputsWithoutTheirScreenAreIgnored() {
+        let store = makeStore()
+        store.send(.joinButtonTapped)
+        store.send(.forgetNetworkButtonTapped)
+        #expect(store.version == 0)
+    }
+
+    @Test func networksComeAndGoWhileTheScreenIsOpen() async {
+        let clock = ManualClock()
+        let store = makeStore(selected: "home", clock: clock, liveScan: true)
+        store.send(.screenAppeared)
+        #expect(store.state.isScanning)
+        var lists: Set<[String]> = [store.state.foundNetworks.map(\.id)]
+        await clock.waitForSleepers(1)
+        for _ in 0..<12 {
+            // A tick may change nothing; once the scan sleeps again, the tick is applied.
+            clock.advance(by: WiFiSettings.scanInterval)
+            await clock.waitForSleepers(1)
+            lists.insert(store.state.foundNetworks.map(\.id))
+            #expect(store.state.foundNetworks.contains { $0.id == "home" })  // the selected one stays
+            #expect(store.state.foundNetworks.count >= 2)
+        }
+        #expect(lists.count > 1)
+        store.send(.screenDisappeared)
+        #expect(!store.state.isScanning)
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func theLiveScanCanBeTurnedOff() {
+        let store = makeStore(liveScan: false)
+        store.send(.screenAppeared)
+        #expect(!store.state.isScanning)
+        #expect(store.runningEffectCount == 0)
+    }
+
+    @Test func destinationIsWrittenAsOneTaggedObject() throws {
+        let store = makeStore()
+        store.send(.networkTapped(id: "home"))
+        let json = try JSONParser.parse(store.encodedState().bytes)
+        #expect(json["destination"]?["connect"]?["network"]?["id"] == "home")
+        #expect(json["destination"]?["connect"]?["password"] == "")
+    }
+}
+
+extension NetworkDetail.State {
+    init(network: Network, forgetAlertIsPresented: Bool) {
+        self.init(network: network)
+        self.forgetAlertIsPresented = forgetAlertIsPresented
+    }
+}
