@@ -67,7 +67,11 @@ enum InputSyntax {
                 fields.append(FieldText(name: name, value: value, literal: false))
                 inputs[inputs.count - 1] = .structured(name: caseName, fields: fields)
             } else {
-                inputs.append(try parse(line: word))
+                do throws(SyntaxError) {
+                    inputs.append(try parse(line: word))
+                } catch {
+                    throw SyntaxError("input \(inputs.count + 1) (\(word)): \(error.message)")
+                }
             }
         }
         return inputs

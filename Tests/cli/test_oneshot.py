@@ -1,0 +1,240 @@
+"""`fusion inspect` and `fusion send` as a script runs them: stdout, stderr, exit codes."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from fusion_cli import clean_env, run
+
+COUNTER_0 = '{"value":0,"isReset":false,"alert":null}'
+COUNTER_2 = '{"value":2,"isReset":false,"alert":null}'
+
+# The exit codes the --help pages promise.
+OK, FAILURE, UNKNOWN_FEATURE, BAD_INPUT, LIBRARY, STATE_FILE, USAGE = 0, 1, 2, 3, 4, 5, 64
+
+
+def assert_one_line_error(result, code: int, *words: str) -> None:
+    assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+
+
+# --- help -------------------------------------------------------------------------------
+
+def test_every_command_has_help_with_the_exit_codes(fusion):
+    for command in ([], ["inspect"], ["run"], ["send"]):
+        result = run(fusion, *command, "--help")
+        assert result.returncode == OK, result.stderr
+        assert "EXIT STATUS" in result.stdout
+        for code in ("0 ", "1 ", "2 ", "3 ", "4 ", "5 ", "64 "):
+            assert f"\n  {code}" in result.stdout
+        assert "libFusionExamples.so" in result.stdout  # how LIB is found and told from FEATURE
+    top = run(fusion, "--help").stdout
+    for sub in ("inspect", "run", "send"):
+        assert sub in top
+
+
+# --- inspect ----------------------------------------------------------------------------
+
+def test_inspect_lists_features_inputs_fields_and_state(fusion):
+    result = run(fusion, "inspect")
+    assert result.returncode == OK, result.stderr
+    out = result.stdout
+    assert out.startswith("FusionExamples ")
+    assert "\ncounter\n" in out and "\nanswer\n" in out
+    assert "Increase, decrease and reset" in out
+    for case in ("increase", "decrease", "reset", "show", "alertDismissed", "submitTapped", "resultDismissed"):
+        assert f"    {case}\n" in out
+    assert "    answerChanged text: string\n" in out
+    assert "    value: integer\n    isReset: boolean\n    alert: string?\n" in out
+    assert "\x1b[" not in out  # not a terminal: no colour
+
+
+def test_inspect_one_feature_and_as_json(fusion, examples_library):
+    one = run(fusion, "inspect", str(examples_library), "answer")
+    assert one.returncode == OK, one.stderr
+    assert "\nanswer\n" in one.stdout and "\ncounter\n" not in one.stdout
+
+    manifest = json.loads(run(fusion, "inspect", "--json").stdout)
+    assert manifest["abiVersion"] == 1
+    names = [feature["name"] for feature in manifest["features"]]
+    assert "counter" in names and "answer" in names
+    counter = next(f for f in manifest["features"] if f["name"] == "counter")
+    assert list(counter["stateSchema"]["properties"]) == ["value", "isReset", "alert"]
+
+
+# --- send -------------------------------------------------------------------------------
+
+def test_send_applies_inputs_in_order_and_prints_the_state(fusion):
+    result = run(fusion, "send", "counter", "increase", "increase")
+    assert (result.returncode, result.stdout, result.stderr) == (OK, COUNTER_2 + "\n", "")
+    shown = run(fusion, "send", "counter", "increase", "show", '{"decrease":{}}')
+    assert json.loads(shown.stdout) == {"value": 0, "isReset": False, "alert": "The value is 1."}
+    assert run(fusion, "send", "counter").stdout == COUNTER_0 + "\n"
+
+
+def test_send_reads_fields_as_json_or_text_by_the_fields_type(fusion):
+    def answer(*inputs: str) -> str:
+        result = run(fusion, "send", "answer", *inputs)
+        assert result.returncode == OK, result.stderr
+        return json.loads(result.stdout)["answer"]
+
+    assert answer("answerChanged", "text=hello") == "hello"
+    assert answer("answerChanged text=hello") == "hello"             # a whole input in one word
+    assert answer("answerChanged", "text=hello world") == "hello world"  # the shell split it already
+    assert answer('answerChanged text="two words"') == "two words"
+    assert answer("answerChanged text='it is'") == "it is"
+    assert answer("answerChanged", "text=123") == "123"               # a string field keeps text
+    assert answer("answerChanged", 'text="quoted"') == "quoted"
+    assert answer('{"answerChanged":{"text":"raw json"}}') == "raw json"
+    assert answer("answerChanged", "text=안녕") == "안녕"
+
+
+def test_send_json_output_parses_and_says_feature_and_version(fusion):
+    result = run(fusion, "send", "--json", "answer", "answerChanged", "text=hi")
+    assert result.returncode == OK, result.stderr
+    assert result.stdout.count("\n") == 1
+    document = json.loads(result.stdout)
+    assert document == {"feature": "answer", "version": 1, "state": {
+        "answer": "hi", "isSubmitEnabled": True, "isSubmitting": False, "submitted": None}}
+
+
+def test_send_state_file_round_trip(fusion, tmp_path: Path):
+    state = tmp_path / "counter.json"
+    first = run(fusion, "send", "counter", "--state", str(state), "increase")
+    assert first.stdout == '{"value":1,"isReset":false,"alert":null}\n'
+    second = run(fusion, "send", "counter", "increase", "increase", "--state", str(state))
+    assert second.stdout == '{"value":3,"isReset":false,"alert":null}\n'
+    saved = json.loads(state.read_text())
+    assert saved["feature"] == "counter"
+    assert saved["state"] == {"value": 3, "isReset": False, "alert": None}
+    # The --json document and the state file are the same shape: one feeds the other.
+    piped = tmp_path / "piped.json"
+    piped.write_text(run(fusion, "send", "counter", "decrease", "--json").stdout)
+    assert run(fusion, "send", "counter", "decrease", "--state", str(piped)).stdout.startswith('{"value":-2,')
+
+
+def test_a_refused_input_changes_neither_output_nor_state_file(fusion, tmp_path: Path):
+    state = tmp_path / "counter.json"
+    run(fusion, "send", "counter", "increase", "--state", str(state))
+    before = state.read_text()
+    result = run(fusion, "send", "counter", "increase", "jump", "--state", str(state))
+    assert_one_line_error(result, BAD_INPUT, 'input 2 (jump)', "FK_ERR_UNKNOWN_INPUT", '"jump"',
+                          "increase, decrease")
+    assert state.read_text() == before
+
+
+def test_bad_inputs_exit_3_with_the_reason(fusion):
+    assert_one_line_error(run(fusion, "send", "answer", "answerChanged text"), BAD_INPUT,
+                          "input 1", "expected field=value")
+    assert_one_line_error(run(fusion, "send", "answer", "answerChanged", "submitTapped"), BAD_INPUT,
+                          "input 1 (answerChanged)", "FK_ERR_INVALID_INPUT", 'missing field "text"')
+    assert_one_line_error(run(fusion, "send", "answer", "text=hi"), BAD_INPUT,
+                          "no input case comes before it")
+    assert_one_line_error(run(fusion, "send", "answer", "answerChanged", "txt=hi"), BAD_INPUT,
+                          "FK_ERR_INVALID_INPUT", "txt")
+    assert_one_line_error(run(fusion, "send", "counter", '{"increase":'), BAD_INPUT, "FK_ERR_MALFORMED_JSON")
+    assert_one_line_error(run(fusion, "send", "answer", "answerChanged text='open"), BAD_INPUT,
+                          "unterminated single quote")
+
+
+def test_unknown_feature_exits_2_listing_the_features(fusion):
+    assert_one_line_error(run(fusion, "send", "nope", "increase"), UNKNOWN_FEATURE, '"nope"', "counter, answer")
+    assert_one_line_error(run(fusion, "inspect", "nope"), UNKNOWN_FEATURE, '"nope"')
+    assert_one_line_error(run(fusion, "run", "nope", stdin=""), UNKNOWN_FEATURE, '"nope"')
+
+
+def test_unusable_libraries_exit_4_naming_the_problem(fusion, tmp_path: Path, wrong_abi_library: Path):
+    assert_one_line_error(run(fusion, "send", str(tmp_path / "libMissing.so"), "counter"), LIBRARY,
+                          "libMissing.so", "No such file")
+    text = tmp_path / "notes.so"
+    text.write_text("not a library")
+    assert_one_line_error(run(fusion, "inspect", str(text)), LIBRARY, "notes.so")
+    assert_one_line_error(run(fusion, "send", str(wrong_abi_library), "counter"), LIBRARY,
+                          "version 999", "version 1")
+    other = tmp_path / "libOther.so"
+    shutil.copy("/lib/x86_64-linux-gnu/libz.so.1" if Path("/lib/x86_64-linux-gnu/libz.so.1").exists()
+                else wrong_abi_library, other)
+    if other.read_bytes() != wrong_abi_library.read_bytes():
+        assert_one_line_error(run(fusion, "inspect", str(other)), LIBRARY, "does not export fk_abi_version")
+
+
+def test_state_file_problems_exit_5(fusion, tmp_path: Path):
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    assert_one_line_error(run(fusion, "send", "counter", "increase", "--state", str(broken)), STATE_FILE,
+                          "broken.json", "not JSON")
+    assert broken.read_text() == "{not json"
+
+    answer = tmp_path / "answer.json"
+    run(fusion, "send", "answer", "--state", str(answer))
+    assert_one_line_error(run(fusion, "send", "counter", "--state", str(answer)), STATE_FILE,
+                          'feature "answer", not "counter"')
+
+    misfit = tmp_path / "misfit.json"
+    misfit.write_text('{"feature":"counter","state":{"value":"lots"}}')
+    assert_one_line_error(run(fusion, "send", "counter", "--state", str(misfit)), STATE_FILE,
+                          "does not fit", "FK_ERR_INVALID_STATE")
+
+
+def test_command_line_mistakes_exit_64(fusion):
+    result = run(fusion, "send")
+    assert result.returncode == USAGE
+    assert "missing FEATURE" in result.stderr
+    assert run(fusion, "send", "counter", "--no-such-option").returncode == USAGE
+    assert run(fusion, "run", "counter", "increase").returncode == USAGE
+
+
+def test_library_given_first_by_path_and_found_by_fusion_library(fusion, examples_library, tmp_path: Path):
+    # A word with "/" or ending in .so is the library; the next is the feature.
+    by_path = run(fusion, "send", str(examples_library), "counter", "increase")
+    assert by_path.stdout == '{"value":1,"isReset":false,"alert":null}\n'
+    shutil.copy(examples_library, tmp_path / "libCopy.so")
+    in_cwd = run(fusion, "send", "libCopy.so", "counter", "decrease", cwd=tmp_path)
+    assert in_cwd.stdout.startswith('{"value":-1,'), in_cwd.stderr
+
+    # A fusion with no library beside it falls back to $FUSION_LIBRARY.
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(fusion, alone / "fusion")
+    found = run(alone / "fusion", "send", "counter", "increase", env=clean_env(FUSION_LIBRARY=str(examples_library)))
+    assert found.returncode == OK, found.stderr
+    missing = run(alone / "fusion", "send", "counter", "increase")
+    assert_one_line_error(missing, LIBRARY, "FUSION_LIBRARY", "no library given")
+
+
+def test_wait_lets_effects_finish_before_reading_the_state(fusion):
+    result = run(fusion, "send", "answer", "answerChanged", "text= hi ", "submitTapped", "--wait", "1.5")
+    assert json.loads(result.stdout) == {"answer": "", "isSubmitEnabled": False, "isSubmitting": False,
+                                         "submitted": "hi"}
+    without = run(fusion, "send", "answer", "answerChanged", "text=hi", "submitTapped")
+    assert json.loads(without.stdout)["isSubmitting"] is True
+
+
+# --- run, with stdin not a terminal -----------------------------------------------------
+
+def test_run_reads_plain_lines_when_stdin_is_not_a_terminal(fusion):
+    result = run(fusion, "run", "counter", stdin="increase\njump\n\nincrease\n:diff\n:quit\nincrease\n")
+    assert result.returncode == OK, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "v0 " + COUNTER_0
+    assert lines[1] == 'v1 {"value":1,"isReset":false,"alert":null}'
+    assert lines[2] == "v2 " + COUNTER_2   # the refused input kept the state
+    assert lines[3] == "increase changed (v1 → v2):"
+    assert lines[4] == "  value: 1 → 2"
+    assert len(lines) == 5                  # nothing after :quit
+    assert result.stderr.count("\n") == 1 and "FK_ERR_UNKNOWN_INPUT" in result.stderr
+    assert "\x1b[" not in result.stdout + result.stderr
+
+
+def test_run_saves_its_state_file_when_the_session_ends(fusion, tmp_path: Path):
+    state = tmp_path / "s.json"
+    run(fusion, "run", "counter", "--state", str(state), stdin="increase\nincrease\n")
+    assert json.loads(state.read_text())["state"]["value"] == 2
+    again = run(fusion, "run", "counter", "--state", str(state), stdin="increase\n")
+    assert again.stdout.splitlines()[-1].startswith('v1 {"value":3,')
