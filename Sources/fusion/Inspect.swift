@@ -72,8 +72,15 @@ struct Inspect: ParsableCommand {
             out += String(repeating: " ", count: indent) + "\(style.key(property.name)): \(SchemaText.typeName(property.schema))\n"
             var inner = SchemaText.optionalWrapped(property.schema) ?? property.schema
             if inner["type"]?.stringValue == "array", let items = inner["items"] { inner = SchemaText.optionalWrapped(items) ?? items }
-            if depth < 3, !SchemaText.properties(inner).isEmpty, inner["title"] != nil || inner["type"]?.stringValue == "object" {
+            guard depth < 3 else { continue }
+            if !SchemaText.properties(inner).isEmpty {
                 out += describeFields(of: inner, indent: indent + 2, depth: depth + 1, style: style)
+            }
+            // An enum with payloads (navigation state, say): one of its cases, each with its fields.
+            for variant in inner["oneOf"]?.arrayValue ?? [] {
+                guard let (name, payload) = SchemaText.properties(variant).first.map({ ($0.name, $0.schema) }) else { continue }
+                out += String(repeating: " ", count: indent + 2) + style.dim("case ") + style.bold(name) + "\n"
+                out += describeFields(of: payload, indent: indent + 4, depth: depth + 1, style: style)
             }
         }
         return out

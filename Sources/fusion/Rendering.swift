@@ -5,10 +5,43 @@ enum Rendering {
     /// A state: one line when it fits `width` columns (or always, with no width),
     /// one member per line otherwise. Top-level keys in `changed` stand out.
     static func state(_ value: JSONValue, style: Style, width: Int?, changed: Set<String> = []) -> String {
-        let compact = json(value, style: style, indent: nil, changed: changed)
-        guard let width else { return compact }
-        let plainWidth = DisplayWidth.of(value.jsonText)
-        return plainWidth <= width ? compact : json(value, style: style, indent: 2, changed: changed)
+        guard let width else { return json(value, style: style, indent: nil, changed: changed) }
+        var out = ""
+        fit(value, into: &out, style: style, width: width, level: 0, changed: changed)
+        return out
+    }
+
+    /// Writes a value on one line if it fits the room left, else one member per line,
+    /// each member again on one line if it fits: wide states stay short on screen.
+    private static func fit(_ value: JSONValue, into out: inout String, style: Style, width: Int, level: Int, changed: Set<String>) {
+        let indent = 2
+        let room = width - indent * level
+        if DisplayWidth.of(value.jsonText) <= room {
+            out += json(value, style: style, indent: nil, changed: level == 0 ? changed : [])
+            return
+        }
+        switch value {
+        case .array(let items) where !items.isEmpty:
+            out += "["
+            for (position, item) in items.enumerated() {
+                out += (position > 0 ? "," : "") + "\n" + String(repeating: " ", count: indent * (level + 1))
+                fit(item, into: &out, style: style, width: width - 1, level: level + 1, changed: [])
+            }
+            out += "\n" + String(repeating: " ", count: indent * level) + "]"
+        case .object(let members) where !members.isEmpty:
+            out += "{"
+            for (position, member) in members.enumerated() {
+                out += (position > 0 ? "," : "") + "\n" + String(repeating: " ", count: indent * (level + 1))
+                let quotedKey = JSONValue.quoted(member.key)
+                out += level == 0 && changed.contains(member.key) ? style.changedKey(quotedKey) : style.key(quotedKey)
+                out += ": "
+                // The key takes part of the line the value starts on.
+                fit(member.value, into: &out, style: style, width: width - DisplayWidth.of(quotedKey) - 3, level: level + 1, changed: [])
+            }
+            out += "\n" + String(repeating: " ", count: indent * level) + "}"
+        default:
+            out += json(value, style: style, indent: nil)  // a long string: nothing to break
+        }
     }
 
     static func json(_ value: JSONValue, style: Style, indent: Int?, changed: Set<String> = []) -> String {

@@ -37,14 +37,14 @@ class Tmux:
         return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
                               check=check, timeout=30)
 
-    def start(self, *command: str, env: dict[str, str] | None = None) -> None:
-        """Runs the command in a 120x40 terminal. When it ends, the shell prints its exit
+    def start(self, *command: str, env: dict[str, str] | None = None, width: int = 120) -> None:
+        """Runs the command in a terminal `width` columns wide (120 unless told), 40 high. When it ends, the shell prints its exit
         status and whether the terminal is back in canonical mode, then stays, so the
         screen can still be read."""
         variables = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
         shell = (f"env {variables} {shlex.join(command)}; echo \"[exited $?]\"; "
                  f"stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'; sleep 600")
-        self._tmux("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-s", "main",
+        self._tmux("-f", "/dev/null", "new-session", "-d", "-x", str(width), "-y", "40", "-s", "main",
                    "-c", str(self.workdir), shell)
 
     def keys(self, *keys: str) -> None:

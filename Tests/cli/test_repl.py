@@ -136,3 +136,11 @@ def test_colour_in_a_terminal_and_none_with_no_color(tmux, fusion):
         assert "\x1b[" not in plain
     finally:
         other.kill()
+
+
+def test_a_state_wider_than_the_terminal_goes_one_field_per_line(tmux, fusion):
+    tmux.start(str(fusion), "run", "counter", width=40)
+    screen = tmux.wait_for('  "alert": null\n}', timeout=15)
+    assert 'v0 {\n  "value": 0,\n  "isReset": false,\n' in screen
+    tmux.type("increase")
+    tmux.wait_for('v1 {\n  "value": 1,')
