@@ -26,18 +26,7 @@ struct Calls {
     }
 
     private func statusCall(_ entryPoint: EntryPoint, _ arguments: CArgument...) throws(FusionHostError) {
-        let function = try function(entryPoint)
-        // Variadic arguments cannot be forwarded, so the call is spelled per arity.
-        let result: CResult
-        switch arguments.count {
-        case 1: result = function.call(arguments[0])
-        case 2: result = function.call(arguments[0], arguments[1])
-        case 3: result = function.call(arguments[0], arguments[1], arguments[2])
-        case 4: result = function.call(arguments[0], arguments[1], arguments[2], arguments[3])
-        case 5: result = function.call(arguments[0], arguments[1], arguments[2], arguments[3], arguments[4])
-        default: preconditionFailure("no ABI function takes \(arguments.count) arguments")
-        }
-        try check(result.int32, entryPoint)
+        try check(try function(entryPoint).call(arguments).int32, entryPoint)
     }
 
     // MARK: Text

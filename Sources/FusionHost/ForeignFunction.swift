@@ -85,6 +85,11 @@ final class ForeignFunction: @unchecked Sendable {
     /// bug in FusionHost and stops the process before libffi reads wrong memory.
     @discardableResult
     func call(_ arguments: CArgument...) -> CResult {
+        call(arguments)
+    }
+
+    @discardableResult
+    func call(_ arguments: [CArgument]) -> CResult {
         precondition(
             arguments.map(\.type) == parameters,
             "\(entryPoint.symbol) called with \(arguments.map(\.type)), expected \(parameters)")

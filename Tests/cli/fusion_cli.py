@@ -42,7 +42,8 @@ class Tmux:
         status and whether the terminal is back in canonical mode, then stays, so the
         screen can still be read."""
         variables = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
-        shell = (f"env {variables} {shlex.join(command)}; echo \"[exited $?]\"; "
+        # Nothing from the test runner's environment decides colour or the library.
+        shell = (f"env -u NO_COLOR -u FUSION_LIBRARY {variables} {shlex.join(command)}; echo \"[exited $?]\"; "
                  f"stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'; sleep 600")
         self._tmux("-f", "/dev/null", "new-session", "-d", "-x", str(width), "-y", "40", "-s", "main",
                    "-c", str(self.workdir), shell)
