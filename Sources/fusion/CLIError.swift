@@ -15,7 +15,7 @@ enum ExitStatus: Int32 {
     static let help = """
         EXIT STATUS
           0   success
-          1   the library failed on its own, or the output could not be written
+          1   the library failed on its own, or the state file could not be written
           2   unknown feature (the message lists the library's features)
           3   bad input: an unknown input case, a missing or mistyped field, text that
               does not parse (the message says which input and why)

@@ -16,7 +16,7 @@ struct Send: ParsableCommand {
 
               fusion send counter increase increase
               fusion send answer answerChanged text=hello submitTapped --wait 1
-              fusion send counter --state counter.json increase   # run again: it goes on counting
+              fusion send counter --state c.json increase   # again: it counts on
 
             The inputs are all applied or the command fails: if one is refused, the error \
             names it, nothing is printed and the state file is left as it was.

@@ -182,6 +182,12 @@ def test_state_file_problems_exit_5(fusion, tmp_path: Path):
                           "does not fit", "FK_ERR_INVALID_STATE")
 
 
+def test_a_state_file_that_cannot_be_written_exits_1(fusion, tmp_path: Path):
+    target = tmp_path / "no-such-dir" / "s.json"
+    assert_one_line_error(run(fusion, "send", "counter", "increase", "--state", str(target)), FAILURE,
+                          "cannot write state file", "No such file")
+
+
 def test_command_line_mistakes_exit_64(fusion):
     result = run(fusion, "send")
     assert result.returncode == USAGE
