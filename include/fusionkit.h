@@ -296,11 +296,14 @@ fk_status fk_unsubscribe(fk_instance instance, uint64_t subscription);
 ** Time
 */
 
-/* Moves an instance's manual clock forward (see "clock" in fk_create_with_options())
-** and returns once the effects that woke have settled: each has finished, or waits
-** again on the clock or on a host request. Changes they make are reported to
+/* Moves an instance's manual clock forward (see "clock" in fk_create_with_options()).
+** First it lets the effects already running reach their wait, so that a timer
+** started by the last input counts from before the move; then it moves the clock;
+** then it returns once the effects that woke have settled: each has finished, or
+** waits again on the clock or on a host request. Changes they make are reported to
 ** subscribers before this returns. Effects that do not settle within one second of
-** real time are left running and reported later.
+** real time are left running and reported later. Advancing by 0 only waits for the
+** effects to settle.
 **
 ** nanoseconds  how far to move; 1000000000 is one second.
 **

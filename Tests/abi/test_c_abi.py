@@ -6,11 +6,16 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import INCLUDE, ROOT, clean_env, valgrind
 
 EXAMPLE = ROOT / "examples/c/counter.c"
 BAD_INPUTS = ROOT / "Tests/abi/c/bad_inputs.c"
 THREADS = ROOT / "Tests/abi/c/threads.c"
+HOST_REQUESTS = ROOT / "Tests/abi/c/host_requests.c"
+WIFI_EXAMPLE = ROOT / "examples/c/wifi_connect.c"
+PROFILE_EXAMPLE = ROOT / "examples/c/profile_host.c"
 
 
 def run(exe: Path) -> subprocess.CompletedProcess[str]:
@@ -38,12 +43,49 @@ def test_counter_example_is_clean_under_valgrind(compile_c):
     assert "ERROR SUMMARY: 0 errors" in result.stderr
 
 
+def test_wifi_example_joins_after_one_second(compile_c):
+    result = run(compile_c(WIFI_EXAMPLE))
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    after = [line for line in lines if line.startswith("after the join")]
+    assert len(after) == 2
+    assert after[0].endswith('"selectedNetworkID":null, connect screen, incorrect-password alert')
+    assert after[1].endswith('"selectedNetworkID":"blob", no screen')
+    assert any(line.startswith("join with blob") and line.endswith("connect screen, connecting") for line in lines)
+    assert lines[-1] == "joined Blob's WiFi"
+
+
+def test_profile_example_answers_the_four_requests_itself(compile_c):
+    result = run(compile_c(PROFILE_EXAMPLE))
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    for kind in ("fetchPet", "fetchFamily", "fetchPreschool", "fetchBabyProfile"):
+        assert f'"kind":"{kind}"' in out
+        assert f"answered {kind}" in out
+    assert '"pet":{"name":"Dubu","species":"cat","age":4}' in out
+    assert '"error":"Could not load the family profile: the server is down"' in out
+    assert "cancelled requests: 3" in out
+
+
+def test_host_requests_options_and_the_manual_clock(compile_c):
+    result = run(compile_c(HOST_REQUESTS))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith("passed, 0 failed")
+
+
+@pytest.mark.parametrize("program", [HOST_REQUESTS, PROFILE_EXAMPLE, THREADS], ids=lambda p: p.stem)
+def test_effects_and_requests_are_clean_under_valgrind(compile_c, program: Path):
+    result = valgrind(compile_c(program))
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    assert "ERROR SUMMARY: 0 errors" in result.stderr
+
+
 def test_every_bad_input_gets_a_status_and_a_message(compile_c):
     result = run(compile_c(BAD_INPUTS))
     assert result.returncode == 0, result.stdout + result.stderr
     summary = result.stdout.strip().splitlines()[-1]
     passed = int(re.match(r"(\d+) passed, 0 failed", summary).group(1))
-    assert passed >= 50
+    assert passed >= 75
 
 
 def test_bad_inputs_are_clean_under_valgrind(compile_c):

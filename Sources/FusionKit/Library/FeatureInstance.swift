@@ -66,6 +66,9 @@ final class JSONStore<F: Feature>: FeatureInstance {
         guard let clock = environment.clock as? ManualClock else {
             throw FusionError(.invalidArgument, "this \"\(F.name)\" instance runs on the system clock; create it with {\"clock\":\"manual\"} to advance time")
         }
+        // Effects started by earlier inputs first reach their wait, so that their
+        // deadlines count from the time they were started at, not from after the move.
+        store.settle(waitingOn: clock, requests: environment.host)
         clock.advance(by: .nanoseconds(Int64(clamping: nanoseconds)))
         store.settle(waitingOn: clock, requests: environment.host)
     }

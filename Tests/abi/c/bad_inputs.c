@@ -98,6 +98,34 @@ static fk_status destroy_twice(struct world *w) {
     return fk_destroy(i);
 }
 
+/* ---- creation options ---- */
+static fk_status options(const char *json) { fk_instance i; return fk_create_with_options("counter", FK_NUL_TERMINATED, json, FK_NUL_TERMINATED, &i); }
+static fk_status options_malformed(struct world *w) { (void)w; return options("{\"seed\":"); }
+static fk_status options_not_object(struct world *w) { (void)w; return options("[]"); }
+static fk_status options_unknown_key(struct world *w) { (void)w; return options("{\"sead\":1}"); }
+static fk_status options_negative_seed(struct world *w) { (void)w; return options("{\"seed\":-1}"); }
+static fk_status options_text_seed(struct world *w) { (void)w; return options("{\"seed\":\"42\"}"); }
+static fk_status options_bad_clock(struct world *w) { (void)w; return options("{\"clock\":\"lunar\"}"); }
+static fk_status options_bad_requests(struct world *w) { (void)w; return options("{\"requests\":\"pigeon\"}"); }
+static fk_status options_settings_not_object(struct world *w) { (void)w; return options("{\"settings\":true}"); }
+static fk_status options_bad_state(struct world *w) { (void)w; return options("{\"state\":{\"value\":true,\"isReset\":false,\"alert\":null}}"); }
+static fk_status options_null_out(struct world *w) { (void)w; return fk_create_with_options("counter", FK_NUL_TERMINATED, NULL, 0, NULL); }
+static fk_status options_unknown_feature(struct world *w) { (void)w; fk_instance i; return fk_create_with_options("nope", FK_NUL_TERMINATED, NULL, 0, &i); }
+
+/* ---- time and host requests ---- */
+static fk_status advance_system_clock(struct world *w) { return fk_advance_clock(w->counter, 1000); }
+static fk_status advance_dead(struct world *w) { return fk_advance_clock(w->dead, 1000); }
+static fk_status handler_dead(struct world *w) { return fk_set_request_handler(w->dead, NULL, NULL); }
+static fk_status poll_null_out(struct world *w) { return fk_poll_request(w->counter, NULL, NULL); }
+static fk_status poll_dead(struct world *w) { char *j; return fk_poll_request(w->dead, &j, NULL); }
+static fk_status respond_null(struct world *w) { return fk_respond(w->counter, 1, NULL, 0); }
+static fk_status respond_malformed(struct world *w) { return fk_respond(w->counter, 1, "{\"name\"", FK_NUL_TERMINATED); }
+static fk_status respond_unknown(struct world *w) { return fk_respond(w->counter, 77, "{}", FK_NUL_TERMINATED); }
+static fk_status respond_dead(struct world *w) { return fk_respond(w->dead, 1, "{}", FK_NUL_TERMINATED); }
+static fk_status fail_null(struct world *w) { return fk_fail_request(w->counter, 1, NULL, 0); }
+static fk_status fail_bad_utf8(struct world *w) { return fk_fail_request(w->counter, 1, "down\xff", FK_NUL_TERMINATED); }
+static fk_status fail_unknown(struct world *w) { return fk_fail_request(w->counter, 77, "down", FK_NUL_TERMINATED); }
+
 /* ---- out-pointers and subscriptions ---- */
 static fk_status state_null_out(struct world *w) { return fk_state(w->counter, NULL, NULL, NULL); }
 static fk_status version_null_out(struct world *w) { return fk_version(w->counter, NULL); }
@@ -165,6 +193,29 @@ static const struct row rows[] = {
     {"subscribe: NULL out_subscription", subscribe_null_out, FK_ERR_NULL_ARGUMENT, {"out_subscription"}},
     {"unsubscribe: unknown subscription", unsubscribe_unknown, FK_ERR_UNKNOWN_SUBSCRIPTION, {"12345"}},
     {"unsubscribe: twice", unsubscribe_twice, FK_ERR_UNKNOWN_SUBSCRIPTION, {"no subscription"}},
+    {"options: malformed JSON", options_malformed, FK_ERR_MALFORMED_JSON, {"options", "line 1"}},
+    {"options: not an object", options_not_object, FK_ERR_INVALID_ARGUMENT, {"JSON object", "found an array"}},
+    {"options: unknown key", options_unknown_key, FK_ERR_INVALID_ARGUMENT, {"\"sead\"", "state, seed, clock, requests, settings"}},
+    {"options: negative seed", options_negative_seed, FK_ERR_INVALID_ARGUMENT, {"\"seed\"", "unsigned integer", "-1"}},
+    {"options: seed as text", options_text_seed, FK_ERR_INVALID_ARGUMENT, {"\"seed\"", "\"42\""}},
+    {"options: unknown clock", options_bad_clock, FK_ERR_INVALID_ARGUMENT, {"\"clock\"", "\"system\" or \"manual\"", "lunar"}},
+    {"options: unknown requests mode", options_bad_requests, FK_ERR_INVALID_ARGUMENT, {"\"requests\"", "\"builtin\" or \"host\""}},
+    {"options: settings not an object", options_settings_not_object, FK_ERR_INVALID_ARGUMENT, {"\"settings\"", "found a boolean"}},
+    {"options: state that does not fit", options_bad_state, FK_ERR_INVALID_STATE, {"$.value", "expected an integer, found a boolean"}},
+    {"options: NULL out_instance", options_null_out, FK_ERR_NULL_ARGUMENT, {"out_instance"}},
+    {"options: unknown feature", options_unknown_feature, FK_ERR_UNKNOWN_FEATURE, {"\"nope\"", "counter, answer, home, wifi, profile"}},
+    {"advance: system clock", advance_system_clock, FK_ERR_INVALID_ARGUMENT, {"system clock", "{\"clock\":\"manual\"}"}},
+    {"advance: destroyed instance", advance_dead, FK_ERR_INVALID_HANDLE, {"not a live instance"}},
+    {"request handler: destroyed instance", handler_dead, FK_ERR_INVALID_HANDLE, {"not a live instance"}},
+    {"poll: NULL out_json", poll_null_out, FK_ERR_NULL_ARGUMENT, {"out_json"}},
+    {"poll: destroyed instance", poll_dead, FK_ERR_INVALID_HANDLE, {"not a live instance"}},
+    {"respond: NULL result", respond_null, FK_ERR_NULL_ARGUMENT, {"result_json"}},
+    {"respond: malformed result", respond_malformed, FK_ERR_MALFORMED_JSON, {"response", "line 1"}},
+    {"respond: unknown request", respond_unknown, FK_ERR_UNKNOWN_REQUEST, {"request 77"}},
+    {"respond: destroyed instance", respond_dead, FK_ERR_INVALID_HANDLE, {"not a live instance"}},
+    {"fail: NULL message", fail_null, FK_ERR_NULL_ARGUMENT, {"message"}},
+    {"fail: message not UTF-8", fail_bad_utf8, FK_ERR_INVALID_UTF8, {"UTF-8"}},
+    {"fail: unknown request", fail_unknown, FK_ERR_UNKNOWN_REQUEST, {"request 77"}},
 };
 
 struct snapshot {
