@@ -58,7 +58,7 @@ struct Run: ParsableCommand {
             }
             throw CLIError(error)
         }
-        let session = try Session(library: library, feature: feature, instance: instance)
+        let session = Session(library: library, feature: feature, instance: instance)
         session.run()
         let final = try? instance.state()
         try? instance.destroy()

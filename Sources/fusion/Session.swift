@@ -36,7 +36,7 @@ final class Session: Sendable {
 
     private let progress: Mutex<Progress>
 
-    init(library: HostedLibrary, feature: Manifest.Feature, instance: HostedInstance) throws(CLIError) {
+    init(library: HostedLibrary, feature: Manifest.Feature, instance: HostedInstance) {
         self.library = library
         self.feature = feature
         self.instance = instance
