@@ -6,6 +6,18 @@ public struct JSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
+    /// A writer that appends to `bytes` (taken over, not copied: pass a unique array).
+    init(reusing bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Hands the bytes back without copying.
+    mutating func takeBytes() -> [UInt8] {
+        let taken = bytes
+        bytes = []
+        return taken
+    }
+
     public static func serialize(_ value: JSONValue) -> [UInt8] {
         var writer = JSONWriter()
         writer.write(value)
@@ -46,6 +58,36 @@ public struct JSONWriter {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// `Int` without generic arithmetic: the common case, kept fast.
+    public mutating func writeInteger(_ value: Int) {
+        JSONWriter.appendInteger(value, to: &bytes)
+    }
+
+    @inline(__always)
+    static func appendInteger(_ value: Int, to bytes: inout [UInt8]) {
+        if value >= 0 && value < 10 {
+            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
+            return
+        }
+        var magnitude = value.magnitude
+        // 20 digits and a sign fit in three words; fill from the end.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { raw in
+            var position = 24
+            while magnitude > 0 {
+                let (q, r) = magnitude.quotientAndRemainder(dividingBy: 10)
+                position -= 1
+                raw[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: r)
+                magnitude = q
+            }
+            if value < 0 {
+                position -= 1
+                raw[position] = UInt8(ascii: "-")
+            }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[position..<24]))
+        }
+    }
+
     public mutating func writeInteger<T: BinaryInteger>(_ value: T) {
         if value == 0 {
             bytes.append(UInt8(ascii: "0"))
@@ -72,18 +114,28 @@ public struct JSONWriter {
 
     /// Writes a finite double; callers reject NaN and infinities before this.
     public mutating func writeDouble(_ value: Double) {
-        if value.isFinite, value == value.rounded(.towardZero), abs(value) < 1e15 {
-            // Whole numbers print without a trailing ".0", as JavaScript and Python do.
-            writeInteger(Int(value))
-            return
-        }
-        bytes.append(contentsOf: value.description.utf8)
+        // Whole numbers print without a trailing ".0", as JavaScript and Python do.
+        JSONWriter.appendDouble(value, to: &bytes)
     }
 
     public mutating func writeString(_ string: String) {
+        JSONWriter.appendString(string, to: &bytes)
+    }
+
+    static func appendString(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in
+            // Most strings need no escaping: copy them whole.
+            var clean = true
+            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                clean = false
+                break
+            }
+            if clean {
+                bytes.append(contentsOf: utf8)
+                return
+            }
             var runStart = 0
             for i in 0..<utf8.count {
                 let byte = utf8[i]
@@ -107,5 +159,15 @@ public struct JSONWriter {
             if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Finite doubles: whole numbers as integers, others in Swift's shortest form.
+    static func appendDouble(_ value: Double, to bytes: inout [UInt8]) {
+        if value == value.rounded(.towardZero), abs(value) < 1e15 {
+            appendInteger(Int(value), to: &bytes)
+            return
+        }
+        var text = value.description
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 }

@@ -15,6 +15,7 @@ public struct FeatureDefinition: Sendable {
         stateShape = ShapeRecorder.shape(of: F.State.self)
         let inputs = InputCatalog(featureName: F.name, shape: inputShape)
         self.inputs = inputs
+        let fieldless = FieldlessInputs<F>(inputs)
         make = { (environment, state) throws(FusionError) in
             let initial: F.State?
             if let state {
@@ -27,7 +28,8 @@ public struct FeatureDefinition: Sendable {
                 initial = nil
             }
             return JSONStore<F>(
-                store: Store(feature: F(environment: environment), state: initial), inputs: inputs, environment: environment)
+                store: Store(feature: F(environment: environment), state: initial), inputs: inputs, fieldless: fieldless,
+                environment: environment)
         }
     }
 

@@ -22,11 +22,13 @@ final class JSONStore<F: Feature>: FeatureInstance {
     let store: Store<F>
     let inputs: InputCatalog
 
+    let fieldless: FieldlessInputs<F>
     let environment: Environment
 
-    init(store: Store<F>, inputs: InputCatalog, environment: Environment) {
+    init(store: Store<F>, inputs: InputCatalog, fieldless: FieldlessInputs<F>, environment: Environment) {
         self.store = store
         self.inputs = inputs
+        self.fieldless = fieldless
         self.environment = environment
     }
 
@@ -40,6 +42,10 @@ final class JSONStore<F: Feature>: FeatureInstance {
             parsed = try JSONParser.parse(json)
         } catch {
             throw FusionError(error, in: "the input")
+        }
+        if let input = fieldless.input(for: parsed) {
+            store.send(input)
+            return
         }
         let input: F.Input
         do {
@@ -71,5 +77,34 @@ final class JSONStore<F: Feature>: FeatureInstance {
         store.settle(waitingOn: clock, requests: environment.host)
         clock.advance(by: .nanoseconds(Int64(clamping: nanoseconds)))
         store.settle(waitingOn: clock, requests: environment.host)
+    }
+}
+
+/// The inputs without fields, decoded once per feature: `"increase"` then costs a
+/// table lookup instead of a trip through `Decodable`.
+final class FieldlessInputs<F: Feature>: Sendable {
+    private let table: [String: F.Input]
+
+    init(_ catalog: InputCatalog) {
+        var table: [String: F.Input] = [:]
+        for item in catalog.cases where item.fields.isEmpty && item.value == nil {
+            let wire: JSONValue = catalog.form == .bareString ? .string(item.name) : .object([JSONMember(item.name, .object([]))])
+            if let input = try? JSONValueDecoder().decode(F.Input.self, from: wire) { table[item.name] = input }
+        }
+        self.table = table
+    }
+
+    /// The input `value` names, when it is a field-less case written `"name"` or `{"name":{}}`.
+    @inline(__always)
+    func input(for value: JSONValue) -> F.Input? {
+        switch value {
+        case .string(let name):
+            return table[name]
+        case .object(let members) where members.count == 1:
+            guard case .object(let payload) = members[0].value, payload.isEmpty else { return nil }
+            return table[members[0].key]
+        default:
+            return nil
+        }
     }
 }

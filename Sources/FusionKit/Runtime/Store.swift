@@ -99,6 +99,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
         while index < queue.count {
             let effect = feature.perform(queue[index], state: &current)
             index += 1
+            if effect.work.isEmpty { continue }
             var followUps: [F.Action] = []
             for work in effect.work {
                 switch work {
@@ -110,7 +111,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
                 }
             }
             // Follow-ups run right after the action that sent them, before the rest.
-            queue.insert(contentsOf: followUps, at: index)
+            if !followUps.isEmpty { queue.insert(contentsOf: followUps, at: index) }
         }
         guard current != before else { return false }
         currentVersion += 1
@@ -204,7 +205,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
         if let cached, cached.version == version { return (cached.bytes, version) }
         let bytes: [UInt8]
         do {
-            bytes = try JSONValueEncoder().encodeBytes(state)
+            bytes = try JSONStreamEncoder().encode(state)
         } catch {
             throw FusionError(.internalError, "the state of \"\(F.name)\" cannot be written as JSON: \(error)")
         }

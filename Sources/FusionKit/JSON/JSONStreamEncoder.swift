@@ -1,0 +1,394 @@
+/// Encodes `Encodable` values straight to UTF-8 bytes, without building a tree.
+///
+/// Synthesized `encode(to:)` code writes fields in order and finishes each nested
+/// container before the next field, so the output can be written as it comes: each
+/// container is a frame on a stack, and writing into a frame closes the frames
+/// opened after it. Code that writes out of that order (into a container after a
+/// sibling was written, through `superEncoder`, twice into one value) is detected,
+/// and the value is encoded again with `JSONValueEncoder`, which handles any order
+/// and reports errors with their path. So the stream is an optimisation, never a
+/// difference in output.
+public struct JSONStreamEncoder {
+    public init() {}
+
+    /// Compact JSON for `value`, byte for byte what `JSONValueEncoder().encodeBytes` gives.
+    public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let stream = StreamWriter()
+        do {
+            try stream.writeValue(value)
+            try stream.finish()
+            return stream.bytes
+        } catch is OutOfOrder {
+            return try JSONValueEncoder().encodeBytes(value)
+        }
+    }
+}
+
+/// The stream cannot represent what the `Encodable` code did; start over with the tree.
+struct OutOfOrder: Error {}
+
+// The writer is used by one thread, inside one encode call; its properties skip the
+// run-time exclusivity checks that otherwise cost more than the writing itself.
+final class StreamWriter: Encoder {
+    @exclusivity(unchecked) var bytes: [UInt8] = []
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    struct Frame {
+        enum Kind {
+            case object
+            case array
+            /// An enum case's payload that holds one unlabeled value ("_0"), written bare.
+            case bare
+        }
+        var kind: Kind
+        var id: Int
+        /// For objects: whether "{" has been written (deferred until the first key, to
+        /// tell a bare "_0" payload from an object).
+        var opened: Bool
+        var count: Int
+    }
+
+    @exclusivity(unchecked) private var frames: [Frame] = []
+    @exclusivity(unchecked) private var nextFrameID = 0
+    /// Set when a value slot is open: the next container request fills it.
+    @exclusivity(unchecked) private var slotOpen = false
+    /// Set by non-throwing Encoder calls that cannot be honoured; checked at the end.
+    @exclusivity(unchecked) var broken = false
+
+    init() {
+        bytes.reserveCapacity(256)
+    }
+
+    // MARK: values
+
+    func writeValue<T: Encodable>(_ value: T) throws {
+        // Type identity, not `as?` casts: a cast looks up conformances at run time.
+        if T.self == String.self {
+            writeString(unsafeBitCast(value, to: String.self))
+        } else if T.self == Int.self {
+            writeInteger(unsafeBitCast(value, to: Int.self))
+        } else if T.self == Bool.self {
+            writeBool(unsafeBitCast(value, to: Bool.self))
+        } else if T.self == Double.self {
+            try writeDouble(unsafeBitCast(value, to: Double.self))
+        } else {
+            let depth = frames.count
+            slotOpen = true
+            try value.encode(to: self)
+            if slotOpen {
+                // Encoded nothing: synthesized code for an empty type still asks for a
+                // container, so this is custom code; let the tree encoder decide.
+                throw OutOfOrder()
+            }
+            try close(downTo: depth)
+        }
+    }
+
+    func finish() throws {
+        try close(downTo: 0)
+        if broken { throw OutOfOrder() }
+    }
+
+    @inline(__always) func writeString(_ s: String) {
+        JSONWriter.appendString(s, to: &bytes)
+    }
+
+    @inline(__always) func writeInteger(_ i: Int) {
+        JSONWriter.appendInteger(i, to: &bytes)
+    }
+
+    func writeInteger<I: BinaryInteger>(_ i: I) {
+        if let small = Int(exactly: i) {
+            JSONWriter.appendInteger(small, to: &bytes)
+        } else {
+            var writer = JSONWriter(reusing: bytes)
+            bytes = []
+            writer.writeInteger(i)
+            bytes = writer.takeBytes()
+        }
+    }
+
+    @inline(__always) func writeBool(_ b: Bool) {
+        let literal: StaticString = b ? "true" : "false"
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    func writeDouble(_ d: Double) throws {
+        guard d.isFinite else { throw OutOfOrder() }  // the tree encoder words the error
+        JSONWriter.appendDouble(d, to: &bytes)
+    }
+
+    func writeNull() {
+        let literal: StaticString = "null"
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    // MARK: frames
+
+    private func push(_ kind: Frame.Kind) -> Int {
+        nextFrameID += 1
+        frames.append(Frame(kind: kind, id: nextFrameID, opened: kind != .object, count: 0))
+        if kind == .array { bytes.append(UInt8(ascii: "[")) }
+        return nextFrameID
+    }
+
+    /// Closes frames until `depth` remain.
+    func close(downTo depth: Int) throws {
+        while frames.count > depth {
+            let frame = frames.removeLast()
+            switch frame.kind {
+            case .object:
+                if !frame.opened { bytes.append(UInt8(ascii: "{")) }
+                bytes.append(UInt8(ascii: "}"))
+            case .array: bytes.append(UInt8(ascii: "]"))
+            case .bare: break
+            }
+        }
+    }
+
+    /// Makes the frame `id` the innermost, closing deeper ones; throws if it was closed.
+    @inline(__always) func activate(_ id: Int) throws -> Int {
+        if let last = frames.last, last.id == id { return frames.count - 1 }
+        guard let index = frames.lastIndex(where: { $0.id == id }) else { throw OutOfOrder() }
+        try close(downTo: index + 1)
+        return index
+    }
+
+    /// Writes `"key":` into object frame `id`, opening it or handling a bare payload.
+    func beginMember(_ id: Int, _ key: String) throws {
+        let index = try activate(id)
+        switch frames[index].kind {
+        case .object:
+            if !frames[index].opened {
+                if key == "_0" {
+                    // One unlabeled value: written as the value itself (see JSONValueEncoder).
+                    frames[index].kind = .bare
+                    frames[index].count = 1
+                    return
+                }
+                bytes.append(UInt8(ascii: "{"))
+                frames[index].opened = true
+            }
+            if frames[index].count > 0 { bytes.append(UInt8(ascii: ",")) }
+            frames[index].count += 1
+            writeString(key)
+            bytes.append(UInt8(ascii: ":"))
+        case .bare:
+            throw OutOfOrder()  // a second value next to "_0": not a bare payload after all
+        case .array:
+            throw OutOfOrder()
+        }
+    }
+
+    func beginElement(_ id: Int) throws {
+        let index = try activate(id)
+        if frames[index].count > 0 { bytes.append(UInt8(ascii: ",")) }
+        frames[index].count += 1
+    }
+
+    /// Claims the open value slot for a container; marks the stream broken if none is open.
+    private func claimSlot() -> Bool {
+        if slotOpen {
+            slotOpen = false
+            return true
+        }
+        broken = true
+        return false
+    }
+
+    // MARK: Encoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if slotOpen {
+            slotOpen = false
+            return KeyedEncodingContainer(StreamKeyed<Key>(writer: self, frame: push(.object)))
+        }
+        // A second request for the same value's container (allowed by Encoder) reuses it.
+        if let last = frames.last, last.kind == .object {
+            return KeyedEncodingContainer(StreamKeyed<Key>(writer: self, frame: last.id))
+        }
+        broken = true
+        return KeyedEncodingContainer(StreamKeyed<Key>(writer: self, frame: push(.object)))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        _ = claimSlot()
+        return StreamUnkeyed(writer: self, frame: push(.array))
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        _ = claimSlot()
+        return StreamSingle(writer: self)
+    }
+
+    /// Opens a value slot for a nested value and encodes it.
+    func encodeNested<T: Encodable>(_ value: T) throws {
+        try writeValue(value)
+    }
+
+    func openNestedObject() -> Int { push(.object) }
+    func openNestedArray() -> Int { push(.array) }
+}
+
+private struct StreamKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let writer: StreamWriter
+    let frame: Int
+    var codingPath: [any CodingKey] { [] }
+
+    mutating func encodeNil(forKey key: Key) throws {
+        try writer.beginMember(frame, key.stringValue)
+        writer.writeNull()
+    }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        try writer.beginMember(frame, key.stringValue)
+        writer.writeBool(value)
+    }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        try writer.beginMember(frame, key.stringValue)
+        writer.writeString(value)
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        try writer.beginMember(frame, key.stringValue)
+        try writer.writeDouble(value)
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        try writer.beginMember(frame, key.stringValue)
+        try writer.writeDouble(Double(value))
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        try writer.beginMember(frame, key.stringValue)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        // Beyond Int.max the tree encoder writes a double; let it.
+        guard value <= UInt64(Int.max) else { throw OutOfOrder() }
+        try integer(value, key)
+    }
+
+    private func integer<I: BinaryInteger>(_ value: I, _ key: Key) throws {
+        try writer.beginMember(frame, key.stringValue)
+        writer.writeInteger(value)
+    }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        try writer.beginMember(frame, key.stringValue)
+        try writer.encodeNested(value)
+    }
+
+    // Absent optionals are written as null, as JSONValueEncoder does.
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        do {
+            try writer.beginMember(frame, key.stringValue)
+        } catch {
+            writer.broken = true
+        }
+        return KeyedEncodingContainer(StreamKeyed<NestedKey>(writer: writer, frame: writer.openNestedObject()))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        do {
+            try writer.beginMember(frame, key.stringValue)
+        } catch {
+            writer.broken = true
+        }
+        return StreamUnkeyed(writer: writer, frame: writer.openNestedArray())
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        writer.broken = true
+        return writer
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        writer.broken = true
+        return writer
+    }
+}
+
+private struct StreamUnkeyed: UnkeyedEncodingContainer {
+    let writer: StreamWriter
+    let frame: Int
+    var count = 0
+    var codingPath: [any CodingKey] { [] }
+
+    init(writer: StreamWriter, frame: Int) {
+        self.writer = writer
+        self.frame = frame
+    }
+
+    mutating func encodeNil() throws {
+        try writer.beginElement(frame)
+        count += 1
+        writer.writeNull()
+    }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        try writer.beginElement(frame)
+        count += 1
+        try writer.encodeNested(value)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        do {
+            try writer.beginElement(frame)
+        } catch {
+            writer.broken = true
+        }
+        count += 1
+        return KeyedEncodingContainer(StreamKeyed<NestedKey>(writer: writer, frame: writer.openNestedObject()))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        do {
+            try writer.beginElement(frame)
+        } catch {
+            writer.broken = true
+        }
+        count += 1
+        return StreamUnkeyed(writer: writer, frame: writer.openNestedArray())
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        writer.broken = true
+        return writer
+    }
+}
+
+private struct StreamSingle: SingleValueEncodingContainer {
+    let writer: StreamWriter
+    var codingPath: [any CodingKey] { [] }
+
+    mutating func encodeNil() throws { writer.writeNull() }
+    mutating func encode(_ value: Bool) throws { writer.writeBool(value) }
+    mutating func encode(_ value: String) throws { writer.writeString(value) }
+    mutating func encode(_ value: Double) throws { try writer.writeDouble(value) }
+    mutating func encode(_ value: Int) throws { writer.writeInteger(value) }
+    mutating func encode<T: Encodable>(_ value: T) throws { try writer.encodeNested(value) }
+}
