@@ -265,6 +265,28 @@ fk_status fk_send(fk_instance instance, const char *input_json, size_t input_len
 ** Thread safety: any thread. */
 fk_status fk_state(fk_instance instance, char **out_json, size_t *out_len, uint64_t *out_version);
 
+/* Reads what changed in an instance's state since a version the caller holds, as a
+** JSON Patch (RFC 6902), so that a front end with a large state can follow small
+** changes without reading the whole state each time.
+**
+** since_version  the version of the state the caller has.
+** out_json       receives, owned, NUL-terminated, free with fk_free(), either
+**                  {"from":V,"to":N,"patch":[{"op":"replace","path":"/networks/3/connectivity","value":0.5},...]}
+**                applying the operations in order to the state at V gives the state
+**                at N (an empty list when nothing changed); or, when V is not one of
+**                the recent versions the library keeps,
+**                  {"from":null,"to":N,"state":{...}}
+**                the whole state. The library starts keeping versions at the first
+**                call, so the first call for an instance gives the whole state unless
+**                since_version is the current version; after that the last 16
+**                versions are kept.
+** out_len        receives its length, without the NUL. May be NULL.
+** out_version    receives N. May be NULL.
+**
+** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_NULL_ARGUMENT (out_json NULL), FK_ERR_INTERNAL.
+** Thread safety: any thread. */
+fk_status fk_state_patch(fk_instance instance, uint64_t since_version, char **out_json, size_t *out_len, uint64_t *out_version);
+
 /* Reads an instance's state version: 0 when created, plus one for each change.
 ** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_NULL_ARGUMENT (out_version NULL).
 ** Thread safety: any thread. */

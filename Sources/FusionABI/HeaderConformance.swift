@@ -18,6 +18,7 @@ private func checkHeaderConformance() {
     sameSignature(CFusionKit.fk_send, FusionABI.fk_send)
     sameSignature(CFusionKit.fk_state, FusionABI.fk_state)
     sameSignature(CFusionKit.fk_version, FusionABI.fk_version)
+    sameSignature(CFusionKit.fk_state_patch, FusionABI.fk_state_patch)
     sameSignature(CFusionKit.fk_subscribe, FusionABI.fk_subscribe)
     sameSignature(CFusionKit.fk_unsubscribe, FusionABI.fk_unsubscribe)
     sameSignature(CFusionKit.fk_create_with_options, FusionABI.fk_create_with_options)

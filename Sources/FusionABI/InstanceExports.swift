@@ -63,6 +63,20 @@ import FusionKit
     }
 }
 
+@c public func fk_state_patch(
+    _ instance: fk_instance, _ sinceVersion: UInt64, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ outLength: UnsafeMutablePointer<Int>?, _ outVersion: UnsafeMutablePointer<UInt64>?
+) -> fk_status {
+    abiCall { () throws(FusionError) in
+        let target = try InstanceTable.shared.lookup(instance)
+        guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
+        let (bytes, version) = try target.statePatch(since: sinceVersion)
+        outJSON.pointee = try CArguments.owned(bytes)
+        outLength?.pointee = bytes.count
+        outVersion?.pointee = version
+    }
+}
+
 @c public func fk_version(_ instance: fk_instance, _ outVersion: UnsafeMutablePointer<UInt64>?) -> fk_status {
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)

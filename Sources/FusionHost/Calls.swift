@@ -142,6 +142,16 @@ struct Calls {
         return (json ?? "", version)
     }
 
+    func statePatch(_ instance: UInt64, since: UInt64) throws(FusionHostError) -> (json: String, version: UInt64) {
+        var version: UInt64 = 0
+        let json = try withUnsafeMutablePointer(to: &version) { (versionOut) throws(FusionHostError) in
+            try ownedText { (text, length) throws(FusionHostError) in
+                try statusCall(.statePatch, .uint64(instance), .uint64(since), .pointer(text), .pointer(length), .pointer(versionOut))
+            }
+        }
+        return (json ?? "", version)
+    }
+
     func version(_ instance: UInt64) throws(FusionHostError) -> UInt64 {
         var version: UInt64 = 0
         try withUnsafeMutablePointer(to: &version) { (out) throws(FusionHostError) in

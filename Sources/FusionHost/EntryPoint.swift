@@ -25,6 +25,7 @@ enum EntryPoint: String, CaseIterable, Sendable {
     case send = "fk_send"
     case state = "fk_state"
     case version = "fk_version"
+    case statePatch = "fk_state_patch"
     case subscribe = "fk_subscribe"
     case unsubscribe = "fk_unsubscribe"
     case advanceClock = "fk_advance_clock"
@@ -55,6 +56,7 @@ enum EntryPoint: String, CaseIterable, Sendable {
         case .send: return (.int32, [.uint64, .pointer, .size], true)
         case .state: return (.int32, [.uint64, .pointer, .pointer, .pointer], true)
         case .version: return (.int32, [.uint64, .pointer], true)
+        case .statePatch: return (.int32, [.uint64, .uint64, .pointer, .pointer, .pointer], false)
         case .subscribe: return (.int32, [.uint64, .pointer, .pointer, .pointer], true)
         case .unsubscribe: return (.int32, [.uint64, .uint64], true)
         case .advanceClock: return (.int32, [.uint64, .uint64], false)

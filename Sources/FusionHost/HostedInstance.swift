@@ -69,6 +69,13 @@ public final class HostedInstance: Sendable {
         return InstanceState(json: json, version: version)
     }
 
+    /// fk_state_patch: what changed since `version`, as `{"from","to","patch"}` (RFC 6902)
+    /// or, when that version is no longer kept, `{"from":null,"to","state"}`.
+    public func statePatch(since version: UInt64) throws(FusionHostError) -> InstanceState {
+        let (json, to) = try calls.statePatch(handle, since: version)
+        return InstanceState(json: json, version: to)
+    }
+
     /// fk_version: 0 when created, one more for each change.
     public func version() throws(FusionHostError) -> UInt64 {
         try calls.version(handle)

@@ -6,6 +6,8 @@ public protocol FeatureInstance: AnyObject, Sendable {
     /// The state as compact UTF-8 JSON and the version it belongs to.
     func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64)
     var version: UInt64 { get }
+    /// What changed since `version`, as JSON Patch or, when too old, the whole state (see `Store.patch`).
+    func statePatch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64)
     /// See `Store.subscribe`. Nil once closed.
     func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64?
     func unsubscribe(_ id: UInt64) -> Bool
@@ -60,6 +62,7 @@ final class JSONStore<F: Feature>: FeatureInstance {
 
     func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try store.encodedState() }
     var version: UInt64 { store.version }
+    func statePatch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try store.patch(since: version) }
     func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64? { store.subscribe(callback) }
     func unsubscribe(_ id: UInt64) -> Bool { store.unsubscribe(id) }
     func close() {

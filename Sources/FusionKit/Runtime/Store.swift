@@ -26,6 +26,12 @@ public final class Store<F: Feature>: @unchecked Sendable {
 
     let notifier = ChangeNotifier()
 
+    /// Recent states by version, kept once someone asks for patches (nil until then),
+    /// so that a patch can be computed from any of them to the current state.
+    private var history: [(version: UInt64, state: F.State)]?
+    /// How many versions back a patch can start.
+    public static var patchHistoryLimit: Int { 16 }
+
     /// Encoded state and the version it was encoded at, so an unchanged state is
     /// never encoded twice.
     private var encoded: (version: UInt64, bytes: [UInt8])?
@@ -115,6 +121,10 @@ public final class Store<F: Feature>: @unchecked Sendable {
         }
         guard current != before else { return false }
         currentVersion += 1
+        if history != nil {
+            history!.append((currentVersion, current))
+            if history!.count > Self.patchHistoryLimit { history!.removeFirst() }
+        }
         notifier.enqueue(currentVersion)
         return true
     }
@@ -197,6 +207,37 @@ public final class Store<F: Feature>: @unchecked Sendable {
         }
         for task in tasks { task.cancel() }
         notifier.close()
+    }
+
+    /// What changed since `version`, as JSON:
+    /// `{"from":V,"to":N,"patch":[…]}` (RFC 6902 operations that turn the state at V
+    /// into the state at N), or `{"from":null,"to":N,"state":{…}}` when V is not one
+    /// of the recent versions kept (a front end that missed too much gets it all).
+    public func patch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
+        let (now, nowVersion, base) = lock.withLock { () -> (F.State, UInt64, F.State?) in
+            if history == nil { history = [(currentVersion, current)] }
+            let base = history?.last(where: { $0.version == version })?.state
+            return (current, currentVersion, base)
+        }
+        var writer = JSONWriter()
+        if let base {
+            let operations: [JSONValue]
+            do {
+                operations = version == nowVersion ? [] : try StateDiff.patch(from: base, to: now)
+            } catch {
+                throw FusionError(.internalError, "the state of \"\(F.name)\" cannot be written as JSON: \(error)")
+            }
+            writer.write(["from": .integer(Int(truncatingIfNeeded: version)), "to": .integer(Int(truncatingIfNeeded: nowVersion)), "patch": .array(operations)])
+            return (writer.bytes, nowVersion)
+        }
+        let (state, stateVersion) = try encodedState()
+        writer.writeRaw("{\"from\":null,\"to\":")
+        writer.writeInteger(Int(truncatingIfNeeded: stateVersion))
+        writer.writeRaw(",\"state\":")
+        var bytes = writer.bytes
+        bytes.append(contentsOf: state)
+        bytes.append(UInt8(ascii: "}"))
+        return (bytes, stateVersion)
     }
 
     /// The state as compact JSON, with its version; encoded at most once per version.

@@ -126,6 +126,9 @@ static fk_status fail_null(struct world *w) { return fk_fail_request(w->counter,
 static fk_status fail_bad_utf8(struct world *w) { return fk_fail_request(w->counter, 1, "down\xff", FK_NUL_TERMINATED); }
 static fk_status fail_unknown(struct world *w) { return fk_fail_request(w->counter, 77, "down", FK_NUL_TERMINATED); }
 
+static fk_status patch_null_out(struct world *w) { return fk_state_patch(w->counter, 0, NULL, NULL, NULL); }
+static fk_status patch_dead(struct world *w) { char *j; return fk_state_patch(w->dead, 0, &j, NULL, NULL); }
+
 /* ---- out-pointers and subscriptions ---- */
 static fk_status state_null_out(struct world *w) { return fk_state(w->counter, NULL, NULL, NULL); }
 static fk_status version_null_out(struct world *w) { return fk_version(w->counter, NULL); }
@@ -216,6 +219,8 @@ static const struct row rows[] = {
     {"fail: NULL message", fail_null, FK_ERR_NULL_ARGUMENT, {"message"}},
     {"fail: message not UTF-8", fail_bad_utf8, FK_ERR_INVALID_UTF8, {"UTF-8"}},
     {"fail: unknown request", fail_unknown, FK_ERR_UNKNOWN_REQUEST, {"request 77"}},
+    {"state patch: NULL out_json", patch_null_out, FK_ERR_NULL_ARGUMENT, {"out_json"}},
+    {"state patch: destroyed instance", patch_dead, FK_ERR_INVALID_HANDLE, {"not a live instance"}},
 };
 
 struct snapshot {

@@ -157,7 +157,28 @@ static void seeds(void) {
     fk_destroy(a); fk_destroy(b); fk_destroy(c);
 }
 
+static void patches(void) {
+    fk_instance counter;
+    fk_create("counter", FK_NUL_TERMINATED, NULL, 0, &counter);
+    char *json = NULL;
+    uint64_t to = 99;
+    check(fk_state_patch(counter, 0, &json, NULL, &to) == FK_OK && to == 0 && strcmp(json, "{\"from\":0,\"to\":0,\"patch\":[]}") == 0,
+          "a patch from the current version is empty");
+    fk_free(json);
+    fk_send(counter, "\"increase\"", FK_NUL_TERMINATED);
+    fk_send(counter, "\"increase\"", FK_NUL_TERMINATED);
+    fk_state_patch(counter, 0, &json, NULL, &to);
+    check(to == 2 && strstr(json, "{\"op\":\"replace\",\"path\":\"/value\",\"value\":2}") != NULL && strstr(json, "\"from\":0,\"to\":2") != NULL,
+          "a patch from version 0 to 2 replaces /value with 2");
+    fk_free(json);
+    fk_state_patch(counter, 12345, &json, NULL, &to);
+    check(to == 2 && strstr(json, "{\"from\":null,\"to\":2,\"state\":{\"value\":2,") == json, "a version not kept gives the whole state");
+    fk_free(json);
+    fk_destroy(counter);
+}
+
 int main(void) {
+    patches();
     polling();
     manual_clock();
     seeds();

@@ -1,0 +1,193 @@
+/// JSON Patch (RFC 6902) between two values of one `Encodable` type, computed on the
+/// Swift values rather than on their JSON: subtrees that compare equal through
+/// `Equatable` are skipped without being encoded, arrays are compared element by
+/// element, and only what changed is encoded. So a change to one network among
+/// thousands costs a comparison pass and one small encode, not a whole state.
+///
+/// Applying the patch to the JSON of `old` (as `JSONValueEncoder` writes it) gives the
+/// JSON of `new`.
+public enum StateDiff {
+    public static func patch<T: Encodable>(from old: T, to new: T) throws -> [JSONValue] {
+        var differ = Differ()
+        try differ.diff(old, new, path: "")
+        return differ.operations
+    }
+}
+
+/// Arrays whose elements can be compared without encoding them.
+private protocol ComparableElements {
+    /// Indices whose elements differ, when `other` is the same kind of array with the
+    /// same count; nil otherwise.
+    func changedIndices(comparedTo other: Any) -> [Int]?
+    var elementCount: Int { get }
+    func element(at index: Int) -> any Encodable
+    /// The length of the common prefix and suffix with `other`.
+    func commonEnds(with other: Any) -> (prefix: Int, suffix: Int)?
+}
+
+extension Array: ComparableElements where Element: Equatable & Encodable {
+    func changedIndices(comparedTo other: Any) -> [Int]? {
+        guard let other = other as? [Element], other.count == count else { return nil }
+        var changed: [Int] = []
+        for index in indices where self[index] != other[index] { changed.append(index) }
+        return changed
+    }
+
+    var elementCount: Int { count }
+
+    func element(at index: Int) -> any Encodable { self[index] }
+
+    func commonEnds(with other: Any) -> (prefix: Int, suffix: Int)? {
+        guard let other = other as? [Element] else { return nil }
+        var prefix = 0
+        while prefix < count, prefix < other.count, self[prefix] == other[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < count - prefix, suffix < other.count - prefix,
+            self[count - 1 - suffix] == other[other.count - 1 - suffix]
+        {
+            suffix += 1
+        }
+        return (prefix, suffix)
+    }
+}
+
+private extension Equatable {
+    func isEqual(to other: Any) -> Bool {
+        guard let other = other as? Self else { return false }
+        return self == other
+    }
+}
+
+private struct Differ {
+    var operations: [JSONValue] = []
+
+    mutating func diff<T: Encodable>(_ old: T, _ new: T, path: String) throws {
+        if let array = new as? any ComparableElements {
+            try diffArray(old: old, new: array, path: path, whole: new)
+            return
+        }
+        if let equatable = new as? any Equatable, equatable.isEqual(to: old) { return }
+        switch (Captured.capture(old), Captured.capture(new)) {
+        case (.keyed(let a), .keyed(let b)) where a.map(\.key) == b.map(\.key):
+            for (oldField, newField) in zip(a, b) {
+                try diffParts(oldField.value, newField.value, path: path + "/" + Self.escape(newField.key))
+            }
+        default:
+            try replace(path, with: new)
+        }
+    }
+
+    private mutating func diffArray<T: Encodable>(old: T, new: any ComparableElements, path: String, whole: T) throws {
+        if let changed = new.changedIndices(comparedTo: old) {
+            if changed.count * 2 > max(new.elementCount, 1) && changed.count > 1 {
+                try replace(path, with: whole)
+                return
+            }
+            for index in changed {
+                try diffElements(old, new, index, path: path + "/\(index)")
+            }
+            return
+        }
+        // Different lengths: keep the common ends, remove and add the middle.
+        guard let (prefix, suffix) = new.commonEnds(with: old), let oldArray = old as? any ComparableElements else {
+            try replace(path, with: whole)
+            return
+        }
+        let oldMiddle = oldArray.elementCount - prefix - suffix
+        let newMiddle = new.elementCount - prefix - suffix
+        if oldMiddle + newMiddle > new.elementCount {
+            try replace(path, with: whole)
+            return
+        }
+        for index in stride(from: prefix + oldMiddle - 1, through: prefix, by: -1) {
+            operations.append(["op": "remove", "path": .string(path + "/\(index)")])
+        }
+        for index in prefix..<(prefix + newMiddle) {
+            operations.append(["op": "add", "path": .string(path + "/\(index)"), "value": try Self.json(new.element(at: index))])
+        }
+    }
+
+    private mutating func diffElements<T: Encodable>(_ old: T, _ new: any ComparableElements, _ index: Int, path: String) throws {
+        guard let oldArray = old as? any ComparableElements else { return }
+        try diffExistentials(oldArray.element(at: index), new.element(at: index), path: path)
+    }
+
+    private mutating func diffParts(_ old: Captured.Part, _ new: Captured.Part, path: String) throws {
+        switch (old, new) {
+        case (.null, .null):
+            return
+        case (.value(let a), .value(let b)):
+            try diffExistentials(a, b, path: path)
+        case (.nested(let a), .nested(let b)):
+            try diffCaptured(a, b, path: path, new: new)
+        default:
+            operations.append(["op": "replace", "path": .string(path), "value": try Self.json(new)])
+        }
+    }
+
+    private mutating func diffCaptured(_ old: Captured, _ new: Captured, path: String, new part: Captured.Part) throws {
+        switch (old, new) {
+        case (.keyed(let a), .keyed(let b)) where a.map(\.key) == b.map(\.key):
+            for (oldField, newField) in zip(a, b) {
+                try diffParts(oldField.value, newField.value, path: path + "/" + Self.escape(newField.key))
+            }
+        case (.single(let a), .single(let b)):
+            try diffParts(a, b, path: path)
+        default:
+            operations.append(["op": "replace", "path": .string(path), "value": try Self.json(part)])
+        }
+    }
+
+    /// Opens the two existentials as one type and diffs them.
+    private mutating func diffExistentials(_ old: any Encodable, _ new: any Encodable, path: String) throws {
+        func open<T: Encodable>(_ typedNew: T) throws {
+            if let typedOld = old as? T {
+                try diff(typedOld, typedNew, path: path)
+            } else {
+                try replace(path, with: typedNew)
+            }
+        }
+        try open(new)
+    }
+
+    private mutating func replace<T: Encodable>(_ path: String, with value: T) throws {
+        operations.append(["op": "replace", "path": .string(path), "value": try JSONValueEncoder().encode(value)])
+    }
+
+    private static func json(_ value: any Encodable) throws -> JSONValue {
+        try JSONValueEncoder().encode(value)
+    }
+
+    private static func json(_ part: Captured.Part) throws -> JSONValue {
+        switch part {
+        case .null: return .null
+        case .value(let value): return try json(value)
+        case .nested(let captured): return try json(captured)
+        }
+    }
+
+    private static func json(_ captured: Captured) throws -> JSONValue {
+        switch captured {
+        case .keyed(let fields): return .object(try fields.map { JSONMember($0.key, try json($0.value)) })
+        case .unkeyed(let parts): return .array(try parts.map { try json($0) })
+        case .single(let part): return try json(part)
+        case .opaque: throw JSONCodingError(path: [], reason: "a nested value could not be captured for a patch")
+        }
+    }
+
+    /// RFC 6901: "~" is "~0", "/" is "~1".
+    static func escape(_ key: String) -> String {
+        guard key.contains("~") || key.contains("/") else { return key }
+        return key.replacingOccurrences("~", "~0").replacingOccurrences("/", "~1")
+    }
+}
+
+private extension String {
+    func replacingOccurrences(_ target: Character, _ replacement: String) -> String {
+        var result = ""
+        for character in self {
+            if character == target { result += replacement } else { result.append(character) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,159 @@
+import FusionKit
+import Testing
+
+@testable import FusionExamples
+
+/// Applies RFC 6902 add/remove/replace operations, as a front end would.
+enum PatchApplier {
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    static func apply(_ operations: [JSONValue], to document: JSONValue) throws -> JSONValue {
+        var result = document
+        for operation in operations {
+            guard let op = operation["op"]?.stringValue, let path = operation["path"]?.stringValue else {
+                throw Failure(description: "bad operation \(operation)")
+            }
+            let tokens = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+                .map { String($0.replacing("~1", with: "/").replacing("~0", with: "~")) }
+            result = try apply(op, Array(tokens), operation["value"], to: result)
+        }
+        return result
+    }
+
+    private static func apply(_ op: String, _ tokens: [String], _ value: JSONValue?, to node: JSONValue) throws -> JSONValue {
+        guard let first = tokens.first else {
+            guard op != "remove", let value else { throw Failure(description: "cannot \(op) the root") }
+            return value
+        }
+        let rest = Array(tokens.dropFirst())
+        switch node {
+        case .object(var members):
+            let index = members.firstIndex { $0.key == first }
+            if rest.isEmpty {
+                switch op {
+                case "remove":
+                    guard let index else { throw Failure(description: "no member \(first)") }
+                    members.remove(at: index)
+                default:
+                    guard let value else { throw Failure(description: "no value") }
+                    if let index { members[index].value = value } else { members.append(JSONMember(first, value)) }
+                }
+            } else {
+                guard let index else { throw Failure(description: "no member \(first)") }
+                members[index].value = try apply(op, rest, value, to: members[index].value)
+            }
+            return .object(members)
+        case .array(var elements):
+            guard let index = Int(first), index <= elements.count else { throw Failure(description: "bad index \(first)") }
+            if rest.isEmpty {
+                switch op {
+                case "remove": elements.remove(at: index)
+                case "add": elements.insert(value ?? .null, at: index)
+                default: elements[index] = value ?? .null
+                }
+            } else {
+                elements[index] = try apply(op, rest, value, to: elements[index])
+            }
+            return .array(elements)
+        default:
+            throw Failure(description: "cannot descend into \(node.kindDescription)")
+        }
+    }
+}
+
+@Suite struct StatePatchTests {
+    func json<T: Encodable>(_ value: T) throws -> JSONValue { try JSONValueEncoder().encode(value) }
+
+    func expectPatchWorks(_ old: WiFiSettings.State, _ new: WiFiSettings.State) throws -> [JSONValue] {
+        let patch = try StateDiff.patch(from: old, to: new)
+        #expect(try PatchApplier.apply(patch, to: json(old)) == json(new))
+        return patch
+    }
+
+    func networks(_ count: Int) -> [Network] {
+        (0..<count).map { Network(id: "n\($0)", name: "Network \($0)", isSecured: $0 % 3 == 0, connectivity: Double($0 % 10) / 10) }
+    }
+
+    @Test func equalStatesGiveAnEmptyPatch() throws {
+        let state = WiFiSettings.State(foundNetworks: networks(50))
+        #expect(try expectPatchWorks(state, state).isEmpty)
+    }
+
+    @Test func oneChangedNetworkGivesOneSmallOperationPerList() throws {
+        let old = WiFiSettings.State(foundNetworks: networks(1000))
+        var new = old
+        new.foundNetworks[417].connectivity = 0.25
+        WiFiSettings.derive(&new)
+        let patch = try expectPatchWorks(old, new)
+        #expect(patch.count == 2)  // foundNetworks and the derived otherNetworks
+        #expect(patch.contains { $0["path"] == "/foundNetworks/417/connectivity" && $0["value"] == 0.25 })
+    }
+
+    @Test func networksComingAndGoingAreAddsAndRemoves() throws {
+        let old = WiFiSettings.State(foundNetworks: networks(20))
+        var gone = old
+        gone.foundNetworks.remove(at: 5)
+        WiFiSettings.derive(&gone)
+        #expect(try expectPatchWorks(old, gone).contains { $0["op"] == "remove" && $0["path"] == "/foundNetworks/5" })
+        var added = old
+        added.foundNetworks.append(Network(id: "new", name: "New"))
+        WiFiSettings.derive(&added)
+        #expect(try expectPatchWorks(old, added).contains { $0["op"] == "add" && $0["path"] == "/foundNetworks/20" })
+    }
+
+    @Test func navigationChangesAreReplacedOrDescended() throws {
+        var old = WiFiSettings.State(foundNetworks: networks(5))
+        var new = old
+        new.destination = .connect(ConnectToNetwork.State(network: old.foundNetworks[0]))
+        _ = try expectPatchWorks(old, new)
+        old = new
+        if case .connect(var screen)? = new.destination {
+            screen.password = "blo"
+            new.destination = .connect(screen)
+        }
+        let patch = try expectPatchWorks(old, new)
+        #expect(patch.map { $0["path"] } == ["/destination/connect/password"])
+        old = new
+        new.destination = .detail(NetworkDetail.State(network: old.foundNetworks[1]))
+        _ = try expectPatchWorks(old, new)
+        old = new
+        new.destination = nil
+        new.selectedNetworkID = "n2"
+        WiFiSettings.derive(&new)
+        _ = try expectPatchWorks(old, new)
+    }
+
+    @Test func randomScansAlwaysPatchCorrectly() throws {
+        let random = RandomSource(seed: 99)
+        var state = WiFiSettings.State(foundNetworks: networks(30), selectedNetworkID: "n3")
+        for _ in 0..<200 {
+            var next = state
+            WiFiSettings.scan(&next, random)
+            if random.int(in: 0...9) == 0 { next.isOn.toggle() }
+            WiFiSettings.derive(&next)
+            _ = try expectPatchWorks(state, next)
+            state = next
+        }
+    }
+
+    @Test func aStoreGivesPatchesFromRecentVersionsAndTheWholeStateOtherwise() throws {
+        let store = Store<Counter>()
+        let first = try JSONParser.parse(store.patch(since: 7).bytes)
+        #expect(first["from"] == nil as JSONValue? || first["from"] == .null)
+        #expect(first["state"]?["value"] == 0)
+        store.send(.increase)
+        store.send(.increase)
+        let patch = try JSONParser.parse(store.patch(since: 0).bytes)
+        #expect(patch["from"] == 0)
+        #expect(patch["to"] == 2)
+        let before: JSONValue = ["value": 0, "isReset": false, "alert": nil]
+        guard case .array(let operations)? = patch["patch"] else {
+            Issue.record("no operations")
+            return
+        }
+        #expect(try PatchApplier.apply(operations, to: before) == JSONParser.parse(store.encodedState().bytes))
+        #expect(try JSONParser.parse(store.patch(since: 2).bytes)["patch"] == [])
+        for _ in 0..<(Store<Counter>.patchHistoryLimit + 1) { store.send(.increase) }
+        #expect(try JSONParser.parse(store.patch(since: 1).bytes)["state"] != nil)
+    }
+}
