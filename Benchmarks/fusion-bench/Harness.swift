@@ -5,6 +5,8 @@ struct Comparison {
     let name: String
     let subject: String
     let baseline: String
+    /// What the issue asks of this workload, shown next to the result.
+    let target: String
     /// Work per round; `body` runs it `iterations` times.
     let iterations: Int
     let runSubject: (Int) -> Void

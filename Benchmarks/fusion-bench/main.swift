@@ -1,83 +1,40 @@
-// fusion-bench: FusionKit's benchmarks. Not a test: it reports times and ratios
-// against baselines measured in the same run, and with --write updates
-// docs/performance.md. Run it with scripts/bench (a release build).
-import CFusionKit  // the header's declarations: calls below are C calls into the exported symbols
-import FusionExamples
-import FusionKit
+// fusion-bench: FusionKit's benchmarks. Not a test: every workload runs next to a
+// baseline measured in the same run, interleaved, and reports medians and ratios.
+// scripts/bench builds it in release mode and writes docs/performance.md.
 import Foundation
 
 let arguments = CommandLine.arguments
-let rounds = arguments.firstIndex(of: "--rounds").flatMap { Int(arguments[$0 + 1]) } ?? 21
-let writePath = arguments.firstIndex(of: "--write").map { arguments[$0 + 1] }
-
-var handle: fk_instance = 0
-guard fk_create("counter", FK_NUL_TERMINATED, nil, 0, &handle) == FK_OK else {
-    fatalError("cannot create a counter")
+func option(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 }
-let increase = Array("\"increase\"".utf8CString)
+let rounds = option("--rounds").flatMap(Int.init) ?? 21
+let writePath = option("--write")
+let plotPath = option("--plot")
 
-let abiRoundTrip = Comparison(
-    name: "Counter round trip: send \"increase\", read the state JSON",
-    subject: "C ABI (fk_send + fk_state + fk_free)",
-    baseline: "in-process Swift Store (send + encodedState)",
-    iterations: 20_000,
-    runSubject: { n in
-        increase.withUnsafeBufferPointer { input in
-            var json: UnsafeMutablePointer<CChar>?
-            var length = 0
-            var version: UInt64 = 0
-            for _ in 0..<n {
-                _ = fk_send(handle, input.baseAddress, input.count - 1)
-                _ = fk_state(handle, &json, &length, &version)
-                fk_free(json)
-            }
-        }
-    },
-    runBaseline: { n in
-        let store = Store<Counter>()
-        for _ in 0..<n {
-            store.send(.increase)
-            _ = try? store.encodedState()
-        }
-    })
-
-/// The obvious alternative: Foundation's JSONDecoder and JSONEncoder on every round trip.
-struct FoundationCounter {
-    enum Input: Decodable { case increase, decrease, reset, show, alertDismissed }
-    var state = Counter.State()
-    let decoder = JSONDecoder()
-    let encoder = JSONEncoder()
-    mutating func roundTrip(_ input: Data) -> Data {
-        if let decoded = try? decoder.decode(Input.self, from: input), case .increase = decoded { state.value += 1 }
-        return (try? encoder.encode(state)) ?? Data()
-    }
+var report = Report()
+print("Counter round trips…")
+report.comparisons += CounterWorkloads.run(rounds: rounds)
+print("Large state…")
+report.comparisons += LargeStateWorkloads.encoding(rounds: rounds)
+print("Patches at 10, 100, 1,000, 10,000 networks…")
+report.patchRows = LargeStateWorkloads.patchScaling(rounds: rounds)
+print("Throughput…")
+report.throughput = ThroughputWorkload.run(rounds: max(5, rounds / 3))
+print("Memory…")
+report.memory = MemoryWorkload.run()
+if let probe = option("--start-probe"), let library = option("--library"), let runtime = option("--runtime") {
+    print("Start…")
+    report.start = StartWorkload.run(probe: probe, library: library, runtime: runtime, rounds: rounds)
 }
 
-let tagged = Data("{\"increase\":{}}".utf8)
-let foundationRoundTrip = Comparison(
-    name: "Counter round trip: decode the input, apply, encode the state",
-    subject: "C ABI (fk_send + fk_state + fk_free)",
-    baseline: "Foundation JSONDecoder + JSONEncoder, in-process",
-    iterations: 20_000,
-    runSubject: abiRoundTrip.runSubject,
-    runBaseline: { n in
-        var counter = FoundationCounter()
-        for _ in 0..<n { _ = counter.roundTrip(tagged) }
-    })
-
-let results = [abiRoundTrip, foundationRoundTrip].map { Harness.measure($0, rounds: rounds) }
-_ = fk_destroy(handle)
-
-var table = "| workload | subject | median | baseline | median | subject is |\n|---|---|---|---|---|---|\n"
-for r in results {
-    let faster = r.speedup >= 1 ? "\(Harness.format3(r.speedup))× faster" : "\(Harness.format3(1 / r.speedup))× slower"
-    table += "| \(r.comparison.name) | \(r.comparison.subject) | \(Harness.format(nanos: r.subjectNanos)) | \(r.comparison.baseline) | \(Harness.format(nanos: r.baselineNanos)) | \(faster) |\n"
+let markdown = report.markdown()
+print(markdown)
+if let plotPath {
+    try PatchPlot.svg(report.patchRows).write(toFile: plotPath, atomically: true, encoding: .utf8)
+    print("wrote \(plotPath)")
 }
-print(table)
-
 if let writePath {
-    let machine = MachineDescription.current()
-    let document = PerformanceDocument.render(table: table, machine: machine, rounds: rounds)
+    let document = PerformanceDocument.render(table: markdown, machine: MachineDescription.current(), rounds: rounds)
     try document.write(toFile: writePath, atomically: true, encoding: .utf8)
     print("wrote \(writePath)")
 }

@@ -184,7 +184,8 @@ public struct WiFiSettings: Feature {
         return wasConnecting ? .cancel(id: ConnectToNetwork.joinEffect) : .none
     }
 
-    static func derive(_ state: inout State) {
+    /// Recomputes the derived fields (`selectedNetwork`, `otherNetworks`) from the rest.
+    public static func derive(_ state: inout State) {
         guard state.isOn else {
             state.selectedNetwork = nil
             state.otherNetworks = []

@@ -1,0 +1,54 @@
+import FusionExamples
+import FusionKit
+import Foundation
+
+/// The Wi-Fi state with many networks: encoding it whole, and following one change.
+enum LargeStateWorkloads {
+    static func state(networks count: Int) -> WiFiSettings.State {
+        let networks = (0..<count).map {
+            Network(id: "network-\($0)", name: "Network \($0)", isSecured: $0 % 3 != 0, connectivity: Double($0 % 10) / 10 + 0.05)
+        }
+        return WiFiSettings.State(foundNetworks: networks, selectedNetworkID: "network-1")
+    }
+
+    static func encoding(rounds: Int) -> [ComparisonResult] {
+        let value = state(networks: 1000)
+        let foundation = JSONEncoder()
+        let comparison = Comparison(
+            name: "Wi-Fi state with 1,000 networks to JSON", subject: "FusionKit JSONStreamEncoder",
+            baseline: "Foundation JSONEncoder, same value", target: "≥ 15× faster",
+            iterations: 20,
+            runSubject: { n in for _ in 0..<n { _ = try? JSONStreamEncoder().encode(value) } },
+            runBaseline: { n in for _ in 0..<n { _ = try? foundation.encode(value) } })
+        return [Harness.measure(comparison, rounds: rounds)]
+    }
+
+    struct PatchRow {
+        let networks: Int
+        let fullNanos: Double
+        let patchNanos: Double
+        let patchBytes: Int
+        let fullBytes: Int
+        var fraction: Double { patchNanos / fullNanos }
+    }
+
+    /// One network's connectivity changes; the cost of the whole new state as JSON
+    /// next to the cost of the patch from the old state.
+    static func patchScaling(rounds: Int) -> [PatchRow] {
+        [10, 100, 1000, 10_000].map { count in
+            let old = state(networks: count)
+            var new = old
+            new.foundNetworks[count / 2].connectivity = 0.99
+            WiFiSettings.derive(&new)
+            let iterations = max(3, 20_000 / count)
+            let comparison = Comparison(
+                name: "\(count)", subject: "patch", baseline: "full", target: "", iterations: iterations,
+                runSubject: { n in for _ in 0..<n { _ = try? StateDiff.patch(from: old, to: new) } },
+                runBaseline: { n in for _ in 0..<n { _ = try? JSONStreamEncoder().encode(new) } })
+            let result = Harness.measure(comparison, rounds: rounds)
+            let patch = (try? StateDiff.patch(from: old, to: new)).map { JSONWriter.serialize(.array($0)).count } ?? 0
+            let full = (try? JSONStreamEncoder().encode(new).count) ?? 0
+            return PatchRow(networks: count, fullNanos: result.baselineNanos, patchNanos: result.subjectNanos, patchBytes: patch, fullBytes: full)
+        }
+    }
+}

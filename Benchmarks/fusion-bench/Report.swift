@@ -1,0 +1,53 @@
+/// The benchmark results as the Markdown that goes into docs/performance.md.
+struct Report {
+    var comparisons: [ComparisonResult] = []
+    var patchRows: [LargeStateWorkloads.PatchRow] = []
+    var throughput: ThroughputWorkload.Result?
+    var memory: MemoryWorkload.Result?
+    var start: StartWorkload.Result?
+
+    func markdown() -> String {
+        var text = "| workload | subject | median | baseline (same run) | median | subject is | target |\n|---|---|---|---|---|---|---|\n"
+        for r in comparisons {
+            let relation = r.speedup >= 1 ? "\(Harness.format3(r.speedup))× faster" : "\(Harness.format3(1 / r.speedup))× slower"
+            text += "| \(r.comparison.name) | \(r.comparison.subject) | \(Harness.format(nanos: r.subjectNanos)) | \(r.comparison.baseline) | \(Harness.format(nanos: r.baselineNanos)) | \(relation) | \(r.comparison.target) |\n"
+        }
+        if !patchRows.isEmpty {
+            text += "\nOne network's connectivity changes; the whole new state as JSON (baseline) next to the JSON Patch from the old state (`StateDiff`, what `fk_state_patch` returns). Target: a patch costs at most a tenth of the whole state.\n\n"
+            text += "| networks | whole state | its size | patch | its size | patch / whole |\n|---|---|---|---|---|---|\n"
+            for row in patchRows {
+                text += "| \(row.networks) | \(Harness.format(nanos: row.fullNanos)) | \(row.fullBytes) B | \(Harness.format(nanos: row.patchNanos)) | \(row.patchBytes) B | \(Harness.format3(row.fraction)) |\n"
+            }
+            text += "\n![Whole state and patch cost by number of networks](patch-scaling.svg)\n"
+        }
+        if let throughput {
+            text += "\n| throughput (fk_send \"increase\") | inputs per second |\n|---|---|\n"
+            text += "| one thread, one instance (baseline) | \(Int(throughput.oneThread).formatted) |\n"
+            text += "| two threads, one instance each | \(Int(throughput.twoThreads).formatted) (\(Harness.format3(throughput.scaling))× the one-thread rate) |\n"
+        }
+        if let memory {
+            text += "\n| \(memory.count.formatted) Counter instances alive | resident memory per instance |\n|---|---|\n"
+            text += "| created through the C ABI (fk_create, one input each) | \(Int(memory.abiBytesPerInstance).formatted) B |\n"
+            text += "| baseline: bare Swift `Store<Counter>` | \(Int(memory.storeBytesPerInstance).formatted) B |\n"
+        }
+        if let start {
+            text += "\n| start, in a fresh process | median |\n|---|---|\n"
+            text += "| dlopen libFusionExamples.so, check the ABI version, read the manifest | \(Harness.format(nanos: start.libraryNanos)) |\n"
+            text += "| baseline: dlopen libswiftCore.so alone | \(Harness.format(nanos: start.runtimeNanos)) (the library costs \(Harness.format3(start.libraryNanos / start.runtimeNanos))× that) |\n"
+        }
+        return text
+    }
+}
+
+extension Int {
+    /// 1234567 as "1,234,567".
+    var formatted: String {
+        let digits = String(magnitude)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out += "," }
+            out.append(c)
+        }
+        return (self < 0 ? "-" : "") + out
+    }
+}
