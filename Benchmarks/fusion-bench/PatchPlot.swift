@@ -3,7 +3,7 @@ import Foundation
 /// A log-log line chart of whole-state and patch cost by number of networks, as SVG.
 enum PatchPlot {
     static func svg(_ rows: [LargeStateWorkloads.PatchRow]) -> String {
-        let width = 640.0, height = 400.0, left = 80.0, right = 20.0, top = 40.0, bottom = 60.0
+        let width = 640.0, height = 400.0, left = 80.0, right = 40.0, top = 40.0, bottom = 60.0
         let xs = rows.map { log10(Double($0.networks)) }
         let ys = rows.flatMap { [log10($0.fullNanos), log10($0.patchNanos)] }
         guard let xMin = xs.min(), let xMax = xs.max(), let yLow = ys.min(), let yHigh = ys.max(), xMax > xMin else { return "<svg xmlns=\"http://www.w3.org/2000/svg\"/>" }

@@ -30,7 +30,6 @@ struct OutOfOrder: Error {}
 // The writer is used by one thread, inside one encode call; its properties skip the
 // run-time exclusivity checks that otherwise cost more than the writing itself.
 final class StreamWriter: Encoder {
-    @exclusivity(unchecked) var bytes: [UInt8] = []
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -49,6 +48,11 @@ final class StreamWriter: Encoder {
         var count: Int
     }
 
+    /// The output, in a buffer of our own: appending through `Array` costs a
+    /// uniqueness check and a generic call per piece, more than the copying itself.
+    @exclusivity(unchecked) private var storage: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private var count = 0
     @exclusivity(unchecked) private var frames: [Frame] = []
     @exclusivity(unchecked) private var nextFrameID = 0
     /// Set when a value slot is open: the next container request fills it.
@@ -57,7 +61,44 @@ final class StreamWriter: Encoder {
     @exclusivity(unchecked) var broken = false
 
     init() {
-        bytes.reserveCapacity(256)
+        capacity = 256
+        storage = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// What has been written.
+    var bytes: [UInt8] {
+        [UInt8](UnsafeBufferPointer(start: storage, count: count))
+    }
+
+    @inline(__always) private func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(count + extra) }
+    }
+
+    private func grow(_ needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        bigger.update(from: storage, count: count)
+        storage.deallocate()
+        storage = bigger
+        capacity = newCapacity
+    }
+
+    @inline(__always) func append(_ byte: UInt8) {
+        reserve(1)
+        storage[count] = byte
+        count += 1
+    }
+
+    @inline(__always) private func append(_ source: UnsafeRawBufferPointer) {
+        guard let base = source.baseAddress, !source.isEmpty else { return }
+        reserve(source.count)
+        (storage + count).update(from: base.assumingMemoryBound(to: UInt8.self), count: source.count)
+        count += source.count
     }
 
     // MARK: values
@@ -90,38 +131,93 @@ final class StreamWriter: Encoder {
         if broken { throw OutOfOrder() }
     }
 
-    @inline(__always) func writeString(_ s: String) {
-        JSONWriter.appendString(s, to: &bytes)
+    func writeString(_ string: String) {
+        var text = string
+        text.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else {
+                reserve(2)
+                storage[count] = 0x22
+                storage[count + 1] = 0x22
+                count += 2
+                return
+            }
+            let length = utf8.count
+            var index = 0
+            while index < length {
+                let byte = base[index]
+                if byte < 0x20 || byte == 0x22 || byte == 0x5C { break }
+                index += 1
+            }
+            if index == length {
+                reserve(length + 2)
+                storage[count] = 0x22
+                (storage + count + 1).update(from: base, count: length)
+                storage[count + 1 + length] = 0x22
+                count += length + 2
+                return
+            }
+            // Rare: escape with the general writer.
+            var writer = JSONWriter(reservingCapacity: length + 8)
+            writer.writeString(string)
+            writer.bytes.withUnsafeBytes { append($0) }
+        }
     }
 
-    @inline(__always) func writeInteger(_ i: Int) {
-        JSONWriter.appendInteger(i, to: &bytes)
+    func writeInteger(_ value: Int) {
+        reserve(21)
+        if value >= 0 && value < 10 {
+            storage[count] = 0x30 &+ UInt8(truncatingIfNeeded: value)
+            count += 1
+            return
+        }
+        var magnitude = value.magnitude
+        var digits = 0
+        var probe = magnitude
+        while probe > 0 {
+            probe /= 10
+            digits += 1
+        }
+        let negative = value < 0
+        var position = count + digits + (negative ? 1 : 0)
+        let end = position
+        while magnitude > 0 {
+            let (q, r) = magnitude.quotientAndRemainder(dividingBy: 10)
+            position -= 1
+            storage[position] = 0x30 &+ UInt8(truncatingIfNeeded: r)
+            magnitude = q
+        }
+        if negative { storage[count] = UInt8(ascii: "-") }
+        count = end
     }
 
     func writeInteger<I: BinaryInteger>(_ i: I) {
         if let small = Int(exactly: i) {
-            JSONWriter.appendInteger(small, to: &bytes)
+            writeInteger(small)
         } else {
-            var writer = JSONWriter(reusing: bytes)
-            bytes = []
+            var writer = JSONWriter()
             writer.writeInteger(i)
-            bytes = writer.takeBytes()
+            writer.bytes.withUnsafeBytes { append($0) }
         }
     }
 
     @inline(__always) func writeBool(_ b: Bool) {
         let literal: StaticString = b ? "true" : "false"
-        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        append(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     func writeDouble(_ d: Double) throws {
         guard d.isFinite else { throw OutOfOrder() }  // the tree encoder words the error
-        JSONWriter.appendDouble(d, to: &bytes)
+        if d == d.rounded(.towardZero), abs(d) < 1e15 {
+            writeInteger(Int(d))
+            return
+        }
+        var text = d.description
+        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
     }
 
     func writeNull() {
         let literal: StaticString = "null"
-        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        append(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     // MARK: frames
@@ -129,7 +225,7 @@ final class StreamWriter: Encoder {
     private func push(_ kind: Frame.Kind) -> Int {
         nextFrameID += 1
         frames.append(Frame(kind: kind, id: nextFrameID, opened: kind != .object, count: 0))
-        if kind == .array { bytes.append(UInt8(ascii: "[")) }
+        if kind == .array { append(UInt8(ascii: "[")) }
         return nextFrameID
     }
 
@@ -139,9 +235,9 @@ final class StreamWriter: Encoder {
             let frame = frames.removeLast()
             switch frame.kind {
             case .object:
-                if !frame.opened { bytes.append(UInt8(ascii: "{")) }
-                bytes.append(UInt8(ascii: "}"))
-            case .array: bytes.append(UInt8(ascii: "]"))
+                if !frame.opened { append(UInt8(ascii: "{")) }
+                append(UInt8(ascii: "}"))
+            case .array: append(UInt8(ascii: "]"))
             case .bare: break
             }
         }
@@ -167,13 +263,13 @@ final class StreamWriter: Encoder {
                     frames[index].count = 1
                     return
                 }
-                bytes.append(UInt8(ascii: "{"))
+                append(UInt8(ascii: "{"))
                 frames[index].opened = true
             }
-            if frames[index].count > 0 { bytes.append(UInt8(ascii: ",")) }
+            if frames[index].count > 0 { append(UInt8(ascii: ",")) }
             frames[index].count += 1
             writeString(key)
-            bytes.append(UInt8(ascii: ":"))
+            append(UInt8(ascii: ":"))
         case .bare:
             throw OutOfOrder()  // a second value next to "_0": not a bare payload after all
         case .array:
@@ -183,7 +279,7 @@ final class StreamWriter: Encoder {
 
     func beginElement(_ id: Int) throws {
         let index = try activate(id)
-        if frames[index].count > 0 { bytes.append(UInt8(ascii: ",")) }
+        if frames[index].count > 0 { append(UInt8(ascii: ",")) }
         frames[index].count += 1
     }
 
