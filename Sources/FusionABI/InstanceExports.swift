@@ -7,14 +7,13 @@ import FusionKit
     _ outInstance: UnsafeMutablePointer<fk_instance>?
 ) -> fk_status {
     abiCall { () throws(FusionError) in
-        guard let outInstance else { throw FusionError(.nullArgument, "out_instance is NULL") }
-        let definition = try exportedFeature(named: try CArguments.name(feature, featureLength, "feature"))
-        var options = InstanceOptions()
-        if stateJSON != nil {
-            options.state = try CArguments.json(stateJSON, stateLength, "state_json", what: "the given state")
+        try create(feature, featureLength, outInstance) { () throws(FusionError) in
+            var options = InstanceOptions()
+            if stateJSON != nil {
+                options.state = try CArguments.json(stateJSON, stateLength, "state_json", what: "the given state")
+            }
+            return options
         }
-        let instance = try definition.makeInstance(options: options)
-        outInstance.pointee = InstanceTable.shared.insert(instance)
     }
 }
 
@@ -24,14 +23,10 @@ import FusionKit
     _ outInstance: UnsafeMutablePointer<fk_instance>?
 ) -> fk_status {
     abiCall { () throws(FusionError) in
-        guard let outInstance else { throw FusionError(.nullArgument, "out_instance is NULL") }
-        let definition = try exportedFeature(named: try CArguments.name(feature, featureLength, "feature"))
-        var options = InstanceOptions()
-        if optionsJSON != nil {
-            options = try InstanceOptions(json: try CArguments.json(optionsJSON, optionsLength, "options_json", what: "the options"))
+        try create(feature, featureLength, outInstance) { () throws(FusionError) in
+            guard optionsJSON != nil else { return InstanceOptions() }
+            return try InstanceOptions(json: try CArguments.json(optionsJSON, optionsLength, "options_json", what: "the options"))
         }
-        let instance = try definition.makeInstance(options: options)
-        outInstance.pointee = InstanceTable.shared.insert(instance)
     }
 }
 
@@ -83,6 +78,18 @@ import FusionKit
         guard let outVersion else { throw FusionError(.nullArgument, "out_version is NULL") }
         outVersion.pointee = target.version
     }
+}
+
+/// What both create functions do once they know the options: check the out pointer
+/// and the name first (so their errors come before the options'), then make it.
+private func create(
+    _ feature: UnsafePointer<CChar>?, _ featureLength: Int, _ outInstance: UnsafeMutablePointer<fk_instance>?,
+    options: () throws(FusionError) -> InstanceOptions
+) throws(FusionError) {
+    guard let outInstance else { throw FusionError(.nullArgument, "out_instance is NULL") }
+    let definition = try exportedFeature(named: try CArguments.name(feature, featureLength, "feature"))
+    let instance = try definition.makeInstance(options: try options())
+    outInstance.pointee = InstanceTable.shared.insert(instance)
 }
 
 /// The exported feature called `name`, or an error listing the ones there are.
