@@ -1,0 +1,34 @@
+"""fusionkit: drive FusionKit features from Python, through the library's C ABI.
+
+    import fusionkit
+
+    lib = fusionkit.load()                 # the example library, or load("path/to/lib.so")
+    with lib.create("counter") as counter:
+        counter.send("increase")
+        print(counter.state, counter.version)   # {'value': 1, 'isReset': False, 'alert': None} 1
+
+Pure Python over ctypes: no compiled extension. See `load()` for where the library is
+looked for, `Library` and `Instance` for the API, and `fusionkit.errors` for the
+exception raised for each status code of include/fusionkit.h.
+"""
+from __future__ import annotations
+
+from ._native import ABI_VERSION, LIBRARY_ENV, candidate_paths, find_library
+from .errors import (AbiVersionError, FusionError, InternalError, InvalidArgumentError, InvalidHandleError,
+                     InvalidInputError, InvalidResponseError, InvalidStateError, InvalidUTF8Error, LibraryLoadError,
+                     MalformedJSONError, MissingFunctionError, NullArgumentError, UnknownFeatureError,
+                     UnknownInputError, UnknownRequestError, UnknownSubscriptionError)
+from .library import JSON, HostEvent, Instance, Library, Subscription, load
+from .manifest import FeatureSpec, InputCase, InputField, LibraryInfo, Manifest
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ABI_VERSION", "LIBRARY_ENV", "JSON", "load", "find_library", "candidate_paths",
+    "Library", "Instance", "Subscription", "HostEvent",
+    "Manifest", "LibraryInfo", "FeatureSpec", "InputCase", "InputField",
+    "FusionError", "LibraryLoadError", "AbiVersionError", "MissingFunctionError",
+    "NullArgumentError", "InvalidHandleError", "InvalidUTF8Error", "MalformedJSONError", "UnknownFeatureError",
+    "UnknownInputError", "InvalidInputError", "InvalidStateError", "InvalidArgumentError",
+    "UnknownSubscriptionError", "InternalError", "UnknownRequestError", "InvalidResponseError",
+]

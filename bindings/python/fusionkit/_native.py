@@ -1,0 +1,148 @@
+"""Finding and opening a FusionKit library, checking its ABI version, and declaring the
+prototype (argtypes/restype) of every function of include/fusionkit.h.
+
+Nothing here knows about instances; `library.py` builds the Python API on top.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+from ctypes import POINTER, c_char_p, c_int32, c_size_t, c_uint32, c_uint64, c_void_p
+from pathlib import Path
+from typing import Any
+
+from .errors import AbiVersionError, LibraryLoadError
+
+#: FK_ABI_VERSION of the header this package was written against.
+ABI_VERSION = 1
+#: FK_NUL_TERMINATED: (size_t)-1. The package always passes real lengths; this is for `Library.c` users.
+NUL_TERMINATED = (1 << (8 * ctypes.sizeof(c_size_t))) - 1
+#: The environment variable naming a library to load when `load()` gets no path.
+LIBRARY_ENV = "FUSIONKIT_LIBRARY"
+#: The example library's file name.
+EXAMPLE_LIBRARY = "libFusionExamples.so"
+
+# fk_change_fn: void (*)(void *user_data, fk_instance instance, uint64_t version)
+CHANGE_FN = ctypes.CFUNCTYPE(None, c_void_p, c_uint64, c_uint64)
+# fk_request_fn: void (*)(void *user_data, fk_instance, const char *event_json, size_t event_len).
+# event_json as c_void_p: it is read with its length, not up to a NUL.
+REQUEST_FN = ctypes.CFUNCTYPE(None, c_void_p, c_uint64, c_void_p, c_size_t)
+
+_status = c_int32
+_out_text = POINTER(c_void_p)  # char ** receiving owned text: a raw pointer, so that we can fk_free it
+
+# name: (restype, argtypes, required). Borrowed `const char *` returns are c_char_p (copied
+# to bytes by ctypes, never freed); owned `char **` outputs are void pointers freed with fk_free.
+# Entry points added to the ABI after its first version are optional, as FusionHost treats
+# them: a library without them still loads, and calling one says which function it lacks.
+PROTOTYPES: dict[str, tuple[Any, list[Any], bool]] = {
+    "fk_abi_version": (c_uint32, [], True),
+    "fk_library_version": (c_char_p, [], True),
+    "fk_status_name": (c_char_p, [_status], True),
+    "fk_last_error_message": (c_char_p, [], True),
+    "fk_manifest": (_status, [_out_text, POINTER(c_size_t)], True),
+    "fk_free": (None, [c_void_p], True),
+    "fk_create": (_status, [c_char_p, c_size_t, c_char_p, c_size_t, POINTER(c_uint64)], True),
+    "fk_create_with_options": (_status, [c_char_p, c_size_t, c_char_p, c_size_t, POINTER(c_uint64)], False),
+    "fk_destroy": (_status, [c_uint64], True),
+    "fk_send": (_status, [c_uint64, c_char_p, c_size_t], True),
+    "fk_state": (_status, [c_uint64, _out_text, POINTER(c_size_t), POINTER(c_uint64)], True),
+    "fk_state_patch": (_status, [c_uint64, c_uint64, _out_text, POINTER(c_size_t), POINTER(c_uint64)], False),
+    "fk_version": (_status, [c_uint64, POINTER(c_uint64)], True),
+    "fk_subscribe": (_status, [c_uint64, CHANGE_FN, c_void_p, POINTER(c_uint64)], True),
+    "fk_unsubscribe": (_status, [c_uint64, c_uint64], True),
+    "fk_advance_clock": (_status, [c_uint64, c_uint64], False),
+    "fk_set_request_handler": (_status, [c_uint64, REQUEST_FN, c_void_p], False),
+    "fk_poll_request": (_status, [c_uint64, _out_text, POINTER(c_size_t)], False),
+    "fk_respond": (_status, [c_uint64, c_uint64, c_char_p, c_size_t], False),
+    "fk_fail_request": (_status, [c_uint64, c_uint64, c_char_p, c_size_t], False),
+}
+
+
+def open_library(path: str | os.PathLike[str]) -> tuple[ctypes.CDLL, frozenset[str]]:
+    """Opens the library at `path`, checks fk_abi_version() before any other call, and
+    declares every prototype. Returns the handle and the names of the optional entry
+    points it lacks."""
+    location = Path(path)
+    if not location.exists():
+        raise LibraryLoadError(f"no library at {location}")
+    try:
+        # RTLD_LOCAL (ctypes' default on Linux): several libraries, even copies of one,
+        # live side by side without their symbols mixing.
+        cdll = ctypes.CDLL(str(location), mode=os.RTLD_LOCAL)
+    except OSError as error:
+        raise LibraryLoadError(f"cannot load {location}: {error}") from error
+    try:
+        abi_version = cdll.fk_abi_version
+    except AttributeError:
+        raise LibraryLoadError(f"{location} is not a FusionKit library: it exports no fk_abi_version") from None
+    abi_version.restype = c_uint32
+    abi_version.argtypes = []
+    found = int(abi_version())
+    if found != ABI_VERSION:
+        raise AbiVersionError(
+            f"{location} speaks FusionKit ABI version {found}, but this fusionkit package speaks "
+            f"ABI version {ABI_VERSION}; use a library and a package built for the same version",
+            found=found, expected=ABI_VERSION)
+    missing: set[str] = set()
+    for name, (restype, argtypes, required) in PROTOTYPES.items():
+        try:
+            function = getattr(cdll, name)
+        except AttributeError:
+            if required:
+                raise LibraryLoadError(f"{location} lacks {name}, which every FusionKit library exports") from None
+            missing.add(name)
+            continue
+        function.restype = restype
+        function.argtypes = argtypes
+    return cdll, frozenset(missing)
+
+
+def _repository_roots() -> list[Path]:
+    """Checkouts of FusionKit to look in: the one holding this package (a source tree or
+    an editable install), then the current directory and its parents."""
+    roots: list[Path] = []
+    for start in (Path(__file__).resolve().parent, Path.cwd().resolve()):
+        for folder in (start, *start.parents):
+            if (folder / "Package.swift").is_file() and (folder / "include" / "fusionkit.h").is_file():
+                if folder not in roots:
+                    roots.append(folder)
+                break
+    return roots
+
+
+def bundled_library() -> Path:
+    """Where a wheel built by scripts/build-wheel carries the library."""
+    return Path(__file__).resolve().parent / "_lib" / EXAMPLE_LIBRARY
+
+
+def candidate_paths() -> list[Path]:
+    """Where `load()` looks, in order (see `find_library`)."""
+    candidates: list[Path] = []
+    configured = os.environ.get(LIBRARY_ENV)
+    if configured:
+        candidates.append(Path(configured))
+    candidates.append(bundled_library())
+    for root in _repository_roots():
+        candidates.append(root / ".build" / "release" / EXAMPLE_LIBRARY)
+        candidates.append(root / ".build" / "debug" / EXAMPLE_LIBRARY)
+    return candidates
+
+
+def find_library() -> Path:
+    """The library `load()` opens when given no path: $FUSIONKIT_LIBRARY when set (and
+    then only it: a wrong setting is an error, not a reason to load something else); else
+    the one bundled in the installed package; else the FusionKit checkout's
+    .build/release, then .build/debug."""
+    configured = os.environ.get(LIBRARY_ENV)
+    if configured:
+        return Path(configured)
+    candidates = candidate_paths()
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    looked = "\n  ".join(str(c) for c in candidates)
+    raise LibraryLoadError(
+        f"no FusionKit library found; looked in:\n  {looked}\n"
+        f"build one with `swift build --product FusionExamples` in the FusionKit checkout, "
+        f"or set ${LIBRARY_ENV} to a library's path")

@@ -1,0 +1,665 @@
+"""The Python front end over the C ABI: `Library` (a loaded library) and `Instance` (a
+running feature), with subscriptions, the manual clock and host requests.
+
+Threads: every method may be called from any thread, as every fk_ function may. Change
+callbacks and request handlers run on whichever thread the library calls them from:
+the thread that sent the input, or one of the library's own threads running an effect
+(a timer, a host request). Keep them short, and hand work to your own thread or event
+loop (`Instance.changes()` does that for asyncio).
+"""
+from __future__ import annotations
+
+import _thread
+import asyncio
+import collections
+import json
+import math
+import os
+import threading
+from collections.abc import AsyncIterator, Callable, Mapping
+from ctypes import byref, c_size_t, c_uint64, c_void_p, string_at
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+from . import _lifetime
+from ._native import CHANGE_FN, REQUEST_FN, find_library, open_library
+from .errors import (FusionError, InvalidArgumentError, InvalidHandleError, InvalidUTF8Error, MissingFunctionError,
+                     UnknownSubscriptionError, error_for_status)
+from .manifest import Manifest
+
+__all__ = ["load", "Library", "Instance", "Subscription", "HostEvent", "JSON"]
+
+#: Any value JSON can carry, as the json module reads it.
+JSON = Any
+
+_U64_LIMIT = 1 << 64
+_OK = 0
+_INVALID_HANDLE = InvalidHandleError.CODE
+_UNKNOWN_SUBSCRIPTION = UnknownSubscriptionError.CODE
+
+# Compact, UTF-8 (not \u-escaped), and strict: NaN and infinity are not JSON.
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _utf8(value: str | bytes, what: str) -> bytes:
+    """Text for the library: bytes as they are (so that a caller can send any bytes,
+    valid or not), str as UTF-8. A str holding lone surrogates has no UTF-8 form; that is
+    refused here with the status the library gives for invalid UTF-8."""
+    if isinstance(value, bytes):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be str or bytes, not {type(value).__name__}")
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise InvalidUTF8Error(f"{what} is not valid UTF-8: {error}", status="FK_ERR_INVALID_UTF8") from None
+
+
+def _to_json(value: JSON, what: str) -> bytes:
+    return _utf8(_encoder.encode(value), what)
+
+
+def _u64(value: int, what: str) -> int:
+    """ctypes silently wraps integers into uint64_t; refuse what does not fit instead."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    if not 0 <= value < _U64_LIMIT:
+        raise InvalidArgumentError(f"{what} {value} is out of range: it must fit an unsigned 64-bit integer",
+                                   status="FK_ERR_INVALID_ARGUMENT")
+    return value
+
+
+def load(path: str | os.PathLike[str] | None = None) -> Library:
+    """Loads a FusionKit library and checks its ABI version before any other call.
+
+    With no path: $FUSIONKIT_LIBRARY if set; else the library bundled in this package
+    (wheels built by scripts/build-wheel carry one); else the FusionKit checkout's
+    .build/release, then .build/debug (the checkout holding this package, or the current
+    directory or one of its parents). Raises LibraryLoadError (AbiVersionError for
+    another ABI version) saying which file and why.
+    """
+    return Library(find_library() if path is None else path)
+
+
+@dataclass(frozen=True, slots=True)
+class HostEvent:
+    """A host request or its cancellation, as fk_request_fn and fk_poll_request give it:
+    {"event":"request","id":7,"kind":"fetchPet","payload":{...}} or {"event":"cancel","id":7}."""
+    event: str
+    id: int
+    kind: str | None = None
+    payload: JSON = None
+    raw: dict[str, JSON] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def is_request(self) -> bool:
+        return self.event == "request"
+
+    @property
+    def is_cancel(self) -> bool:
+        return self.event == "cancel"
+
+    @classmethod
+    def from_json(cls, text: bytes | str) -> HostEvent:
+        data = json.loads(text)
+        return cls(event=str(data["event"]), id=int(data["id"]), kind=data.get("kind"),
+                   payload=data.get("payload"), raw=data)
+
+
+class Library:
+    """A loaded FusionKit library. Create instances of its features with `create()`.
+
+    `c` is the ctypes handle with every prototype of include/fusionkit.h declared: the
+    low level, for what the Python API deliberately cannot express (NULL pointers,
+    made-up handles). Pair it with `check(status)` to get the same exceptions.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path).absolute()
+        self.c, self._missing = open_library(self.path)
+        #: The ABI version the library speaks (equal to fusionkit.ABI_VERSION once loaded).
+        self.abi_version: int = int(self.c.fk_abi_version())
+        #: The library's own version, e.g. "0.1.0" (fk_library_version).
+        self.version: str = bytes(self.c.fk_library_version()).decode("utf-8", "replace")
+
+    def __repr__(self) -> str:
+        return f"<fusionkit.Library {self.path} v{self.version} ABI {self.abi_version}>"
+
+    # -- errors ---------------------------------------------------------------------
+
+    def error(self, status: int, function: str | None = None) -> FusionError:
+        """The exception for a status just returned on this thread. Reads the message
+        first, before any other library call can replace it."""
+        message = self.c.fk_last_error_message()
+        name = self.c.fk_status_name(status)
+        return error_for_status(status, (name or b"").decode("utf-8", "replace"),
+                                (message or b"").decode("utf-8", "replace"), function)
+
+    def check(self, status: int, function: str | None = None) -> None:
+        """Raises the exception for `status` unless it is FK_OK. Call it right after the
+        call that returned the status, on the same thread."""
+        if status != _OK:
+            raise self.error(status, function)
+
+    def status_name(self, status: int) -> str:
+        """fk_status_name: "FK_ERR_UNKNOWN_INPUT", or "FK_ERR_UNKNOWN_STATUS"."""
+        return bytes(self.c.fk_status_name(status)).decode("utf-8", "replace")
+
+    def last_error_message(self) -> str:
+        """fk_last_error_message on this thread: "" after a successful call."""
+        return bytes(self.c.fk_last_error_message()).decode("utf-8", "replace")
+
+    def require(self, function: str) -> None:
+        """Raises MissingFunctionError when the library lacks an optional entry point."""
+        if function in self._missing:
+            raise MissingFunctionError(f"{self.path.name} lacks {function}: it was built before that function was added")
+
+    # -- the manifest ----------------------------------------------------------------
+
+    def manifest_json(self) -> str:
+        """fk_manifest, as the text the library wrote."""
+        text = c_void_p()
+        length = c_size_t()
+        status = self.c.fk_manifest(byref(text), byref(length))
+        if status != _OK:
+            raise self.error(status, "fk_manifest")
+        try:
+            return string_at(text.value or 0, length.value).decode("utf-8")
+        finally:
+            self.c.fk_free(text)
+
+    @cached_property
+    def manifest(self) -> Manifest:
+        """The library's features, their inputs and the shape of their state."""
+        return Manifest.from_json(self.manifest_json())
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return self.manifest.feature_names
+
+    # -- instances -------------------------------------------------------------------
+
+    def create(self, feature: str | bytes, *, state: Mapping[str, JSON] | str | bytes | None = None,
+               seed: int | None = None, clock: Literal["system", "manual"] | None = None,
+               requests: Literal["builtin", "host"] | None = None, settings: Mapping[str, JSON] | None = None,
+               options: Mapping[str, JSON] | str | bytes | None = None) -> Instance:
+        """Creates an instance of `feature` (fk_create, or fk_create_with_options when
+        any option is given).
+
+        state     the state to start from: a dict, or its JSON text.
+        seed      seeds the instance's random source, so that what it draws repeats.
+        clock     "manual": time stands still until advance_clock().
+        requests  "host": the feature's requests go to set_request_handler()/poll_request().
+        settings  feature settings, e.g. {"liveScan": False} for "wifi".
+        options   the whole options object instead (a dict or JSON text), for keys
+                  this package does not know yet.
+        """
+        name = _utf8(feature, "the feature name")
+        out = c_uint64()
+        chosen: dict[str, JSON] = {key: value for key, value in
+                                   (("seed", seed), ("clock", clock), ("requests", requests), ("settings", settings))
+                                   if value is not None}
+        if options is None and not chosen:
+            state_json = None if state is None else (
+                _utf8(state, "the state") if isinstance(state, (str, bytes)) else _to_json(state, "the state"))
+            status = self.c.fk_create(name, len(name), state_json, 0 if state_json is None else len(state_json),
+                                      byref(out))
+            function = "fk_create"
+        else:
+            self.require("fk_create_with_options")
+            if options is not None:
+                if chosen or state is not None:
+                    raise TypeError("give the options either as `options` or as keywords, not both")
+                options_json = (_utf8(options, "the options") if isinstance(options, (str, bytes))
+                                else _to_json(options, "the options"))
+            else:
+                options_json = _to_json(chosen, "the options")
+                if isinstance(state, (str, bytes)):
+                    # State given as JSON text goes in as written, so the library reports its flaws.
+                    rest = b"}" if options_json == b"{}" else b"," + options_json[1:]
+                    options_json = b'{"state":' + _utf8(state, "the state") + rest
+                elif state is not None:
+                    options_json = _to_json({"state": state, **chosen}, "the options")
+            status = self.c.fk_create_with_options(name, len(name), options_json, len(options_json), byref(out))
+            function = "fk_create_with_options"
+        if status != _OK:
+            raise self.error(status, function)
+        return Instance(self, name.decode("utf-8"), out.value)
+
+
+class Subscription:
+    """An active fk_subscribe. `unsubscribe()` (or leaving a `with` block) ends it; when
+    that returns, the callback is not running (unless you unsubscribe from inside it)
+    and will not be called again. Ending it twice, or after the instance closed, does
+    nothing."""
+
+    __slots__ = ("_instance", "id")
+
+    def __init__(self, instance: Instance, subscription_id: int) -> None:
+        self._instance = instance
+        self.id = subscription_id
+
+    @property
+    def active(self) -> bool:
+        return self._instance._has_subscription(self.id)
+
+    def unsubscribe(self) -> None:
+        self._instance._unsubscribe(self.id)
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.unsubscribe()
+
+    def __repr__(self) -> str:
+        return f"<fusionkit.Subscription {self.id} of {self._instance!r}{'' if self.active else ' (ended)'}>"
+
+
+def _report_callback_error(errors: collections.deque[BaseException], callback: object, error: BaseException) -> None:
+    """An exception escaping a callback must not reach the library (ctypes would print
+    it and carry on, but a C caller has no way to hear of it): keep it for
+    `Instance.callback_errors`, log it, and let Ctrl-C still interrupt the main thread."""
+    errors.append(error)
+    _lifetime.log.error("exception in fusionkit callback %r", callback, exc_info=error)
+    if isinstance(error, KeyboardInterrupt):
+        _thread.interrupt_main()
+
+
+class Instance:
+    """A running instance of a feature (fk_create … fk_destroy).
+
+    `close()` destroys it (also on leaving a `with` block, and when the object is
+    garbage collected); the native instance is freed exactly once. After close every
+    call raises InvalidHandleError; closing again does nothing.
+    """
+
+    #: How many callback exceptions `callback_errors` keeps (the newest).
+    MAX_KEPT_ERRORS = 100
+
+    def __init__(self, library: Library, feature: str, handle: int) -> None:
+        self.library = library
+        self.feature = feature
+        #: The fk_instance number: never 0, never reused in a process.
+        self.handle = handle
+        self._c = library.c
+        self._lock = threading.Lock()
+        self._closed = False
+        # Trampolines the library may call: subscription id -> fk_change_fn, and the request handler.
+        self._change_trampolines: dict[int, Any] = {}
+        self._request_trampoline: Any = None
+        self._close_listeners: list[Callable[[], None]] = []
+        #: Exceptions raised by this instance's callbacks, newest last (they are also logged
+        #: on the "fusionkit" logger). `callback_error_count` counts every one.
+        self.callback_errors: collections.deque[BaseException] = collections.deque(maxlen=self.MAX_KEPT_ERRORS)
+        _lifetime.track(self)
+
+    def __repr__(self) -> str:
+        return f"<fusionkit.Instance {self.feature} #{self.handle}{' (closed)' if self._closed else ''}>"
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def callback_error_count(self) -> int:
+        return len(self.callback_errors)
+
+    # -- lifetime --------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Destroys the instance (fk_destroy): cancels its effects and its open host
+        requests (the request handler hears the cancellations before this returns) and
+        ends its subscriptions. Safe to call from a callback, and more than once."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            # Only fails if the handle was destroyed behind our back through `Library.c`;
+            # then there is nothing left to free.
+            self._c.fk_destroy(self.handle)
+        finally:
+            with self._lock:
+                trampolines = [*self._change_trampolines.values(), self._request_trampoline]
+                self._change_trampolines.clear()
+                self._request_trampoline = None
+                listeners, self._close_listeners = self._close_listeners, []
+            _lifetime.release(trampolines)
+            _lifetime.untrack(self)
+            for listener in listeners:
+                listener()
+
+    def __enter__(self) -> Instance:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        # Garbage collected without close(): the reaper thread destroys it (see _lifetime
+        # for why not here). No lock: nobody else can hold a collected object's lock.
+        if getattr(self, "_closed", True):
+            return
+        self._closed = True
+        destroy = self._c.fk_destroy
+        handle = self.handle
+        trampolines: list[Any] = [*self._change_trampolines.values(), self._request_trampoline]
+        listeners = self._close_listeners
+
+        def job() -> None:
+            destroy(handle)
+            _lifetime.release(trampolines)
+            for listener in listeners:
+                listener()
+
+        _lifetime.reaper.submit(job)
+
+    def _fail(self, status: int, function: str) -> FusionError:
+        return self.library.error(status, function)
+
+    # -- inputs ----------------------------------------------------------------------
+
+    def send(self, input: str | Mapping[str, JSON], /, **fields: JSON) -> None:
+        """Sends an input and applies it before returning (fk_send).
+
+        send("increase")                          -> "increase"
+        send("networkTapped", id="blob")          -> {"networkTapped":{"id":"blob"}}
+        send({"networkTapped": {"id": "blob"}})   -> as given
+        """
+        if isinstance(input, str):
+            if fields:
+                data = _to_json({input: fields}, "the input")
+            elif input.isidentifier():
+                # The common case, without the json module: an identifier needs no escaping.
+                data = b'"' + input.encode("utf-8") + b'"'
+            else:
+                data = _to_json(input, "the input")
+        elif isinstance(input, Mapping):
+            if fields:
+                raise TypeError("give the fields either inside the mapping or as keywords, not both")
+            data = _to_json(input if isinstance(input, dict) else dict(input), "the input")
+        else:
+            raise TypeError(f"an input is a case name or a mapping, not {type(input).__name__}")
+        status = self._c.fk_send(self.handle, data, len(data))
+        if status != _OK:
+            raise self._fail(status, "fk_send")
+
+    def send_json(self, text: str | bytes) -> None:
+        """Sends an input written as JSON text, as it is: '"increase"', b'{"reset":{}}'."""
+        data = _utf8(text, "the input")
+        status = self._c.fk_send(self.handle, data, len(data))
+        if status != _OK:
+            raise self._fail(status, "fk_send")
+
+    # -- state -----------------------------------------------------------------------
+
+    def state_json(self) -> tuple[bytes, int]:
+        """fk_state: the state's JSON text (UTF-8 bytes) and the version it belongs to."""
+        text = c_void_p()
+        length = c_size_t()
+        version = c_uint64()
+        status = self._c.fk_state(self.handle, byref(text), byref(length), byref(version))
+        if status != _OK:
+            raise self._fail(status, "fk_state")
+        try:
+            return string_at(text.value or 0, length.value), version.value
+        finally:
+            self._c.fk_free(text)  # owned: copied out above, freed exactly once
+
+    def snapshot(self) -> tuple[dict[str, JSON], int]:
+        """The state and the version it belongs to, read together."""
+        text, version = self.state_json()
+        state: dict[str, JSON] = json.loads(text)
+        return state, version
+
+    @property
+    def state(self) -> dict[str, JSON]:
+        """The current state, as a new dict (changing it changes nothing in the instance)."""
+        return self.snapshot()[0]
+
+    @property
+    def version(self) -> int:
+        """fk_version: 0 when created, plus one for each change."""
+        version = c_uint64()
+        status = self._c.fk_version(self.handle, byref(version))
+        if status != _OK:
+            raise self._fail(status, "fk_version")
+        return version.value
+
+    def state_patch(self, since_version: int) -> dict[str, JSON]:
+        """fk_state_patch: what changed since `since_version`, as
+        {"from": V, "to": N, "patch": [RFC 6902 operations]}, or, when V is too old,
+        {"from": None, "to": N, "state": {...}}."""
+        self.library.require("fk_state_patch")
+        text = c_void_p()
+        length = c_size_t()
+        status = self._c.fk_state_patch(self.handle, _u64(since_version, "since_version"), byref(text), byref(length),
+                                         None)
+        if status != _OK:
+            raise self._fail(status, "fk_state_patch")
+        try:
+            patch: dict[str, JSON] = json.loads(string_at(text.value or 0, length.value))
+        finally:
+            self._c.fk_free(text)
+        return patch
+
+    # -- changes ---------------------------------------------------------------------
+
+    def subscribe(self, callback: Callable[[int], object]) -> Subscription:
+        """Calls `callback(version)` after every change (fk_subscribe), in increasing
+        version order, one call at a time, until unsubscribed or closed.
+
+        It runs on the thread that sent the input, or on a library thread running an
+        effect; it may call any method, including send() on this instance (changes it
+        causes are reported after it returns). Read the state with `.state` if needed;
+        it may have moved on past `version`. An exception it raises is logged and kept
+        in `callback_errors`; the library never sees it.
+        """
+        if not callable(callback):
+            raise TypeError("callback must be callable")
+        errors = self.callback_errors
+
+        # Only what it needs, and not `self`: the trampoline lives in this instance.
+        def on_change(_user_data: int | None, _instance: int, version: int) -> None:
+            ident = _thread.get_ident()
+            _lifetime.enter_callback(ident)
+            try:
+                callback(version)
+            except BaseException as error:
+                _report_callback_error(errors, callback, error)
+            finally:
+                _lifetime.leave_callback(ident)
+
+        trampoline = CHANGE_FN(on_change)
+        out = c_uint64()
+        status = self._c.fk_subscribe(self.handle, trampoline, None, byref(out))
+        if status != _OK:
+            raise self._fail(status, "fk_subscribe")
+        with self._lock:
+            # Held from here until fk_unsubscribe or fk_destroy returns (see _lifetime).
+            self._change_trampolines[out.value] = trampoline
+        return Subscription(self, out.value)
+
+    def _has_subscription(self, subscription_id: int) -> bool:
+        with self._lock:
+            return subscription_id in self._change_trampolines
+
+    def _unsubscribe(self, subscription_id: int) -> None:
+        with self._lock:
+            trampoline = self._change_trampolines.pop(subscription_id, None)
+        if trampoline is None:
+            return  # ended already: unsubscribed, or the instance closed
+        status = self._c.fk_unsubscribe(self.handle, subscription_id)
+        if status not in (_OK, _INVALID_HANDLE, _UNKNOWN_SUBSCRIPTION):
+            error = self._fail(status, "fk_unsubscribe")
+            with self._lock:
+                self._change_trampolines[subscription_id] = trampoline
+            raise error
+        # OK, or the library no longer has it (destroyed meanwhile): it will not call it again.
+        _lifetime.release([trampoline])
+
+    def _add_close_listener(self, listener: Callable[[], None]) -> bool:
+        with self._lock:
+            if self._closed:
+                return False
+            self._close_listeners.append(listener)
+            return True
+
+    def _remove_close_listener(self, listener: Callable[[], None]) -> None:
+        with self._lock:
+            if listener in self._close_listeners:
+                self._close_listeners.remove(listener)
+
+    async def changes(self, *, include_current: bool = False) -> AsyncIterator[dict[str, JSON]]:
+        """The state after each change, delivered on the running event loop's thread:
+
+            async for state in instance.changes():
+                draw(state)
+
+        The callback reads the state on the library's thread and hands it to the loop
+        with call_soon_threadsafe; states arrive in version order, and a state already
+        superseded by a newer one delivered is skipped. With include_current=True the
+        current state comes first. The iteration ends when the instance closes; leaving
+        it (break) unsubscribes once the generator is closed (use
+        contextlib.aclosing() to make that immediate).
+        """
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[int, dict[str, JSON]] | None] = asyncio.Queue()
+
+        def post(item: tuple[int, dict[str, JSON]] | None) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:
+                pass  # the loop is closed: nobody is listening any more
+
+        def on_change(_version: int) -> None:
+            try:
+                state, version = self.snapshot()
+            except InvalidHandleError:
+                return  # closing; the close listener ends the iteration
+            post((version, state))
+
+        def on_close() -> None:
+            post(None)
+
+        subscription = self.subscribe(on_change)
+        try:
+            if not self._add_close_listener(on_close):
+                return
+            last = -1
+            if include_current:
+                state, last = self.snapshot()
+                yield state
+            while True:
+                item = await queue.get()
+                if item is None:
+                    return
+                version, state = item
+                if version <= last:
+                    continue
+                last = version
+                yield state
+        finally:
+            self._remove_close_listener(on_close)
+            subscription.unsubscribe()
+
+    # -- time ------------------------------------------------------------------------
+
+    def advance_clock(self, seconds: float = 0.0, *, nanoseconds: int | None = None) -> None:
+        """Moves a manual clock forward (fk_advance_clock; create with clock="manual") and
+        returns once the effects that woke have settled; their changes are reported
+        before it returns. advance_clock(0.5) or advance_clock(nanoseconds=500_000_000)."""
+        self.library.require("fk_advance_clock")
+        if nanoseconds is None:
+            if not math.isfinite(seconds) or seconds < 0:
+                raise InvalidArgumentError(f"seconds must be finite and not negative, not {seconds}",
+                                           status="FK_ERR_INVALID_ARGUMENT")
+            nanoseconds = round(seconds * 1_000_000_000)
+        elif seconds:
+            raise TypeError("give either seconds or nanoseconds")
+        status = self._c.fk_advance_clock(self.handle, _u64(nanoseconds, "nanoseconds"))
+        if status != _OK:
+            raise self._fail(status, "fk_advance_clock")
+
+    # -- host requests ---------------------------------------------------------------
+
+    def set_request_handler(self, handler: Callable[[HostEvent], object] | None) -> None:
+        """Hands this instance's host requests and their cancellations to `handler`
+        (fk_set_request_handler), and selects "host" requests. Requests waiting for
+        poll_request() are handed over before this returns. None removes the handler:
+        requests then wait for poll_request().
+
+        The handler runs on a library thread (or the thread sending an input, or the one
+        closing the instance, for cancellations); it may call respond() right away, or
+        keep the id and answer later from any thread.
+        """
+        self.library.require("fk_set_request_handler")
+        if handler is None:
+            trampoline: Any = None
+            status = self._c.fk_set_request_handler(self.handle, REQUEST_FN(), None)  # REQUEST_FN() is NULL
+        else:
+            if not callable(handler):
+                raise TypeError("handler must be callable or None")
+            errors = self.callback_errors
+
+            def on_event(_user_data: int | None, _instance: int, event: int | None, length: int) -> None:
+                ident = _thread.get_ident()
+                _lifetime.enter_callback(ident)
+                try:
+                    handler(HostEvent.from_json(string_at(event or 0, length)))
+                except BaseException as error:
+                    _report_callback_error(errors, handler, error)
+                finally:
+                    _lifetime.leave_callback(ident)
+
+            trampoline = REQUEST_FN(on_event)
+            # `trampoline` stays referenced through the call: waiting requests are handed over inside it.
+            status = self._c.fk_set_request_handler(self.handle, trampoline, None)
+        if status != _OK:
+            raise self._fail(status, "fk_set_request_handler")
+        with self._lock:
+            previous, self._request_trampoline = self._request_trampoline, trampoline
+        if previous is not None:
+            # The previous handler is not called again now that the call returned.
+            _lifetime.release([previous])
+
+    def poll_request(self) -> HostEvent | None:
+        """The next request or cancellation of an instance with no handler
+        (fk_poll_request), in the order they happened; None when there is none."""
+        self.library.require("fk_poll_request")
+        text = c_void_p()
+        length = c_size_t()
+        status = self._c.fk_poll_request(self.handle, byref(text), byref(length))
+        if status != _OK:
+            raise self._fail(status, "fk_poll_request")
+        if not text.value:
+            return None
+        try:
+            data = string_at(text.value or 0, length.value)
+        finally:
+            self._c.fk_free(text)
+        return HostEvent.from_json(data)
+
+    def respond(self, request_id: int, result: JSON) -> None:
+        """Answers an open request with its result (fk_respond), encoded as JSON.
+        InvalidResponseError when it does not fit; the request then stays open."""
+        self.respond_json(request_id, _to_json(result, "the response"))
+
+    def respond_json(self, request_id: int, text: str | bytes) -> None:
+        """Answers an open request with a result written as JSON text."""
+        self.library.require("fk_respond")
+        data = _utf8(text, "the response")
+        status = self._c.fk_respond(self.handle, _u64(request_id, "request_id"), data, len(data))
+        if status != _OK:
+            raise self._fail(status, "fk_respond")
+
+    def fail_request(self, request_id: int, message: str | bytes) -> None:
+        """Answers an open request with an error: why the work could not be done."""
+        self.library.require("fk_fail_request")
+        data = _utf8(message, "the message")
+        status = self._c.fk_fail_request(self.handle, _u64(request_id, "request_id"), data, len(data))
+        if status != _OK:
+            raise self._fail(status, "fk_fail_request")

@@ -1,0 +1,120 @@
+"""The manifest (fk_manifest) as Python data: the library, its features, each feature's
+input cases with their fields, and the JSON Schemas of its inputs and state."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Manifest", "LibraryInfo", "FeatureSpec", "InputCase", "InputField"]
+
+#: JSON Schema documents stay plain dicts: they are for reading and for validators.
+Schema = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class InputField:
+    """A payload field of an input case: `text: string` of `answerChanged`."""
+    name: str
+    type: str
+    required: bool
+    schema: Schema = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class InputCase:
+    """One input of a feature, e.g. `networkTapped(id: string)`."""
+    name: str
+    fields: tuple[InputField, ...] = ()
+
+    def signature(self) -> str:
+        """How the case reads in words: "networkTapped(id: string)" or "increase"."""
+        if not self.fields:
+            return self.name
+        inner = ", ".join(f"{f.name}: {f.type}{'' if f.required else '?'}" for f in self.fields)
+        return f"{self.name}({inner})"
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureSpec:
+    """A feature of the library: its name (what `Library.create` takes), its inputs and
+    the shape of its state."""
+    name: str
+    summary: str
+    inputs: tuple[InputCase, ...]
+    input_schema: Schema
+    state_schema: Schema
+
+    def input(self, name: str) -> InputCase:
+        """The input case called `name`; KeyError lists the ones there are."""
+        for case in self.inputs:
+            if case.name == name:
+                return case
+        raise KeyError(f"{self.name} has no input {name!r}; its inputs: {', '.join(c.name for c in self.inputs)}")
+
+    @property
+    def state_fields(self) -> tuple[str, ...]:
+        """The state's field names, in the order the schema lists them."""
+        properties = self.state_schema.get("properties", {})
+        return tuple(properties) if isinstance(properties, dict) else ()
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryInfo:
+    name: str
+    version: str
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """What a library says about itself. `raw` keeps the whole document, so keys a
+    newer library adds are not lost."""
+    abi_version: int
+    library: LibraryInfo
+    features: tuple[FeatureSpec, ...]
+    raw: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.features)
+
+    def feature(self, name: str) -> FeatureSpec:
+        """The feature called `name`; KeyError lists the ones there are."""
+        for spec in self.features:
+            if spec.name == name:
+                return spec
+        raise KeyError(f"no feature {name!r}; this library has: {', '.join(self.feature_names)}")
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Manifest:
+        return cls.from_dict(json.loads(text))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Manifest:
+        library = data.get("library", {})
+        return cls(
+            abi_version=int(data["abiVersion"]),
+            library=LibraryInfo(name=str(library.get("name", "")), version=str(library.get("version", ""))),
+            features=tuple(_feature(f) for f in data.get("features", [])),
+            raw=data,
+        )
+
+
+def _feature(data: dict[str, Any]) -> FeatureSpec:
+    return FeatureSpec(
+        name=str(data["name"]),
+        summary=str(data.get("summary", "")),
+        inputs=tuple(
+            InputCase(
+                name=str(case["name"]),
+                fields=tuple(
+                    InputField(name=str(f["name"]), type=str(f.get("type", "")), required=bool(f.get("required", True)),
+                               schema=dict(f.get("schema", {})))
+                    for f in case.get("fields", [])
+                ),
+            )
+            for case in data.get("inputs", [])
+        ),
+        input_schema=dict(data.get("inputSchema", {})),
+        state_schema=dict(data.get("stateSchema", {})),
+    )
