@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from ctypes import byref, c_uint64, c_void_p
+from ctypes import byref, c_char_p, c_uint64
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,7 +137,7 @@ ROWS: list[tuple[str, Row, type[fusionkit.FusionError] | None, tuple[str, ...]]]
     ("send: made-up handle 42", lambda w: w.low("fk_send", 42, b'"increase"', 10),
      E.InvalidHandleError, ("instance 42 ",)),
     ("state: made-up handle UINT64_MAX",
-     lambda w: w.low("fk_state", 2**64 - 1, byref(c_void_p()), None, None),
+     lambda w: w.low("fk_state", 2**64 - 1, byref(c_char_p()), None, None),
      E.InvalidHandleError, ("18446744073709551615",)),
     ("send: handle 0", lambda w: w.low("fk_send", 0, b'"increase"', 10), E.InvalidHandleError, ("0",)),
     ("destroy: handle 0 does nothing", lambda w: w.low("fk_destroy", 0), None, ()),

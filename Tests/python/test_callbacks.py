@@ -199,8 +199,9 @@ def test_host_requests_answered_by_a_handler(lib: fusionkit.Library, wait_until:
         requests = [events.get(timeout=5) for _ in range(4)]
         assert all(event.is_request and event.payload == {"profileID": "baby-1"} for event in requests)
         assert sorted(event.kind or "" for event in requests) == sorted(ANSWERS)
+        pet = next(event for event in requests if event.kind == "fetchPet")  # they come in any order
         with pytest.raises(fusionkit.InvalidResponseError, match=r"\$\.name: expected a string"):
-            profile.respond(requests[0].id, {"name": 3})
+            profile.respond(pet.id, {"name": 3})
         for event in reversed(requests):  # the bad answer left the request open
             profile.respond(event.id, ANSWERS[event.kind or ""])
         wait_until(lambda: profile.state["isLoading"] is False, "the four answers to land")
@@ -208,7 +209,7 @@ def test_host_requests_answered_by_a_handler(lib: fusionkit.Library, wait_until:
         assert (state["pet"], state["family"], state["school"]) == (PET, FAMILY, SCHOOL)
         assert state["babyProfile"] == {"name": "Haneul", "birthDate": "2024-02-29", "heightCm": 84, "weightKg": 11.2}
         with pytest.raises(fusionkit.UnknownRequestError):
-            profile.respond(requests[0].id, PET)  # answered already
+            profile.respond(pet.id, PET)  # answered already
 
         # Load again; one fetch fails, the three others are cancelled.
         profile.send("retryTapped")
@@ -226,8 +227,14 @@ def test_host_requests_polled_and_cancelled_at_close(lib: fusionkit.Library, wai
     assert profile.poll_request() is None
     profile.send("loadAllProfiles")
     polled: list[fusionkit.HostEvent] = []
-    wait_until(lambda: (event := profile.poll_request()) is None or polled.append(event) or len(polled) == 4,
-               "four polled requests")
+
+    def polled_four() -> bool:
+        event = profile.poll_request()
+        if event is not None:
+            polled.append(event)
+        return len(polled) == 4
+
+    wait_until(polled_four, "four polled requests")
     assert len(polled) == 4 and all(event.is_request for event in polled)
     # A handler set now hears the cancellations that closing sends, before close returns.
     told: list[fusionkit.HostEvent] = []

@@ -246,8 +246,14 @@ def test_every_header_function_is_reachable_through_the_package(library_path: An
         profile.send("loadAllProfiles")
         wait_until(lambda: profile.state["pending"] == ["pet", "family", "preschool", "babyProfile"], "loading")
         events: list[fusionkit.HostEvent] = []
-        wait_until(lambda: (event := profile.poll_request()) is not None and not events.append(event)
-                   and len(events) == 4, "four requests")
+
+        def polled_four() -> bool:
+            event = profile.poll_request()
+            if event is not None:
+                events.append(event)
+            return len(events) == 4
+
+        wait_until(polled_four, "four requests")
         profile.respond(events[0].id, {"name": "Dubu", "species": "cat", "age": 4})
         profile.set_request_handler(lambda event: None)
         profile.fail_request(events[1].id, "down")

@@ -204,8 +204,10 @@ def test_every_header_function_has_its_prototype(lib: fusionkit.Library) -> None
         function = getattr(lib.c, name)
         assert function.argtypes == argtypes, name
         assert function.restype is restype, name
-    # Owned strings come back as raw pointers (to be freed); only borrowed ones are c_char_p.
-    for name in ("fk_library_version", "fk_status_name", "fk_last_error_message"):
-        assert _native.PROTOTYPES[name][0] is ctypes.c_char_p
+    # Only the borrowed strings are c_char_p returns (ctypes copies them, nobody frees them);
+    # owned text arrives through char ** out-parameters, which the package frees with fk_free.
     returning_c_char_p = {name for name, (restype, _, _) in _native.PROTOTYPES.items() if restype is ctypes.c_char_p}
     assert returning_c_char_p == {"fk_library_version", "fk_status_name", "fk_last_error_message"}
+    owned_out = {name for name, (_, argtypes, _) in _native.PROTOTYPES.items()
+                 if ctypes.POINTER(ctypes.c_char_p) in argtypes}
+    assert owned_out == {"fk_manifest", "fk_state", "fk_state_patch", "fk_poll_request"}

@@ -29,10 +29,12 @@ CHANGE_FN = ctypes.CFUNCTYPE(None, c_void_p, c_uint64, c_uint64)
 REQUEST_FN = ctypes.CFUNCTYPE(None, c_void_p, c_uint64, c_void_p, c_size_t)
 
 _status = c_int32
-_out_text = POINTER(c_void_p)  # char ** receiving owned text: a raw pointer, so that we can fk_free it
+# char ** receiving owned text. A c_char_p out-parameter: `.value` copies the text to bytes
+# (JSON from the library never holds a raw NUL), then the same object goes to fk_free.
+_out_text = POINTER(c_char_p)
 
 # name: (restype, argtypes, required). Borrowed `const char *` returns are c_char_p (copied
-# to bytes by ctypes, never freed); owned `char **` outputs are void pointers freed with fk_free.
+# to bytes by ctypes, never freed); owned `char **` outputs are read, then freed with fk_free.
 # Entry points added to the ABI after its first version are optional, as FusionHost treats
 # them: a library without them still loads, and calling one says which function it lacks.
 PROTOTYPES: dict[str, tuple[Any, list[Any], bool]] = {

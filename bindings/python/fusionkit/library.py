@@ -12,12 +12,13 @@ from __future__ import annotations
 import _thread
 import asyncio
 import collections
+import ctypes
 import json
 import math
 import os
 import threading
-from collections.abc import AsyncIterator, Callable, Mapping
-from ctypes import byref, c_size_t, c_uint64, c_void_p, string_at
+from collections.abc import AsyncGenerator, Callable, Mapping
+from ctypes import byref, c_char_p, c_size_t, c_uint64, string_at
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -41,6 +42,33 @@ _UNKNOWN_SUBSCRIPTION = UnknownSubscriptionError.CODE
 
 # Compact, UTF-8 (not \u-escaped), and strict: NaN and infinity are not JSON.
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# The json module's C scanner, called directly: json.loads spends more time finding the
+# encoding and skipping whitespace around a small state than scanning it (see bench.py).
+# (getattr: typeshed does not declare JSONDecoder.scan_once, the C scanner json.loads ends in.)
+_scan_once: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
+# Inputs sent by case name, encoded once: the hot path of send("increase").
+_encoded_names: dict[str, bytes] = {}
+_ENCODED_NAMES_LIMIT = 4096
+
+
+def _parse(text: bytes) -> JSON:
+    """Reads JSON the library wrote: compact, one value, nothing around it."""
+    string = text.decode("utf-8")
+    try:
+        value, end = _scan_once(string, 0)
+    except StopIteration:
+        end = -1
+    if end != len(string):
+        return json.loads(string)  # not the library's usual shape: let json decide, and explain
+    return value
+
+
+def _owned(c: Any, text: c_char_p) -> bytes:
+    """Copies owned text out and frees it with the library's fk_free, exactly once."""
+    try:
+        return text.value or b""
+    finally:
+        c.fk_free(text)
 
 
 def _utf8(value: str | bytes, what: str) -> bytes:
@@ -160,15 +188,11 @@ class Library:
 
     def manifest_json(self) -> str:
         """fk_manifest, as the text the library wrote."""
-        text = c_void_p()
-        length = c_size_t()
-        status = self.c.fk_manifest(byref(text), byref(length))
+        text = c_char_p()
+        status = self.c.fk_manifest(byref(text), None)
         if status != _OK:
             raise self.error(status, "fk_manifest")
-        try:
-            return string_at(text.value or 0, length.value).decode("utf-8")
-        finally:
-            self.c.fk_free(text)
+        return _owned(self.c, text).decode("utf-8")
 
     @cached_property
     def manifest(self) -> Manifest:
@@ -372,11 +396,17 @@ class Instance:
         if isinstance(input, str):
             if fields:
                 data = _to_json({input: fields}, "the input")
-            elif input.isidentifier():
-                # The common case, without the json module: an identifier needs no escaping.
-                data = b'"' + input.encode("utf-8") + b'"'
             else:
-                data = _to_json(input, "the input")
+                cached = _encoded_names.get(input)
+                if cached is not None:
+                    data = cached
+                elif input.isidentifier():
+                    # Without the json module: an identifier needs no escaping.
+                    data = b'"' + input.encode("utf-8") + b'"'
+                    if len(_encoded_names) < _ENCODED_NAMES_LIMIT:
+                        _encoded_names[input] = data
+                else:
+                    data = _to_json(input, "the input")
         elif isinstance(input, Mapping):
             if fields:
                 raise TypeError("give the fields either inside the mapping or as keywords, not both")
@@ -398,27 +428,52 @@ class Instance:
 
     def state_json(self) -> tuple[bytes, int]:
         """fk_state: the state's JSON text (UTF-8 bytes) and the version it belongs to."""
-        text = c_void_p()
+        text = c_char_p()
         length = c_size_t()
         version = c_uint64()
         status = self._c.fk_state(self.handle, byref(text), byref(length), byref(version))
         if status != _OK:
             raise self._fail(status, "fk_state")
-        try:
-            return string_at(text.value or 0, length.value), version.value
-        finally:
-            self._c.fk_free(text)  # owned: copied out above, freed exactly once
+        if text.value is not None and len(text.value) != length.value:
+            # Not JSON as the library writes it (a raw NUL inside); copy by length instead.
+            data = string_at(ctypes.cast(text, ctypes.c_void_p).value or 0, length.value)
+            self._c.fk_free(text)
+            return data, version.value
+        return _owned(self._c, text), version.value
 
     def snapshot(self) -> tuple[dict[str, JSON], int]:
         """The state and the version it belongs to, read together."""
-        text, version = self.state_json()
-        state: dict[str, JSON] = json.loads(text)
-        return state, version
+        text = c_char_p()
+        version = c_uint64()
+        status = self._c.fk_state(self.handle, byref(text), None, byref(version))
+        if status != _OK:
+            raise self._fail(status, "fk_state")
+        state: dict[str, JSON] = _parse(_owned(self._c, text))
+        return state, version.value
 
     @property
     def state(self) -> dict[str, JSON]:
         """The current state, as a new dict (changing it changes nothing in the instance)."""
-        return self.snapshot()[0]
+        # The hot path of a round trip, so _owned and _parse are written out here (a Python
+        # call costs about as much as scanning the Counter's state), and no length or version
+        # is asked for: each would cost a ctypes object and a conversion.
+        c = self._c
+        text = c_char_p()
+        status = c.fk_state(self.handle, byref(text), None, None)
+        if status != _OK:
+            raise self._fail(status, "fk_state")
+        try:
+            data = text.value or b""
+        finally:
+            c.fk_free(text)
+        string = data.decode("utf-8")
+        try:
+            state, end = _scan_once(string, 0)
+        except StopIteration:
+            end = -1
+        if end != len(string):
+            state = json.loads(string)
+        return state  # type: ignore[no-any-return]
 
     @property
     def version(self) -> int:
@@ -434,16 +489,11 @@ class Instance:
         {"from": V, "to": N, "patch": [RFC 6902 operations]}, or, when V is too old,
         {"from": None, "to": N, "state": {...}}."""
         self.library.require("fk_state_patch")
-        text = c_void_p()
-        length = c_size_t()
-        status = self._c.fk_state_patch(self.handle, _u64(since_version, "since_version"), byref(text), byref(length),
-                                         None)
+        text = c_char_p()
+        status = self._c.fk_state_patch(self.handle, _u64(since_version, "since_version"), byref(text), None, None)
         if status != _OK:
             raise self._fail(status, "fk_state_patch")
-        try:
-            patch: dict[str, JSON] = json.loads(string_at(text.value or 0, length.value))
-        finally:
-            self._c.fk_free(text)
+        patch: dict[str, JSON] = _parse(_owned(self._c, text))
         return patch
 
     # -- changes ---------------------------------------------------------------------
@@ -513,7 +563,7 @@ class Instance:
             if listener in self._close_listeners:
                 self._close_listeners.remove(listener)
 
-    async def changes(self, *, include_current: bool = False) -> AsyncIterator[dict[str, JSON]]:
+    async def changes(self, *, include_current: bool = False) -> AsyncGenerator[dict[str, JSON], None]:
         """The state after each change, delivered on the running event loop's thread:
 
             async for state in instance.changes():
@@ -521,8 +571,9 @@ class Instance:
 
         The callback reads the state on the library's thread and hands it to the loop
         with call_soon_threadsafe; states arrive in version order, and a state already
-        superseded by a newer one delivered is skipped. With include_current=True the
-        current state comes first. The iteration ends when the instance closes; leaving
+        superseded by a newer one delivered is skipped. The subscription starts with
+        the iteration (the first `async for` step), so send inputs after that; with
+        include_current=True the current state comes first, which marks that moment. The iteration ends when the instance closes; leaving
         it (break) unsubscribes once the generator is closed (use
         contextlib.aclosing() to make that immediate).
         """
@@ -630,18 +681,13 @@ class Instance:
         """The next request or cancellation of an instance with no handler
         (fk_poll_request), in the order they happened; None when there is none."""
         self.library.require("fk_poll_request")
-        text = c_void_p()
-        length = c_size_t()
-        status = self._c.fk_poll_request(self.handle, byref(text), byref(length))
+        text = c_char_p()
+        status = self._c.fk_poll_request(self.handle, byref(text), None)
         if status != _OK:
             raise self._fail(status, "fk_poll_request")
-        if not text.value:
-            return None
-        try:
-            data = string_at(text.value or 0, length.value)
-        finally:
-            self._c.fk_free(text)
-        return HostEvent.from_json(data)
+        if text.value is None:
+            return None  # nothing waiting; nothing to free
+        return HostEvent.from_json(_owned(self._c, text))
 
     def respond(self, request_id: int, result: JSON) -> None:
         """Answers an open request with its result (fk_respond), encoded as JSON.

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""Benchmark (not a test): a Counter round trip from Python through the fusionkit
+package, next to the same Counter written in plain Python with `json`, in one process.
+
+Each round times every workload once, in a rotating order (so that drift on a shared,
+noisy machine hits all of them alike); the medians over the rounds are compared. The
+ratio to read is "package round trip / plain Python round trip".
+
+    python3 bindings/python/bench.py                # the release library (.build/release)
+    python3 bindings/python/bench.py --profile      # also: where the package's time goes (cProfile)
+    python3 bindings/python/bench.py --write        # also: rewrite the measured block of docs/performance.md
+
+Workloads, per round trip:
+  package      counter.send("increase"); counter.state        (what a Python user writes: a dict back)
+  plain        json.loads('"increase"'), apply, json.dumps(state)   (the baseline: no native code)
+  package-raw  counter.send_json(b'"increase"'); counter.state_json()   (the package, no json.loads)
+  ctypes       fk_send + fk_state + copy + fk_free with prepared arguments (the floor through ctypes)
+  call         one fk_version call through ctypes (next to no native work: mostly ctypes' own cost)
+  c            the same round trip as `ctypes`, from a C program (needs cc): the library's work alone
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import ctypes
+import datetime
+import io
+import json
+import os
+import platform
+import pstats
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+import fusionkit  # noqa: E402
+
+DOCS = ROOT / "docs" / "performance.md"
+BEGIN = "<!-- python-bench:begin -->"
+END = "<!-- python-bench:end -->"
+
+
+class PlainCounter:
+    """The Counter of Sources/FusionExamples/Counter, in plain Python: the baseline."""
+
+    def __init__(self) -> None:
+        self.state: dict[str, Any] = {"value": 0, "isReset": False, "alert": None}
+
+    def send(self, input_json: str) -> str:
+        input = json.loads(input_json)
+        name = input if isinstance(input, str) else next(iter(input))
+        state = self.state
+        if name == "increase":
+            state["value"] += 1
+            state["isReset"] = False
+        elif name == "decrease":
+            state["value"] -= 1
+            state["isReset"] = False
+        elif name == "reset":
+            state["value"] = 0
+            state["isReset"] = True
+        elif name == "show":
+            state["alert"] = f"The value is {state['value']}."
+        elif name == "alertDismissed":
+            state["alert"] = None
+        else:
+            raise ValueError(f"unknown input {name!r}")
+        return json.dumps(state)
+
+
+def workloads(lib: fusionkit.Library, counter: fusionkit.Instance) -> dict[str, Callable[[int], None]]:
+    plain = PlainCounter()
+    c = lib.c
+    handle = counter.handle
+    text, version = ctypes.c_char_p(), ctypes.c_uint64()
+    text_ref, version_ref = ctypes.byref(text), ctypes.byref(version)
+    increase = b'"increase"'
+
+    def package(n: int) -> None:
+        for _ in range(n):
+            counter.send("increase")
+            counter.state
+
+    def plain_python(n: int) -> None:
+        for _ in range(n):
+            plain.send('"increase"')
+
+    def package_raw(n: int) -> None:
+        for _ in range(n):
+            counter.send_json(increase)
+            counter.state_json()
+
+    def bare_ctypes(n: int) -> None:
+        for _ in range(n):
+            c.fk_send(handle, increase, 10)
+            c.fk_state(handle, text_ref, None, None)
+            text.value
+            c.fk_free(text)
+
+    def one_call(n: int) -> None:
+        for _ in range(n):
+            c.fk_version(handle, version_ref)
+
+    return {"package": package, "plain": plain_python, "package-raw": package_raw, "ctypes": bare_ctypes,
+            "call": one_call}
+
+
+# The same round trip from C, timed inside the program: what the library's work costs with
+# no Python at all, measured in the same run as the rest.
+C_LOOP = r"""
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "fusionkit.h"
+static long long now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000LL + t.tv_nsec; }
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]);
+    fk_instance c;
+    char *json;
+    if (fk_abi_version() != FK_ABI_VERSION || fk_create("counter", FK_NUL_TERMINATED, NULL, 0, &c) != FK_OK) return 1;
+    for (int i = 0; i < n / 10 + 1; i++) { fk_send(c, "\"increase\"", 10); fk_state(c, &json, NULL, NULL); fk_free(json); }
+    long long start = now();
+    for (int i = 0; i < n; i++) { fk_send(c, "\"increase\"", 10); fk_state(c, &json, NULL, NULL); fk_free(json); }
+    printf("%.3f\n", (double)(now() - start) / n);
+    return fk_destroy(c);
+}
+"""
+
+
+def c_loop(lib: fusionkit.Library, folder: Path) -> Callable[[int], float] | None:
+    """Builds the C round trip against `lib`; None without a C compiler."""
+    cc = shutil.which(os.environ.get("CC", "cc"))
+    if cc is None:
+        return None
+    source = folder / "roundtrip.c"
+    source.write_text(C_LOOP)
+    exe = folder / "roundtrip"
+    subprocess.run([cc, "-O2", "-std=c11", f"-I{ROOT / 'include'}", str(source), str(lib.path),
+                    f"-Wl,-rpath,{lib.path.parent}", "-o", str(exe)], check=True)
+
+    def run(n: int) -> float:
+        out = subprocess.run([str(exe), str(n)], check=True, capture_output=True, text=True).stdout
+        return float(out) / 1e9  # seconds per round trip
+
+    return run
+
+
+def measure(lib: fusionkit.Library, rounds: int, per_round: int) -> dict[str, list[float]]:
+    """Seconds per operation, one sample per round per workload."""
+    samples: dict[str, list[float]] = {}
+    with lib.create("counter") as counter, tempfile.TemporaryDirectory() as folder:
+        work = workloads(lib, counter)
+        names = list(work)
+        in_c = c_loop(lib, Path(folder))
+        if in_c is not None:
+            names.append("c")
+        for name in work:  # warm up
+            work[name](per_round // 10 + 1)
+        for round_number in range(rounds):
+            shift = round_number % len(names)
+            for name in names[shift:] + names[:shift]:
+                if name == "c" and in_c is not None:
+                    samples.setdefault(name, []).append(in_c(per_round))
+                    continue
+                start = time.perf_counter_ns()
+                work[name](per_round)
+                samples.setdefault(name, []).append((time.perf_counter_ns() - start) / per_round / 1e9)
+    return samples
+
+
+def profile(lib: fusionkit.Library, iterations: int) -> str:
+    """cProfile of the package round trip: the functions by their own time."""
+    with lib.create("counter") as counter:
+        work = workloads(lib, counter)["package"]
+        profiler = cProfile.Profile()
+        profiler.runcall(work, iterations)
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(12)
+    return out.getvalue()
+
+
+def us(seconds: float) -> str:
+    return f"{seconds * 1e6:.2f} µs"
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def report(lib: fusionkit.Library, samples: dict[str, list[float]], rounds: int) -> str:
+    median = {name: statistics.median(values) for name, values in samples.items()}
+    ratio = median["package"] / median["plain"]
+    verdict = f"{ratio:.2f}× slower" if ratio > 1 else f"{1 / ratio:.2f}× faster"
+    build = "release" if "/release/" in str(lib.path) or "_lib" in str(lib.path) else "debug"
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    rows = [
+        ("package: `send(\"increase\")` + `.state` (a dict)", "package"),
+        ("package, no JSON decoding: `send_json` + `state_json()` (bytes)", "package-raw"),
+        ("bare ctypes: `fk_send` + `fk_state` + copy + `fk_free`, prepared arguments", "ctypes"),
+        ("one ctypes call (`fk_version`)", "call"),
+        ("the same round trip from C (`fk_send` + `fk_state` + `fk_free`), no Python", "c"),
+        ("plain Python Counter: `json.loads`, apply, `json.dumps` (baseline)", "plain"),
+    ]
+    lines = [
+        f"Measured {stamp} on {machine()}, {build} library; medians of {rounds} interleaved rounds.",
+        "",
+        "| Counter round trip from Python | median | vs plain Python |",
+        "|---|---|---|",
+    ]
+    for label, name in rows:
+        if name not in median:
+            continue
+        lines.append(f"| {label} | {us(median[name])} | {median[name] / median['plain']:.2f}× |")
+    lines += ["", f"**The package's round trip is {verdict} than the plain Python Counter** "
+                  f"({us(median['package'])} against {us(median['plain'])})."]
+    if "c" in median:
+        # Where the package's round trip goes, by subtraction of the medians above: the
+        # library's own work (timed from C), ctypes (three calls: argument conversion,
+        # releasing the GIL, the result), and the package's Python around them.
+        native = median["c"]
+        crossings = max(median["ctypes"] - native, 0.0)
+        python = max(median["package"] - median["ctypes"], 0.0)
+        total = median["package"]
+        lines += ["", "| where the package's round trip goes | time | share |", "|---|---|---|"]
+        for label, part in (("the library's work: fk_send + fk_state + fk_free, timed from C", native),
+                            ("ctypes: three calls into C (arguments, GIL, result)", crossings),
+                            ("the package's Python: building arguments, status checks, JSON text to a dict",
+                             python)):
+            lines.append(f"| {label} | {us(part)} | {part / total:.0%} |")
+    return "\n".join(lines)
+
+
+def write_docs(block: str) -> None:
+    """Replaces only the block between this tool's markers (appending it the first time);
+    the fusion-bench block and everything else stay as they are."""
+    text = DOCS.read_text()
+    new_block = f"{BEGIN}\n{block}\n{END}"
+    if BEGIN in text and END in text:
+        text = re.sub(re.escape(BEGIN) + r".*?" + re.escape(END), lambda _: new_block, text, flags=re.S)
+    else:
+        text = text.rstrip("\n") + "\n\n" + new_block + "\n"
+    DOCS.write_text(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--library", type=Path, default=ROOT / ".build" / "release" / "libFusionExamples.so",
+                        help="the library to drive (default: the release build)")
+    parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--per-round", type=int, default=20_000, help="round trips per workload per round")
+    parser.add_argument("--profile", action="store_true", help="print a cProfile of the package round trip")
+    parser.add_argument("--write", action="store_true", help="rewrite the measured block of docs/performance.md")
+    args = parser.parse_args(argv)
+    if not args.library.is_file():
+        print(f"no library at {args.library}; build it with `swift build -c release --product FusionExamples`",
+              file=sys.stderr)
+        return 1
+    lib = fusionkit.load(args.library)
+    samples = measure(lib, args.rounds, args.per_round)
+    block = report(lib, samples, args.rounds)
+    print(block)
+    if args.profile:
+        print()
+        print(profile(lib, 50_000))
+    if args.write:
+        write_docs(block)
+        print(f"\nwrote {DOCS.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

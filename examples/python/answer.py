@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""answer.py: the Answer form (seed 002) from asyncio.
+
+`isSubmitEnabled` is decided by the feature, never here. Submitting takes half a
+second on the library's clock; the result arrives as a change made on a library
+thread, which `changes()` hands to this event loop.
+
+    python3 examples/python/answer.py
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from pathlib import Path
+
+try:
+    import fusionkit
+except ImportError:  # not installed: use the checkout's copy
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python"))
+    import fusionkit
+
+
+def show(label: str, state: dict[str, object]) -> None:
+    print(f"{label:<22} answer={state['answer']!r} submit enabled={state['isSubmitEnabled']} "
+          f"submitting={state['isSubmitting']} submitted={state['submitted']!r}")
+
+
+async def main() -> int:
+    lib = fusionkit.load()
+    with lib.create("answer") as answer:
+        show("start", answer.state)
+        answer.send("answerChanged", text="   ")
+        show("typed spaces", answer.state)
+        answer.send("submitTapped")  # not enabled: ignored by the feature
+        answer.send("answerChanged", text="  blue  ")
+        show("typed '  blue  '", answer.state)
+        # The subscription starts with the iteration; the current state comes first.
+        async with contextlib.aclosing(answer.changes(include_current=True)) as changes:
+            async for state in changes:
+                if state["submitted"] is not None:
+                    show("after half a second", state)
+                    break
+                if state["isSubmitting"]:
+                    show("submitting", state)
+                else:
+                    answer.send("submitTapped")
+        answer.send("resultDismissed")
+        show("dismissed", answer.state)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

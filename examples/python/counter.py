@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""counter.py: drive the Counter feature of libFusionExamples.so from Python.
+
+Run from the repository root, after `swift build --product FusionExamples`:
+    python3 examples/python/counter.py
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+try:
+    import fusionkit
+except ImportError:  # not installed (`pip install bindings/python`): use the checkout's copy
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python"))
+    import fusionkit
+
+
+def main() -> int:
+    lib = fusionkit.load()  # $FUSIONKIT_LIBRARY, a bundled library, or the checkout's .build
+    print(f"{lib.manifest.library.name} {lib.version}, ABI {lib.abi_version}")
+
+    with lib.create("counter") as counter:
+        changes: list[int] = []
+        # The Counter has no asynchronous effects, so this runs on our own thread.
+        subscription = counter.subscribe(changes.append)
+
+        def send(input: str) -> None:
+            print(f"send {input}")
+            try:
+                counter.send(input)
+            except fusionkit.FusionError as error:
+                # A refused input changes nothing; say why and carry on.
+                print(f"  refused: {error}")
+                return
+            state, version = counter.snapshot()
+            print(f"state v{version}: {state}")
+
+        print(f"state v{counter.version}: {counter.state}")
+        for input in ("increase", "increase", "decrease", "show", "alertDismissed", "reset", "jump"):
+            send(input)
+        subscription.unsubscribe()
+        send("increase")  # no callback any more
+        print(f"told about {len(changes)} changes, the last at version {changes[-1]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
