@@ -107,6 +107,11 @@ def test_an_exception_in_a_callback_is_reported_not_raised(counter: fusionkit.In
     assert counter.state["value"] == 2
     assert [str(error) for error in counter.callback_errors] == ["broken at 1", "broken at 2"]
     assert counter.callback_error_count == 2
+    for _ in range(fusionkit.Instance.MAX_KEPT_ERRORS):
+        counter.send("increase")
+    assert len(counter.callback_errors) == fusionkit.Instance.MAX_KEPT_ERRORS  # the newest are kept
+    assert str(counter.callback_errors[-1]) == f"broken at {2 + fusionkit.Instance.MAX_KEPT_ERRORS}"
+    assert counter.callback_error_count == 2 + fusionkit.Instance.MAX_KEPT_ERRORS
     assert "exception in fusionkit callback" in caplog.text and "RuntimeError: broken at 2" in caplog.text
 
 

@@ -150,7 +150,7 @@ class Library:
         #: The ABI version the library speaks (equal to fusionkit.ABI_VERSION once loaded).
         self.abi_version: int = int(self.c.fk_abi_version())
         #: The library's own version, e.g. "0.1.0" (fk_library_version).
-        self.version: str = bytes(self.c.fk_library_version()).decode("utf-8", "replace")
+        self.version: str = (self.c.fk_library_version() or b"").decode("utf-8", "replace")
 
     def __repr__(self) -> str:
         return f"<fusionkit.Library {self.path} v{self.version} ABI {self.abi_version}>"
@@ -173,11 +173,11 @@ class Library:
 
     def status_name(self, status: int) -> str:
         """fk_status_name: "FK_ERR_UNKNOWN_INPUT", or "FK_ERR_UNKNOWN_STATUS"."""
-        return bytes(self.c.fk_status_name(status)).decode("utf-8", "replace")
+        return (self.c.fk_status_name(status) or b"").decode("utf-8", "replace")
 
     def last_error_message(self) -> str:
         """fk_last_error_message on this thread: "" after a successful call."""
-        return bytes(self.c.fk_last_error_message()).decode("utf-8", "replace")
+        return (self.c.fk_last_error_message() or b"").decode("utf-8", "replace")
 
     def require(self, function: str) -> None:
         """Raises MissingFunctionError when the library lacks an optional entry point."""
@@ -282,11 +282,26 @@ class Subscription:
         return f"<fusionkit.Subscription {self.id} of {self._instance!r}{'' if self.active else ' (ended)'}>"
 
 
-def _report_callback_error(errors: collections.deque[BaseException], callback: object, error: BaseException) -> None:
+class CallbackErrors(collections.deque[BaseException]):
+    """The newest exceptions raised by an instance's callbacks (at most `maxlen`), and
+    `total`, how many there have been."""
+
+    def __init__(self, maxlen: int) -> None:
+        super().__init__(maxlen=maxlen)
+        self.total = 0
+        self._lock = threading.Lock()
+
+    def record(self, error: BaseException) -> None:
+        with self._lock:  # a change callback and a request handler may fail at once
+            self.append(error)
+            self.total += 1
+
+
+def _report_callback_error(errors: CallbackErrors, callback: object, error: BaseException) -> None:
     """An exception escaping a callback must not reach the library (ctypes would print
     it and carry on, but a C caller has no way to hear of it): keep it for
     `Instance.callback_errors`, log it, and let Ctrl-C still interrupt the main thread."""
-    errors.append(error)
+    errors.record(error)
     _lifetime.log.error("exception in fusionkit callback %r", callback, exc_info=error)
     if isinstance(error, KeyboardInterrupt):
         _thread.interrupt_main()
@@ -316,8 +331,8 @@ class Instance:
         self._request_trampoline: Any = None
         self._close_listeners: list[Callable[[], None]] = []
         #: Exceptions raised by this instance's callbacks, newest last (they are also logged
-        #: on the "fusionkit" logger). `callback_error_count` counts every one.
-        self.callback_errors: collections.deque[BaseException] = collections.deque(maxlen=self.MAX_KEPT_ERRORS)
+        #: on the "fusionkit" logger); `callback_error_count` counts every one.
+        self.callback_errors = CallbackErrors(self.MAX_KEPT_ERRORS)
         _lifetime.track(self)
 
     def __repr__(self) -> str:
@@ -329,7 +344,8 @@ class Instance:
 
     @property
     def callback_error_count(self) -> int:
-        return len(self.callback_errors)
+        """How many exceptions this instance's callbacks raised, also those no longer kept."""
+        return self.callback_errors.total
 
     # -- lifetime --------------------------------------------------------------------
 
