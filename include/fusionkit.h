@@ -368,7 +368,10 @@ fk_status fk_set_request_handler(fk_instance instance, fk_request_fn handler, vo
 ** Thread safety: any thread. */
 fk_status fk_poll_request(fk_instance instance, char **out_json, size_t *out_len);
 
-/* Answers an open request with its result.
+/* Answers an open request with its result. What the feature does with the answer
+** (usually an action that changes the state) happens before this returns, so the
+** state read after it reflects the answer, and answers given one after another are
+** applied in that order.
 **
 ** request_id               the id from the request event.
 ** result_json, result_len  the result, as JSON in the shape the feature documents
@@ -380,7 +383,8 @@ fk_status fk_poll_request(fk_instance instance, char **out_json, size_t *out_len
 ** Thread safety: any thread. */
 fk_status fk_respond(fk_instance instance, uint64_t request_id, const char *result_json, size_t result_len);
 
-/* Answers an open request with an error: the work could not be done.
+/* Answers an open request with an error: the work could not be done. As with
+** fk_respond(), the feature's reaction is applied before this returns.
 **
 ** message, message_len  why, in words the feature may show (UTF-8).
 **

@@ -107,6 +107,18 @@ import Testing
         #expect(host.requests.count == 8)
     }
 
+    @Test func answersAreAppliedInTheOrderTheHostGivesThem() throws {
+        let (store, host, requests) = hosted()
+        store.send(.loadAllProfiles)
+        #expect(requests.openCount == 4)  // submitted before send returns
+        try requests.respond(id(host, "fetchPet"), with: ["name": "Bori", "species": "cat", "age": 2])
+        #expect(store.state.pet?.name == "Bori")  // applied before respond returns
+        try requests.fail(id(host, "fetchFamily"), message: "offline")
+        #expect(store.state.pet?.name == "Bori")  // the earlier answer stays
+        #expect(store.state.error?.contains("offline") == true)
+        #expect(Set(host.cancelled) == Set(["fetchPreschool", "fetchBabyProfile"].map { id(host, $0) }))
+    }
+
     @Test func closingCancelsOpenRequestsAndTellsTheHost() async {
         let (store, host, requests) = hosted()
         store.send(.loadAllProfiles)

@@ -107,11 +107,9 @@ struct ProfileMiddleware: Sendable {
     static let builtinDelay: Duration = .milliseconds(300)
     static let profileID = "baby-1"
 
-    let host: HostRequests
     let clock: any FusionClock
 
     init(environment: Environment) {
-        host = environment.host
         clock = environment.clock
     }
 
@@ -151,13 +149,10 @@ struct ProfileMiddleware: Sendable {
             try await clock.sleep(for: Self.builtinDelay)
             return sample
         }
-        return .run(id: Self.effectID(which), cancelInFlight: true) { [host] send in
-            do {
-                send(complete(try await host.request(request)))
-            } catch is CancellationError {
-                return
-            } catch {
-                send(.setNetworkError("Could not load the \(which.rawValue) profile: \(error)"))
+        return .request(request, id: Self.effectID(which)) { result in
+            switch result {
+            case .success(let entity): return complete(entity)
+            case .failure(let error): return .setNetworkError("Could not load the \(which.rawValue) profile: \(error)")
             }
         }
     }

@@ -9,6 +9,12 @@ public struct Effect<Action: Sendable>: Sendable {
         case send(Action)
         case run(id: EffectID?, cancelInFlight: Bool, body: @Sendable (Send<Action>) async -> Void)
         case cancel(EffectID)
+        /// Work asked of the host. The store submits it after the current input, and the
+        /// answer's action is applied inside the host's fk_respond/fk_fail_request call,
+        /// so answers are applied in the order the host gives them. In "builtin" mode
+        /// `builtin` runs instead, as an ordinary effect.
+        case request(id: EffectID?, submit: @Sendable (HostRequests, @escaping @Sendable (Action) -> Void) -> UInt64?,
+                     builtin: @Sendable (Send<Action>) async -> Void)
     }
 
     let work: [Work]
@@ -35,6 +41,35 @@ public struct Effect<Action: Sendable>: Sendable {
         Effect(work: [.run(id: id, cancelInFlight: cancelInFlight, body: body)])
     }
 
+    /// Asks the host for work and applies `then` to its answer: a result, or the host's
+    /// error. Cancelling `id` (or dismissing whatever owns it) cancels the request, and the
+    /// host is told. The answer is applied while the host's answering call runs, so
+    /// answers land in the order the host gives them. Without a host (mode "builtin"),
+    /// the request's `builtin` answer is used after its own delay.
+    public static func request<Response>(
+        _ request: HostRequest<Response>, id: EffectID? = nil,
+        then transform: @escaping @Sendable (Result<Response, HostRequestError>) -> Action
+    ) -> Effect {
+        Effect(work: [.request(
+            id: id,
+            submit: { host, deliver in host.submit(request) { result in deliver(transform(result)) } },
+            builtin: { send in
+                guard let builtin = request.builtin else {
+                    send(transform(.failure(HostRequestError("no host answers \"\(request.kind)\" requests, and the library has no answer of its own"))))
+                    return
+                }
+                do {
+                    send(transform(.success(try await builtin())))
+                } catch is CancellationError {
+                    return
+                } catch let error as HostRequestError {
+                    send(transform(.failure(error)))
+                } catch {
+                    send(transform(.failure(HostRequestError("\(error)"))))
+                }
+            })])
+    }
+
     /// Cancels every running effect started with `id`. Actions they send afterwards are dropped.
     public static func cancel(id: EffectID) -> Effect { Effect(work: [.cancel(id)]) }
 
@@ -56,6 +91,11 @@ public struct Effect<Action: Sendable>: Sendable {
                 }
             case .cancel(let id):
                 return .cancel(id)
+            case .request(let id, let submit, let builtin):
+                return .request(
+                    id: id,
+                    submit: { host, deliver in submit(host) { action in deliver(transform(action)) } },
+                    builtin: { send in await builtin(Send { action in send(transform(action)) }) })
             }
         })
     }

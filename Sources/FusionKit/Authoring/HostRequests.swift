@@ -119,8 +119,42 @@ public final class HostRequests: @unchecked Sendable {
         }
     }
 
-    /// The effect stopped waiting: close the request and tell the host.
-    private func cancel(_ id: UInt64) {
+    /// Submits a request whose answer is handed to `deliver` on the answering thread
+    /// (inside `respond` or `fail`), for `Effect.request`. Returns the request's id, to
+    /// cancel it with `cancel(_:)`; nil when closed.
+    public func submit<Response>(
+        _ request: HostRequest<Response>, deliver: @escaping @Sendable (Result<Response, HostRequestError>) -> Void
+    ) -> UInt64? {
+        let kind = request.kind
+        lock.lock()
+        guard !closed else {
+            lock.unlock()
+            return nil
+        }
+        nextID += 1
+        let id = nextID
+        open[id] = Open(
+            kind: kind,
+            accept: { (json) throws(FusionError) in
+                let value: Response
+                do {
+                    value = try JSONValueDecoder().decode(Response.self, from: json)
+                } catch {
+                    throw FusionError(.invalidResponse, "the response to request \(id) (\"\(kind)\") does not fit: \(error)")
+                }
+                return { deliver(.success(value)) }
+            },
+            reject: { error in
+                // Cancellation is the requester's own doing: nothing to deliver.
+                if let failure = error as? HostRequestError { deliver(.failure(failure)) }
+            })
+        lock.unlock()
+        emit(Self.event(["event": "request", "id": .integer(Int(truncatingIfNeeded: id)), "kind": .string(kind), "payload": request.payload]))
+        return id
+    }
+
+    /// The requester stopped waiting: close the request and tell the host.
+    public func cancel(_ id: UInt64) {
         let entry = lock.withLock { open.removeValue(forKey: id) }
         guard let entry else { return }
         emit(Self.event(["event": "cancel", "id": .integer(Int(truncatingIfNeeded: id))]))

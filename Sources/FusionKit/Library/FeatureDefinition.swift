@@ -28,7 +28,7 @@ public struct FeatureDefinition: Sendable {
                 initial = nil
             }
             return JSONStore<F>(
-                store: Store(feature: F(environment: environment), state: initial), inputs: inputs, fieldless: fieldless,
+                store: Store(feature: F(environment: environment), state: initial, host: environment.host), inputs: inputs, fieldless: fieldless,
                 environment: environment)
         }
     }

@@ -18,11 +18,19 @@ public final class Store<F: Feature>: @unchecked Sendable {
     private struct RunningEffect {
         let id: EffectID?
         var task: Task<Void, Never>?
+        /// For a host request: its id with the host, once submitted.
+        var request: UInt64?
     }
     private var effects: [UInt64: RunningEffect] = [:]
     private var nextEffectKey: UInt64 = 0
     /// Tasks cancelled by the actions being applied, cancelled for real once unlocked.
     private var tasksToCancel: [Task<Void, Never>] = []
+    /// Host requests cancelled, and requests to submit, once unlocked (both call out
+    /// to the host's handler, which must never run under the lock).
+    private var requestsToCancel: [UInt64] = []
+    private var requestsToSubmit: [(key: UInt64, submit: @Sendable (HostRequests, @escaping @Sendable (F.Action) -> Void) -> UInt64?)] = []
+    /// Where this instance's host requests go.
+    private let host: HostRequests
 
     let notifier = ChangeNotifier()
 
@@ -36,13 +44,14 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// never encoded twice.
     private var encoded: (version: UInt64, bytes: [UInt8])?
 
-    public init(feature: F, state: F.State? = nil) {
+    public init(feature: F, state: F.State? = nil, host: HostRequests = HostRequests()) {
         self.feature = feature
         self.current = state ?? feature.initialState
+        self.host = host
     }
 
     public convenience init(environment: Environment = .live, state: F.State? = nil) {
-        self.init(feature: F(environment: environment), state: state)
+        self.init(feature: F(environment: environment), state: state, host: environment.host)
     }
 
     deinit {
@@ -90,10 +99,40 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// cancellation handlers may call out to the host) and telling subscribers.
     private func finishLocked() {
         let cancelled = tasksToCancel
-        tasksToCancel.removeAll()
+        let cancelledRequests = requestsToCancel
+        let submissions = requestsToSubmit
+        if !cancelled.isEmpty { tasksToCancel.removeAll() }
+        if !cancelledRequests.isEmpty { requestsToCancel.removeAll() }
+        if !submissions.isEmpty { requestsToSubmit.removeAll() }
         lock.unlock()
         for task in cancelled { task.cancel() }
+        for request in cancelledRequests { host.cancel(request) }
+        for (key, submit) in submissions { submitRequest(key, submit) }
         notifier.deliver()
+    }
+
+    /// Hands a request to the host; its answer is applied on the answering thread.
+    private func submitRequest(_ key: UInt64, _ submit: @Sendable (HostRequests, @escaping @Sendable (F.Action) -> Void) -> UInt64?) {
+        guard lock.withLock({ effects[key] != nil }) else { return }  // cancelled before it was sent
+        let id = submit(host) { [weak self] action in self?.receiveAnswer(action, for: key) }
+        guard let id else { return }
+        let stillWanted = lock.withLock { () -> Bool in
+            guard effects[key] != nil else { return false }
+            effects[key]?.request = id
+            return true
+        }
+        if !stillWanted { host.cancel(id) }
+    }
+
+    /// Applies the action made from a host's answer, unless the request was cancelled.
+    private func receiveAnswer(_ action: F.Action, for key: UInt64) {
+        lock.lock()
+        guard !closed, effects.removeValue(forKey: key) != nil else {
+            lock.unlock()
+            return
+        }
+        applyLocked([action])
+        finishLocked()
     }
 
     /// Performs the actions and those they send; starts their effects. Lock held.
@@ -114,6 +153,14 @@ public final class Store<F: Feature>: @unchecked Sendable {
                     if cancelInFlight, let id { cancelLocked(id) }
                     startLocked(id: id, body)
                 case .cancel(let id): cancelLocked(id)
+                case .request(let id, let submit, let builtin):
+                    if host.currentMode == .builtin {
+                        startLocked(id: id, builtin)
+                    } else {
+                        nextEffectKey += 1
+                        effects[nextEffectKey] = RunningEffect(id: id)
+                        requestsToSubmit.append((nextEffectKey, submit))
+                    }
                 }
             }
             // Follow-ups run right after the action that sent them, before the rest.
@@ -150,6 +197,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
             // Marked now, so that nothing it sends is applied from here on.
             effects.removeValue(forKey: key)
             if let task = effect.task { tasksToCancel.append(task) }
+            if let request = effect.request { requestsToCancel.append(request) }
         }
     }
 

@@ -111,6 +111,28 @@ static void polling(void) {
     check(fk_destroy(profile) == FK_OK && tally.cancels == 3 && tally.requests == 0, "destroy tells the handler of every open request, before it returns");
 }
 
+static void answer_order(void) {
+    fk_instance profile;
+    fk_create_with_options("profile", FK_NUL_TERMINATED, "{\"requests\":\"host\"}", FK_NUL_TERMINATED, &profile);
+    fk_send(profile, "\"loadAllProfiles\"", FK_NUL_TERMINATED);
+    uint64_t pet = 0, family = 0;
+    for (int i = 0; i < 4; i++) {
+        char *event = NULL;
+        fk_poll_request(profile, &event, NULL);
+        if (!event) break;
+        if (strstr(event, "fetchPet")) pet = event_id(event);
+        if (strstr(event, "fetchFamily")) family = event_id(event);
+        fk_free(event);
+    }
+    check(pet != 0 && family != 0, "the four requests are there as soon as the input returns");
+    fk_respond(profile, pet, "{\"name\":\"Bori\",\"species\":\"cat\",\"age\":2}", FK_NUL_TERMINATED);
+    check(state_has(profile, "\"pet\":{\"name\":\"Bori\""), "an answer is applied before fk_respond returns");
+    fk_fail_request(profile, family, "offline", FK_NUL_TERMINATED);
+    check(state_has(profile, "\"pet\":{\"name\":\"Bori\"") && state_has(profile, "offline"),
+          "a failure right after an answer keeps the answer and shows the error");
+    fk_destroy(profile);
+}
+
 static void manual_clock(void) {
     fk_instance wifi;
     check(fk_create_with_options("wifi", FK_NUL_TERMINATED, "{\"clock\":\"manual\",\"settings\":{\"liveScan\":false}}", FK_NUL_TERMINATED, &wifi) == FK_OK,
@@ -180,6 +202,7 @@ static void patches(void) {
 int main(void) {
     patches();
     polling();
+    answer_order();
     manual_clock();
     seeds();
     printf("%d passed, %d failed\n", passed, failed);
