@@ -52,7 +52,12 @@ public struct Effect<Action: Sendable>: Sendable {
     ) -> Effect {
         Effect(work: [.request(
             id: id,
-            submit: { host, deliver in host.submit(request) { result in deliver(transform(result)) } },
+            submit: { host, deliver in
+                host.submit(request) { answer in
+                    // nil: cancelled, by the effect's owner; nothing to apply.
+                    if let answer { deliver(transform(answer)) }
+                }
+            },
             builtin: { send in
                 guard let builtin = request.builtin else {
                     send(transform(.failure(HostRequestError("no host answers \"\(request.kind)\" requests, and the library has no answer of its own"))))

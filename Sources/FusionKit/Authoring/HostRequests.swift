@@ -37,6 +37,30 @@ public struct HostRequestError: Error, Sendable, Equatable, CustomStringConverti
     public var description: String { message }
 }
 
+/// The id of a request being awaited, and whether its task was cancelled before the
+/// id was known: the two can race, from different threads.
+private final class SubmittedID: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var id: UInt64?
+    private var cancelled = false
+
+    /// Records the id; true when the task was already cancelled (cancel it now).
+    func set(_ value: UInt64) -> Bool {
+        lock.withLock {
+            id = value
+            return cancelled
+        }
+    }
+
+    /// Marks the task cancelled; the id to cancel, when it is known.
+    func cancel() -> UInt64? {
+        lock.withLock {
+            cancelled = true
+            return id
+        }
+    }
+}
+
 /// Who answers requests.
 public enum RequestMode: String, Sendable {
     /// The library, with each request's `builtin` answer.
@@ -84,46 +108,34 @@ public final class HostRequests: @unchecked Sendable {
             }
             return try await builtin()
         }
-        let id = lock.withLock { () -> UInt64 in
-            nextID += 1
-            return nextID
-        }
-        let kind = request.kind
-        let event = Self.event(["event": "request", "id": .integer(Int(truncatingIfNeeded: id)), "kind": .string(kind), "payload": request.payload])
+        let submitted = SubmittedID()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
-                let entry = Open(
-                    kind: kind,
-                    accept: { (json) throws(FusionError) in
-                        let value: Response
-                        do {
-                            value = try JSONValueDecoder().decode(Response.self, from: json)
-                        } catch {
-                            throw FusionError(.invalidResponse, "the response to request \(id) (\"\(kind)\") does not fit: \(error)")
-                        }
-                        return { continuation.resume(returning: value) }
-                    },
-                    reject: { error in continuation.resume(throwing: error) })
-                lock.lock()
-                if closed || Task.isCancelled {
-                    lock.unlock()
+                let id = submit(request) { answer in
+                    switch answer {
+                    case .success(let value)?: continuation.resume(returning: value)
+                    case .failure(let error)?: continuation.resume(throwing: error)
+                    case nil: continuation.resume(throwing: CancellationError())
+                    }
+                }
+                guard let id else {
                     continuation.resume(throwing: CancellationError())
                     return
                 }
-                open[id] = entry
-                lock.unlock()
-                emit(event)
+                // Cancelled while submitting: the handler below found no id yet.
+                if submitted.set(id) { cancel(id) }
             }
         } onCancel: {
-            cancel(id)
+            if let id = submitted.cancel() { cancel(id) }
         }
     }
 
     /// Submits a request whose answer is handed to `deliver` on the answering thread
-    /// (inside `respond` or `fail`), for `Effect.request`. Returns the request's id, to
-    /// cancel it with `cancel(_:)`; nil when closed.
+    /// (inside `respond` or `fail`), for `Effect.request`; `deliver` gets nil when the
+    /// request is cancelled (by `cancel(_:)` or `close()`). Returns the request's id, to
+    /// cancel it with; nil when closed.
     public func submit<Response>(
-        _ request: HostRequest<Response>, deliver: @escaping @Sendable (Result<Response, HostRequestError>) -> Void
+        _ request: HostRequest<Response>, deliver: @escaping @Sendable (Result<Response, HostRequestError>?) -> Void
     ) -> UInt64? {
         let kind = request.kind
         lock.lock()
@@ -144,10 +156,7 @@ public final class HostRequests: @unchecked Sendable {
                 }
                 return { deliver(.success(value)) }
             },
-            reject: { error in
-                // Cancellation is the requester's own doing: nothing to deliver.
-                if let failure = error as? HostRequestError { deliver(.failure(failure)) }
-            })
+            reject: { error in deliver((error as? HostRequestError).map { .failure($0) }) })
         lock.unlock()
         emit(Self.event(["event": "request", "id": .integer(Int(truncatingIfNeeded: id)), "kind": .string(kind), "payload": request.payload]))
         return id
