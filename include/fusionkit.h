@@ -112,8 +112,9 @@ typedef uint64_t fk_instance;
 **
 ** When it runs: after each change, in increasing version order, one call at a time
 ** per instance, on a thread that is inside a library call for that instance: the
-** thread that sent the input, or a library thread running one of the instance's
-** effects (asynchronous work such as a timer). Never while the library holds a
+** thread that sent the input, the thread answering a host request (fk_respond(),
+** fk_fail_request()), or a library thread running one of the instance's effects
+** (asynchronous work such as a timer). Never while the library holds a
 ** lock: the callback may call any fk_ function, including fk_send() on the same
 ** instance and fk_unsubscribe() of itself; changes it causes are reported after
 ** it returns. Keep it short: the thread it runs on is busy until it returns. */
