@@ -12,14 +12,64 @@ public struct JSONStreamEncoder {
     public init() {}
 
     /// Compact JSON for `value`, byte for byte what `JSONValueEncoder().encodeBytes` gives.
+    /// Plain structs, arrays and optionals of them follow the type's `EncodingPlan`
+    /// (built on first use, shared by all encoders); the rest goes through `Encodable`.
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         let stream = StreamWriter()
         do {
-            try stream.writeValue(value)
+            try withUnsafePointer(to: value) { pointer in
+                let plan = EncodingPlans.shared.plan(for: T.self, value: pointer)
+                if try !plan.write(UnsafeRawPointer(pointer), to: stream) {
+                    EncodingPlans.shared.rebuild(T.self, from: pointer, replacing: plan)
+                }
+            }
             try stream.finish()
             return stream.bytes
         } catch is OutOfOrder {
             return try JSONValueEncoder().encodeBytes(value)
+        }
+    }
+}
+
+/// The plans built so far, by type, for every encoder in the process.
+final class EncodingPlans: @unchecked Sendable {
+    static let shared = EncodingPlans()
+
+    /// How often one type's plan is built again to cover parts first seen empty.
+    static let rebuildLimit = 8
+
+    private struct Entry {
+        var plan: EncodingPlan
+        var rebuilds: Int
+    }
+
+    private let lock = ConditionLock()
+    private var entries: [ObjectIdentifier: Entry] = [:]
+
+    func plan<T: Encodable>(for type: T.Type, value: UnsafePointer<T>) -> EncodingPlan {
+        let id = ObjectIdentifier(T.self)
+        if let known = lock.withLock({ entries[id]?.plan }) { return known }
+        // Built outside the lock: it runs the type's own encode(to:), which may encode too.
+        let plan = EncodingPlanBuilder.plan(for: T.self, value: UnsafeRawPointer(value))
+        return lock.withLock {
+            if let raced = entries[id] { return raced.plan }
+            entries[id] = Entry(plan: plan, rebuilds: 0)
+            return plan
+        }
+    }
+
+    /// Builds `T`'s plan again from a value that had what `stale` lacked.
+    func rebuild<T: Encodable>(_ type: T.Type, from value: UnsafePointer<T>, replacing stale: EncodingPlan) {
+        let id = ObjectIdentifier(T.self)
+        let allowed = lock.withLock { () -> Bool in
+            guard let entry = entries[id], entry.plan === stale, entry.rebuilds < Self.rebuildLimit else { return false }
+            entries[id]?.rebuilds += 1
+            return true
+        }
+        guard allowed else { return }
+        let plan = EncodingPlanBuilder.plan(for: T.self, value: UnsafeRawPointer(value))
+        lock.withLock {
+            if entries[id]?.plan === stale { entries[id]?.plan = plan }
         }
     }
 }
@@ -94,6 +144,43 @@ final class StreamWriter: Encoder {
         count += 1
     }
 
+    /// Appends a plan's literal text (keys and punctuation, short): eight bytes at a
+    /// time, which beats calling memcpy. May read up to 7 bytes past the end of
+    /// `bytes`, which `EncodingPlan` pads for this; those land past `count`, unused.
+    @inline(__always) func appendPadded(_ bytes: UnsafePointer<UInt8>, count length: Int) {
+        reserve(length + 8)
+        let source = UnsafeRawPointer(bytes)
+        let target = UnsafeMutableRawPointer(storage + count)
+        var index = 0
+        while index < length {
+            target.storeBytes(of: source.loadUnaligned(fromByteOffset: index, as: UInt64.self), toByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        count += length
+    }
+
+    /// Copies `length` bytes to the end of the output, which has room for them.
+    @inline(__always) private func copy(_ bytes: UnsafePointer<UInt8>, _ length: Int) {
+        guard length > 24 else {
+            // Most strings in a state are short: words and bytes beat calling memcpy.
+            let source = UnsafeRawPointer(bytes)
+            let target = UnsafeMutableRawPointer(storage + count)
+            var index = 0
+            while index + 8 <= length {
+                target.storeBytes(of: source.loadUnaligned(fromByteOffset: index, as: UInt64.self), toByteOffset: index, as: UInt64.self)
+                index += 8
+            }
+            while index < length {
+                target.storeBytes(of: bytes[index], toByteOffset: index, as: UInt8.self)
+                index += 1
+            }
+            count += length
+            return
+        }
+        (storage + count).update(from: bytes, count: length)
+        count += length
+    }
+
     @inline(__always) private func append(_ source: UnsafeRawBufferPointer) {
         guard let base = source.baseAddress, !source.isEmpty else { return }
         reserve(source.count)
@@ -133,34 +220,37 @@ final class StreamWriter: Encoder {
 
     func writeString(_ string: String) {
         var text = string
-        text.withUTF8 { utf8 in
-            guard let base = utf8.baseAddress else {
-                reserve(2)
-                storage[count] = 0x22
-                storage[count + 1] = 0x22
-                count += 2
-                return
-            }
-            let length = utf8.count
-            var index = 0
-            while index < length {
-                let byte = base[index]
-                if byte < 0x20 || byte == 0x22 || byte == 0x5C { break }
-                index += 1
-            }
-            if index == length {
-                reserve(length + 2)
-                storage[count] = 0x22
-                (storage + count + 1).update(from: base, count: length)
-                storage[count + 1 + length] = 0x22
-                count += length + 2
-                return
-            }
+        text.withUTF8 { writeUTF8($0) }
+    }
+
+    /// The string stored at `pointer`, read in place (no copy, no retain) when it is contiguous.
+    @inline(__always)
+    func writeString(at pointer: UnsafePointer<String>) {
+        if pointer.pointee.utf8.withContiguousStorageIfAvailable({ writeUTF8($0) }) == nil {
+            writeString(pointer.pointee)
+        }
+    }
+
+    private func writeUTF8(_ utf8: UnsafeBufferPointer<UInt8>) {
+        guard let base = utf8.baseAddress, !utf8.isEmpty else {
+            append(UInt8(ascii: "\""))
+            append(UInt8(ascii: "\""))
+            return
+        }
+        let length = utf8.count
+        guard !JSONEscaping.needsEscaping(base, length) else {
             // Rare: escape with the general writer.
             var writer = JSONWriter(reservingCapacity: length + 8)
-            writer.writeString(string)
+            writer.writeString(String(decoding: utf8, as: UTF8.self))
             writer.bytes.withUnsafeBytes { append($0) }
+            return
         }
+        reserve(length + 2)
+        storage[count] = 0x22
+        count += 1
+        copy(base, length)
+        storage[count] = 0x22
+        count += 1
     }
 
     func writeInteger(_ value: Int) {
@@ -211,8 +301,8 @@ final class StreamWriter: Encoder {
             writeInteger(Int(d))
             return
         }
-        var text = d.description
-        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        reserve(DoubleText.capacity)
+        count += DoubleText.write(d, into: storage + count)
     }
 
     func writeNull() {

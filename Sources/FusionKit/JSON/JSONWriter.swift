@@ -167,7 +167,9 @@ public struct JSONWriter {
             appendInteger(Int(value), to: &bytes)
             return
         }
-        var text = value.description
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DoubleText.capacity) { buffer in
+            let length = DoubleText.write(value, into: buffer.baseAddress!)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<length]))
+        }
     }
 }

@@ -1,0 +1,68 @@
+/// A `Double`'s shortest round-trip text, as `description` gives it, written straight
+/// into a buffer: `description` builds a `String` first, which costs more than the
+/// digits. Tests compare the two on millions of values.
+enum DoubleText {
+    /// Room `write` needs: SwiftDtoa's longest form of a Double is under 32 bytes.
+    static let capacity = 32
+
+    /// Writes the text of a finite, non-whole `value` at `buffer` and returns its length.
+    @inline(__always)
+    static func write(_ value: Double, into buffer: UnsafeMutablePointer<UInt8>) -> Int {
+        if let length = writeShortDecimal(value, into: buffer) { return length }
+        return Int(truncatingIfNeeded: swift_float64ToString(buffer, UInt(capacity), value, false))
+    }
+
+    /// Values with at most four decimals (0.9, 12.25, -3.125), the common case in UI
+    /// state, without the general algorithm. For 0.001 ≤ |value| < 1e9, if m / 10^k
+    /// (m, 10^k exact, the division correctly rounded) gives back the value, then the k
+    /// decimals of m round-trip; trying k = 1, 2, … finds the fewest, which is the
+    /// shortest form `description` prints, and the only one with that many decimals
+    /// (doubles below 1e9 are closer together than 10^-4). Nil: use the general path.
+    @inline(__always)
+    private static func writeShortDecimal(_ value: Double, into buffer: UnsafeMutablePointer<UInt8>) -> Int? {
+        let magnitude = value.magnitude
+        guard magnitude >= 0.001, magnitude < 1e9 else { return nil }
+        var scale = 10.0
+        for decimals in 1...4 {
+            let digits = (magnitude * scale).rounded()
+            if digits / scale == magnitude {
+                return format(UInt64(digits), decimals: decimals, negative: value < 0, into: buffer)
+            }
+            scale *= 10
+        }
+        return nil
+    }
+
+    /// Writes `digits` with a decimal point `decimals` places from the right ("0.05").
+    private static func format(_ digits: UInt64, decimals: Int, negative: Bool, into buffer: UnsafeMutablePointer<UInt8>) -> Int {
+        var reversed: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits, written backwards
+        return withUnsafeMutableBytes(of: &reversed) { scratch in
+            var remaining = digits
+            var count = 0
+            // At least decimals + 1 digits: the leading "0" of "0.05" included.
+            while remaining > 0 || count <= decimals {
+                scratch[count] = 0x30 &+ UInt8(truncatingIfNeeded: remaining % 10)
+                remaining /= 10
+                count += 1
+            }
+            var length = 0
+            if negative {
+                buffer[0] = UInt8(ascii: "-")
+                length = 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) {
+                if index == decimals - 1 {
+                    buffer[length] = UInt8(ascii: ".")
+                    length += 1
+                }
+                buffer[length] = scratch[index]
+                length += 1
+            }
+            return length
+        }
+    }
+}
+
+// The runtime entry point behind `Double.description` (debug: false) and `debugDescription`.
+@_silgen_name("swift_float64ToString")
+private func swift_float64ToString(_ buffer: UnsafeMutablePointer<UInt8>, _ length: UInt, _ value: Double, _ debug: Bool) -> UInt64

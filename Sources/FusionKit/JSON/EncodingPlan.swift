@@ -1,0 +1,252 @@
+/// How to write values of one `Encodable` type without going through `Encoder`.
+///
+/// A plain struct's synthesized `encode(to:)` writes its stored properties, in order,
+/// under their own names. For such a type the plan is a flat program: literal JSON text
+/// (`{"id":`, `,"name":`, `}`, with nested structs inlined) between reads of numbers,
+/// booleans and strings at fixed byte offsets in the value. Writing a value walks that
+/// program over memory: no `Encoder` calls, no `KeyedEncodingContainer` boxes, no
+/// generic metadata lookups, no reference counting per member. `EncodingPlanBuilder`
+/// decides which types qualify (see there); everything else (enums, classes, custom
+/// `encode(to:)`, dictionaries) is a `codable` step that hands the value to the
+/// streaming `Encoder`, so the output is byte for byte the same either way.
+final class EncodingPlan: @unchecked Sendable {
+    // Immutable once built, then shared by every thread that encodes the type.
+
+    /// What the builder found, before it is flattened into a program.
+    indirect enum Node {
+        case leaf(Leaf)
+        /// A struct written member by member: key, byte offset, the member's plan.
+        case object([(key: String, offset: Int, node: Node)])
+        /// An array; its elements follow `element`.
+        case array(ArrayAccess, element: Node)
+        /// An optional whose wrapped value follows `wrapped`.
+        case optional(OptionalAccess, wrapped: Node)
+        /// Through `Encodable`, into the same stream.
+        case codable(CodableAccess)
+        /// A struct not seen with a value yet: through `Encodable`, and the plan is worth
+        /// building again once a value has turned up.
+        case unresolved(CodableAccess)
+    }
+
+    enum Leaf {
+        case int, bool, double, string, optionalInt, optionalBool, optionalDouble, optionalString
+    }
+
+    private enum Kind: UInt8 {
+        case literal, int, bool, double, string, optionalInt, optionalBool, optionalDouble, optionalString
+        case array, optional, codable, unresolved
+    }
+
+    /// One instruction. Plain data, so walking the program touches no reference counts.
+    private struct Op {
+        var kind: Kind
+        /// Where the value is, from the start of the planned value.
+        var offset: Int = 0
+        /// For literals: their bytes in `text`.
+        var start: Int = 0
+        var length: Int = 0
+        /// For arrays and optionals: the element's or wrapped value's plan in `children`.
+        var child: Int = 0
+        /// For arrays, optionals and codable steps: their code in the access lists.
+        var access: Int = 0
+    }
+
+    let type: Any.Type
+    let hasUnresolvedParts: Bool
+    private let ops: UnsafeMutableBufferPointer<Op>
+    private let text: UnsafeMutableBufferPointer<UInt8>
+    private let children: [EncodingPlan]
+    private let arrays: [ArrayAccess]
+    private let optionals: [OptionalAccess]
+    private let codables: [CodableAccess]
+
+    init(type: Any.Type, node: Node) {
+        var program = Program()
+        program.compile(node, at: 0)
+        self.type = type
+        hasUnresolvedParts = program.unresolved
+        ops = .allocate(capacity: program.ops.count)
+        _ = ops.initialize(from: program.ops)
+        // Eight bytes of padding: StreamWriter.appendPadded copies in whole words.
+        text = .allocate(capacity: program.text.count + 8)
+        _ = text.initialize(from: program.text + [UInt8](repeating: 0, count: 8))
+        children = program.children
+        arrays = program.arrays
+        optionals = program.optionals
+        codables = program.codables
+    }
+
+    deinit {
+        ops.deallocate()
+        text.deallocate()
+    }
+
+    /// Writes the value at `value` (of this plan's type). Returns false when an
+    /// unresolved part met a value, i.e. when building the plan again would pay.
+    @discardableResult
+    func write(_ value: UnsafeRawPointer, to writer: StreamWriter) throws -> Bool {
+        var complete = true
+        let base = text.baseAddress!
+        for op in UnsafeBufferPointer(ops) {
+            let field = value + op.offset
+            switch op.kind {
+            case .literal:
+                writer.appendPadded(base + op.start, count: op.length)
+            case .int:
+                writer.writeInteger(field.load(as: Int.self))
+            case .bool:
+                writer.writeBool(field.load(as: Bool.self))
+            case .double:
+                try writer.writeDouble(field.load(as: Double.self))
+            case .string:
+                writer.writeString(at: field.assumingMemoryBound(to: String.self))
+            case .optionalInt:
+                if let int = field.assumingMemoryBound(to: Int?.self).pointee { writer.writeInteger(int) } else { writer.writeNull() }
+            case .optionalBool:
+                if let bool = field.assumingMemoryBound(to: Bool?.self).pointee { writer.writeBool(bool) } else { writer.writeNull() }
+            case .optionalDouble:
+                if let double = field.assumingMemoryBound(to: Double?.self).pointee { try writer.writeDouble(double) } else { writer.writeNull() }
+            case .optionalString:
+                if let string = field.assumingMemoryBound(to: String?.self).pointee { writer.writeString(string) } else { writer.writeNull() }
+            case .array:
+                if try !arrays[op.access].write(field, children[op.child], writer) { complete = false }
+            case .optional:
+                if try !optionals[op.access].write(field, children[op.child], writer) { complete = false }
+            case .codable, .unresolved:
+                if try !codables[op.access].write(field, writer) { complete = false }
+            }
+        }
+        return complete
+    }
+
+    /// The program as it is being built.
+    private struct Program {
+        var ops: [Op] = []
+        var text: [UInt8] = []
+        var children: [EncodingPlan] = []
+        var arrays: [ArrayAccess] = []
+        var optionals: [OptionalAccess] = []
+        var codables: [CodableAccess] = []
+        var unresolved = false
+
+        mutating func compile(_ node: Node, at offset: Int) {
+            switch node {
+            case .leaf(let leaf):
+                let kind: Kind = switch leaf {
+                case .int: .int
+                case .bool: .bool
+                case .double: .double
+                case .string: .string
+                case .optionalInt: .optionalInt
+                case .optionalBool: .optionalBool
+                case .optionalDouble: .optionalDouble
+                case .optionalString: .optionalString
+                }
+                ops.append(Op(kind: kind, offset: offset))
+            case .object(let members):
+                literal([UInt8(ascii: "{")])
+                for (index, member) in members.enumerated() {
+                    var key: [UInt8] = index == 0 ? [] : [UInt8(ascii: ",")]
+                    JSONWriter.appendString(member.key, to: &key)
+                    key.append(UInt8(ascii: ":"))
+                    literal(key)
+                    compile(member.node, at: offset + member.offset)
+                }
+                literal([UInt8(ascii: "}")])
+            case .array(let access, let element):
+                let child = EncodingPlan(type: Any.self, node: element)
+                unresolved = unresolved || child.hasUnresolvedParts
+                children.append(child)
+                arrays.append(access)
+                ops.append(Op(kind: .array, offset: offset, child: children.count - 1, access: arrays.count - 1))
+            case .optional(let access, let wrapped):
+                let child = EncodingPlan(type: Any.self, node: wrapped)
+                unresolved = unresolved || child.hasUnresolvedParts
+                children.append(child)
+                optionals.append(access)
+                ops.append(Op(kind: .optional, offset: offset, child: children.count - 1, access: optionals.count - 1))
+            case .codable(let access):
+                codables.append(access)
+                ops.append(Op(kind: .codable, offset: offset, access: codables.count - 1))
+            case .unresolved(let access):
+                unresolved = true
+                codables.append(access)
+                ops.append(Op(kind: .unresolved, offset: offset, access: codables.count - 1))
+            }
+        }
+
+        /// Appends literal text, joined to the previous literal when it comes right before.
+        mutating func literal(_ bytes: [UInt8]) {
+            if let last = ops.last, last.kind == .literal, last.start + last.length == text.count {
+                ops[ops.count - 1].length += bytes.count
+            } else {
+                ops.append(Op(kind: .literal, start: text.count, length: bytes.count))
+            }
+            text.append(contentsOf: bytes)
+        }
+    }
+}
+
+/// Type-specific code a plan step needs, made once per type by opening it generically.
+struct CodableAccess: @unchecked Sendable {
+    /// Writes the value through its `encode(to:)`; false when the plan is worth building again.
+    let write: (UnsafeRawPointer, StreamWriter) throws -> Bool
+}
+
+struct ArrayAccess: @unchecked Sendable {
+    let write: (UnsafeRawPointer, EncodingPlan, StreamWriter) throws -> Bool
+}
+
+struct OptionalAccess: @unchecked Sendable {
+    let write: (UnsafeRawPointer, EncodingPlan, StreamWriter) throws -> Bool
+}
+
+extension CodableAccess {
+    static func of<T: Encodable>(_ type: T.Type) -> CodableAccess {
+        CodableAccess { value, writer in
+            try writer.writeValue(value.assumingMemoryBound(to: T.self).pointee)
+            return true
+        }
+    }
+
+    /// For a struct planned as `.unresolved`: through `Encodable`, and reports that a
+    /// value to build its plan from has turned up.
+    static func unresolved<T: Encodable>(_ type: T.Type) -> CodableAccess {
+        CodableAccess { value, writer in
+            try writer.writeValue(value.assumingMemoryBound(to: T.self).pointee)
+            return false
+        }
+    }
+}
+
+extension ArrayAccess {
+    static func of<Element>(_ type: Element.Type) -> ArrayAccess {
+        ArrayAccess { value, element, writer in
+            var complete = true
+            try value.assumingMemoryBound(to: [Element].self).pointee.withUnsafeBufferPointer { elements throws in
+                writer.append(UInt8(ascii: "["))
+                if var address = elements.baseAddress {
+                    for index in 0..<elements.count {
+                        if index > 0 { writer.append(UInt8(ascii: ",")) }
+                        if try !element.write(UnsafeRawPointer(address), to: writer) { complete = false }
+                        address += 1
+                    }
+                }
+                writer.append(UInt8(ascii: "]"))
+            }
+            return complete
+        }
+    }
+}
+
+extension OptionalAccess {
+    static func of<Wrapped>(_ type: Wrapped.Type) -> OptionalAccess {
+        OptionalAccess { value, wrapped, writer in
+            guard let present = value.assumingMemoryBound(to: Wrapped?.self).pointee else {
+                writer.writeNull()
+                return true
+            }
+            return try withUnsafePointer(to: present) { try wrapped.write(UnsafeRawPointer($0), to: writer) }
+        }
+    }
+}
