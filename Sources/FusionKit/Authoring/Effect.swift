@@ -4,7 +4,7 @@
 /// Effects run after the action that returned them has been applied, outside the
 /// instance's lock. Everything still running is cancelled when the instance goes away.
 public struct Effect<Action: Sendable>: Sendable {
-    enum Work: Sendable {
+    @usableFromInline enum Work: Sendable {
         /// An action applied right after the current one, within the same input.
         case send(Action)
         case run(id: EffectID?, cancelInFlight: Bool, body: @Sendable (Send<Action>) async -> Void)
@@ -17,7 +17,7 @@ public struct Effect<Action: Sendable>: Sendable {
                      builtin: @Sendable (Send<Action>) async -> Void)
     }
 
-    let work: [Work]
+    @usableFromInline let work: [Work]
 
     init(work: [Work]) { self.work = work }
 

@@ -1,6 +1,6 @@
 /// A `Double`'s shortest round-trip text, as `description` gives it, written straight
-/// into a buffer: `description` builds a `String` first, which costs more than the
-/// digits. Tests compare the two on millions of values.
+/// into a buffer. Values with few decimals, the common case in UI state, skip the
+/// general algorithm and the `String` it builds. Tests compare the two on many values.
 enum DoubleText {
     /// Room `write` needs: SwiftDtoa's longest form of a Double is under 32 bytes.
     static let capacity = 32
@@ -9,7 +9,14 @@ enum DoubleText {
     @inline(__always)
     static func write(_ value: Double, into buffer: UnsafeMutablePointer<UInt8>) -> Int {
         if let length = writeShortDecimal(value, into: buffer) { return length }
-        return Int(truncatingIfNeeded: swift_float64ToString(buffer, UInt(capacity), value, false))
+        // The general case: the runtime's shortest-form algorithm, through `description`.
+        // (Its C entry point, swift_float64ToString, was tried: in Swift 6.3 it leaves
+        // some leading zeros unwritten, as tests showed.)
+        var text = value.description
+        return text.withUTF8 { utf8 in
+            buffer.update(from: utf8.baseAddress!, count: utf8.count)
+            return utf8.count
+        }
     }
 
     /// Values with at most four decimals (0.9, 12.25, -3.125), the common case in UI
@@ -62,7 +69,3 @@ enum DoubleText {
         }
     }
 }
-
-// The runtime entry point behind `Double.description` (debug: false) and `debugDescription`.
-@_silgen_name("swift_float64ToString")
-private func swift_float64ToString(_ buffer: UnsafeMutablePointer<UInt8>, _ length: UInt, _ value: Double, _ debug: Bool) -> UInt64

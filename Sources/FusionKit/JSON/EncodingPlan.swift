@@ -209,10 +209,11 @@ extension CodableAccess {
         }
     }
 
-    /// For a struct planned as `.unresolved`: through `Encodable`, and reports that a
-    /// value to build its plan from has turned up.
+    /// For a struct planned as `.unresolved`: through `Encodable`, recorded, so that the
+    /// encode that met it can complete the plan (see `JSONStreamEncoder.encode`).
     static func unresolved<T: Encodable>(_ type: T.Type) -> CodableAccess {
         CodableAccess { value, writer in
+            if writer.recording == nil { writer.recording = EncodeRecording() }
             try writer.writeValue(value.assumingMemoryBound(to: T.self).pointee)
             return false
         }

@@ -12,65 +12,25 @@ public struct JSONStreamEncoder {
     public init() {}
 
     /// Compact JSON for `value`, byte for byte what `JSONValueEncoder().encodeBytes` gives.
-    /// Plain structs, arrays and optionals of them follow the type's `EncodingPlan`
-    /// (built on first use, shared by all encoders); the rest goes through `Encodable`.
+    /// Plain structs, arrays and optionals of them follow the type's `EncodingPlan`; the
+    /// first value of a type goes through `Encodable` and is recorded to build it.
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         let stream = StreamWriter()
         do {
-            try withUnsafePointer(to: value) { pointer in
-                let plan = EncodingPlans.shared.plan(for: T.self, value: pointer)
-                if try !plan.write(UnsafeRawPointer(pointer), to: stream) {
-                    EncodingPlans.shared.rebuild(T.self, from: pointer, replacing: plan)
-                }
+            if let plan = EncodingPlans.shared.plan(for: T.self) {
+                try withUnsafePointer(to: value) { _ = try plan.write(UnsafeRawPointer($0), to: stream) }
+            } else {
+                stream.recording = EncodeRecording()
+                try stream.writeValue(value)
             }
             try stream.finish()
-            return stream.bytes
         } catch is OutOfOrder {
             return try JSONValueEncoder().encodeBytes(value)
         }
-    }
-}
-
-/// The plans built so far, by type, for every encoder in the process.
-final class EncodingPlans: @unchecked Sendable {
-    static let shared = EncodingPlans()
-
-    /// How often one type's plan is built again to cover parts first seen empty.
-    static let rebuildLimit = 8
-
-    private struct Entry {
-        var plan: EncodingPlan
-        var rebuilds: Int
-    }
-
-    private let lock = ConditionLock()
-    private var entries: [ObjectIdentifier: Entry] = [:]
-
-    func plan<T: Encodable>(for type: T.Type, value: UnsafePointer<T>) -> EncodingPlan {
-        let id = ObjectIdentifier(T.self)
-        if let known = lock.withLock({ entries[id]?.plan }) { return known }
-        // Built outside the lock: it runs the type's own encode(to:), which may encode too.
-        let plan = EncodingPlanBuilder.plan(for: T.self, value: UnsafeRawPointer(value))
-        return lock.withLock {
-            if let raced = entries[id] { return raced.plan }
-            entries[id] = Entry(plan: plan, rebuilds: 0)
-            return plan
-        }
-    }
-
-    /// Builds `T`'s plan again from a value that had what `stale` lacked.
-    func rebuild<T: Encodable>(_ type: T.Type, from value: UnsafePointer<T>, replacing stale: EncodingPlan) {
-        let id = ObjectIdentifier(T.self)
-        let allowed = lock.withLock { () -> Bool in
-            guard let entry = entries[id], entry.plan === stale, entry.rebuilds < Self.rebuildLimit else { return false }
-            entries[id]?.rebuilds += 1
-            return true
-        }
-        guard allowed else { return }
-        let plan = EncodingPlanBuilder.plan(for: T.self, value: UnsafeRawPointer(value))
-        lock.withLock {
-            if entries[id]?.plan === stale { entries[id]?.plan = plan }
-        }
+        // Set when the encode met types without a plan (the first value, or a struct
+        // first seen only inside an empty array): what it recorded completes the plan.
+        if let recording = stream.recording { EncodingPlans.shared.learn(T.self, from: recording) }
+        return stream.bytes
     }
 }
 
@@ -109,6 +69,10 @@ final class StreamWriter: Encoder {
     @exclusivity(unchecked) private var slotOpen = false
     /// Set by non-throwing Encoder calls that cannot be honoured; checked at the end.
     @exclusivity(unchecked) var broken = false
+    /// While set, the first value of each type writes down what its encode(to:) does
+    /// (see `EncodingPlanBuilder`); `currentRecord` is the value being encoded.
+    @exclusivity(unchecked) var recording: EncodeRecording?
+    @exclusivity(unchecked) private var currentRecord: EncodeRecord?
 
     init() {
         capacity = 256
@@ -203,6 +167,9 @@ final class StreamWriter: Encoder {
         } else {
             let depth = frames.count
             slotOpen = true
+            let outer = currentRecord
+            currentRecord = recording?.start(value) ?? nil
+            defer { currentRecord = outer }
             try value.encode(to: self)
             if slotOpen {
                 // Encoded nothing: synthesized code for an empty type still asks for a
@@ -386,24 +353,27 @@ final class StreamWriter: Encoder {
     // MARK: Encoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        currentRecord?.keyedContainers += 1
         if slotOpen {
             slotOpen = false
-            return KeyedEncodingContainer(StreamKeyed<Key>(writer: self, frame: push(.object)))
+            return KeyedEncodingContainer(StreamKeyed<Key>(writer: self, frame: push(.object), record: currentRecord))
         }
         // A second request for the same value's container (allowed by Encoder) reuses it.
         if let last = frames.last, last.kind == .object {
-            return KeyedEncodingContainer(StreamKeyed<Key>(writer: self, frame: last.id))
+            return KeyedEncodingContainer(StreamKeyed<Key>(writer: self, frame: last.id, record: currentRecord))
         }
         broken = true
-        return KeyedEncodingContainer(StreamKeyed<Key>(writer: self, frame: push(.object)))
+        return KeyedEncodingContainer(StreamKeyed<Key>(writer: self, frame: push(.object), record: nil))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        currentRecord?.unusual = true
         _ = claimSlot()
         return StreamUnkeyed(writer: self, frame: push(.array))
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
+        currentRecord?.unusual = true
         _ = claimSlot()
         return StreamSingle(writer: self)
     }
@@ -420,85 +390,100 @@ final class StreamWriter: Encoder {
 private struct StreamKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let writer: StreamWriter
     let frame: Int
+    /// Where the members are written down while recording (see `EncodeRecord`).
+    let record: EncodeRecord?
     var codingPath: [any CodingKey] { [] }
 
+    // Each call is recorded once with the type it was given (T? for encodeIfPresent),
+    // then written by a `put` that records nothing.
+
     mutating func encodeNil(forKey key: Key) throws {
+        record?.unusual = true  // synthesized code uses encodeIfPresent
+        try putNil(key)
+    }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { record?.add(key, value); try put(value, key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { record?.add(key, value); try put(value, key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { record?.add(key, value); try put(value, key) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { record?.add(key, value); try put(value, key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { record?.add(key, value); try put(value, key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { record?.add(key, value); try putInteger(value, key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { record?.add(key, value); try putInteger(value, key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { record?.add(key, value); try putInteger(value, key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { record?.add(key, value); try putInteger(value, key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { record?.add(key, value); try putInteger(value, key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { record?.add(key, value); try putInteger(value, key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { record?.add(key, value); try putInteger(value, key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { record?.add(key, value); try putInteger(value, key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { record?.add(key, value); try put(value, key) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { record?.add(key, value); try putNested(value, key) }
+
+    // Absent optionals are written as null, as JSONValueEncoder does.
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { record?.add(key, value); if let value { try putNested(value, key) } else { try putNil(key) } }
+
+    private func putNil(_ key: Key) throws {
         try writer.beginMember(frame, key.stringValue)
         writer.writeNull()
     }
-    mutating func encode(_ value: Bool, forKey key: Key) throws {
+    private func put(_ value: Bool, _ key: Key) throws {
         try writer.beginMember(frame, key.stringValue)
         writer.writeBool(value)
     }
-    mutating func encode(_ value: String, forKey key: Key) throws {
+    private func put(_ value: String, _ key: Key) throws {
         try writer.beginMember(frame, key.stringValue)
         writer.writeString(value)
     }
-    mutating func encode(_ value: Double, forKey key: Key) throws {
+    private func put(_ value: Double, _ key: Key) throws {
         try writer.beginMember(frame, key.stringValue)
         try writer.writeDouble(value)
     }
-    mutating func encode(_ value: Float, forKey key: Key) throws {
+    private func put(_ value: Float, _ key: Key) throws {
         try writer.beginMember(frame, key.stringValue)
         try writer.writeDouble(Double(value))
     }
-    mutating func encode(_ value: Int, forKey key: Key) throws {
+    private func put(_ value: Int, _ key: Key) throws {
         try writer.beginMember(frame, key.stringValue)
         writer.writeInteger(value)
     }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+    private func put(_ value: UInt64, _ key: Key) throws {
         // Beyond Int.max the tree encoder writes a double; let it.
         guard value <= UInt64(Int.max) else { throw OutOfOrder() }
-        try integer(value, key)
+        try putInteger(value, key)
     }
-
-    private func integer<I: BinaryInteger>(_ value: I, _ key: Key) throws {
+    private func putInteger<I: BinaryInteger>(_ value: I, _ key: Key) throws {
         try writer.beginMember(frame, key.stringValue)
         writer.writeInteger(value)
     }
-
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+    private func putNested<T: Encodable>(_ value: T, _ key: Key) throws {
         try writer.beginMember(frame, key.stringValue)
         try writer.encodeNested(value)
     }
 
-    // Absent optionals are written as null, as JSONValueEncoder does.
-    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
-    }
-    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
-    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
-    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
-    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
-    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
-    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
-    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
-    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
-    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
-    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
-    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
-    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
-    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
-    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) } }
-
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        record?.unusual = true
         do {
             try writer.beginMember(frame, key.stringValue)
         } catch {
             writer.broken = true
         }
-        return KeyedEncodingContainer(StreamKeyed<NestedKey>(writer: writer, frame: writer.openNestedObject()))
+        return KeyedEncodingContainer(StreamKeyed<NestedKey>(writer: writer, frame: writer.openNestedObject(), record: nil))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        record?.unusual = true
         do {
             try writer.beginMember(frame, key.stringValue)
         } catch {
@@ -548,7 +533,7 @@ private struct StreamUnkeyed: UnkeyedEncodingContainer {
             writer.broken = true
         }
         count += 1
-        return KeyedEncodingContainer(StreamKeyed<NestedKey>(writer: writer, frame: writer.openNestedObject()))
+        return KeyedEncodingContainer(StreamKeyed<NestedKey>(writer: writer, frame: writer.openNestedObject(), record: nil))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -575,6 +560,22 @@ private struct StreamSingle: SingleValueEncodingContainer {
     mutating func encode(_ value: Bool) throws { writer.writeBool(value) }
     mutating func encode(_ value: String) throws { writer.writeString(value) }
     mutating func encode(_ value: Double) throws { try writer.writeDouble(value) }
+    mutating func encode(_ value: Float) throws { try writer.writeDouble(Double(value)) }
     mutating func encode(_ value: Int) throws { writer.writeInteger(value) }
+    // Each width spelled out: left to the generic encode below, an Int8 would come back
+    // here through its own encode(to:), for ever.
+    mutating func encode(_ value: Int8) throws { writer.writeInteger(value) }
+    mutating func encode(_ value: Int16) throws { writer.writeInteger(value) }
+    mutating func encode(_ value: Int32) throws { writer.writeInteger(value) }
+    mutating func encode(_ value: Int64) throws { writer.writeInteger(value) }
+    mutating func encode(_ value: UInt) throws { writer.writeInteger(value) }
+    mutating func encode(_ value: UInt8) throws { writer.writeInteger(value) }
+    mutating func encode(_ value: UInt16) throws { writer.writeInteger(value) }
+    mutating func encode(_ value: UInt32) throws { writer.writeInteger(value) }
+    mutating func encode(_ value: UInt64) throws {
+        // Beyond Int.max the tree encoder writes a double; let it.
+        guard value <= UInt64(Int.max) else { throw OutOfOrder() }
+        writer.writeInteger(value)
+    }
     mutating func encode<T: Encodable>(_ value: T) throws { try writer.encodeNested(value) }
 }

@@ -5,6 +5,7 @@
 /// another thread is delivering already, in which case that one picks the change up
 /// before it finishes. A callback may call back into the instance (send an input,
 /// unsubscribe); changes it causes are delivered after it returns.
+@usableFromInline
 final class ChangeNotifier: @unchecked Sendable {
     typealias Callback = @Sendable (UInt64) -> Void
 
@@ -64,6 +65,7 @@ final class ChangeNotifier: @unchecked Sendable {
     }
 
     /// Queues a change. Cheap; the caller delivers with `deliver()` once it holds no lock.
+    @usableFromInline
     func enqueue(_ version: UInt64) {
         lock.withLock {
             guard !closed, !subscribers.isEmpty else { return }
@@ -72,6 +74,7 @@ final class ChangeNotifier: @unchecked Sendable {
     }
 
     /// Delivers queued changes, unless another thread is doing so already.
+    @usableFromInline
     func deliver() {
         lock.lock()
         guard deliverer == nil, pendingStart < pending.count else {

@@ -7,42 +7,59 @@ import Glibc
 /// Inputs are applied one at a time, in the order they arrive, from any thread. The
 /// version goes up by one after every input or effect action that changed the state,
 /// and only then; subscribers are told after each change (see `ChangeNotifier`).
+///
+/// The hot path (`send`, `encodedState`) is `@inlinable`: a feature's library compiles
+/// it for its own `Store<Feature>`, with concrete types, instead of running generic code
+/// that looks up type metadata on every input. Mutable state is only touched with
+/// `lock` held, which is why its run-time exclusivity checks are turned off.
 public final class Store<F: Feature>: @unchecked Sendable {
     public let feature: F
 
-    private let lock = ConditionLock()
-    private var current: F.State
-    private var currentVersion: UInt64 = 0
-    private var closed = false
+    @usableFromInline let lock = ConditionLock()
+    @usableFromInline @exclusivity(unchecked) var current: F.State
+    @usableFromInline @exclusivity(unchecked) var currentVersion: UInt64 = 0
+    @usableFromInline @exclusivity(unchecked) var closed = false
 
-    private struct RunningEffect {
-        let id: EffectID?
-        var task: Task<Void, Never>?
+    @usableFromInline struct RunningEffect {
+        @usableFromInline let id: EffectID?
+        @usableFromInline var task: Task<Void, Never>?
         /// For a host request: its id with the host, once submitted.
-        var request: UInt64?
+        @usableFromInline var request: UInt64?
+
+        @usableFromInline init(id: EffectID?) { self.id = id }
     }
-    private var effects: [UInt64: RunningEffect] = [:]
-    private var nextEffectKey: UInt64 = 0
+    @usableFromInline @exclusivity(unchecked) var effects: [UInt64: RunningEffect] = [:]
+    @usableFromInline @exclusivity(unchecked) var nextEffectKey: UInt64 = 0
     /// Tasks cancelled by the actions being applied, cancelled for real once unlocked.
-    private var tasksToCancel: [Task<Void, Never>] = []
+    @usableFromInline @exclusivity(unchecked) var tasksToCancel: [Task<Void, Never>] = []
     /// Host requests cancelled, and requests to submit, once unlocked (both call out
     /// to the host's handler, which must never run under the lock).
-    private var requestsToCancel: [UInt64] = []
-    private var requestsToSubmit: [(key: UInt64, submit: @Sendable (HostRequests, @escaping @Sendable (F.Action) -> Void) -> UInt64?)] = []
+    @usableFromInline @exclusivity(unchecked) var requestsToCancel: [UInt64] = []
+    @usableFromInline @exclusivity(unchecked) var requestsToSubmit: [PendingRequest] = []
     /// Where this instance's host requests go.
-    private let host: HostRequests
+    @usableFromInline let host: HostRequests
 
-    let notifier = ChangeNotifier()
+    @usableFromInline let notifier = ChangeNotifier()
+
+    @usableFromInline struct PendingRequest {
+        @usableFromInline let key: UInt64
+        @usableFromInline let submit: @Sendable (HostRequests, @escaping @Sendable (F.Action) -> Void) -> UInt64?
+
+        @usableFromInline init(key: UInt64, submit: @escaping @Sendable (HostRequests, @escaping @Sendable (F.Action) -> Void) -> UInt64?) {
+            self.key = key
+            self.submit = submit
+        }
+    }
 
     /// Recent states by version, kept once someone asks for patches (nil until then),
     /// so that a patch can be computed from any of them to the current state.
-    private var history: [(version: UInt64, state: F.State)]?
+    @usableFromInline @exclusivity(unchecked) var history: [(version: UInt64, state: F.State)]?
     /// How many versions back a patch can start.
     public static var patchHistoryLimit: Int { 16 }
 
     /// Encoded state and the version it was encoded at, so an unchanged state is
     /// never encoded twice.
-    private var encoded: (version: UInt64, bytes: [UInt8])?
+    @usableFromInline @exclusivity(unchecked) var encoded: (version: UInt64, bytes: [UInt8])?
 
     public init(feature: F, state: F.State? = nil, host: HostRequests = HostRequests()) {
         self.feature = feature
@@ -71,7 +88,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
 
     /// Applies an input: transform, then perform each action in order. Returns whether
     /// the state changed. Does nothing once the store is closed.
-    @discardableResult
+    @discardableResult @inlinable
     public func send(_ input: F.Input) -> Bool {
         lock.lock()
         guard !closed else {
@@ -97,18 +114,30 @@ public final class Store<F: Feature>: @unchecked Sendable {
 
     /// Unlocks, then does what must not happen under the lock: cancelling tasks (their
     /// cancellation handlers may call out to the host) and telling subscribers.
-    private func finishLocked() {
+    @inlinable
+    func finishLocked() {
+        guard tasksToCancel.isEmpty, requestsToCancel.isEmpty, requestsToSubmit.isEmpty else {
+            finishEffectsAndUnlock()
+            notifier.deliver()
+            return
+        }
+        lock.unlock()
+        notifier.deliver()
+    }
+
+    /// `finishLocked` when the actions applied cancelled or asked for work.
+    @usableFromInline
+    func finishEffectsAndUnlock() {
         let cancelled = tasksToCancel
         let cancelledRequests = requestsToCancel
         let submissions = requestsToSubmit
-        if !cancelled.isEmpty { tasksToCancel.removeAll() }
-        if !cancelledRequests.isEmpty { requestsToCancel.removeAll() }
-        if !submissions.isEmpty { requestsToSubmit.removeAll() }
+        tasksToCancel.removeAll()
+        requestsToCancel.removeAll()
+        requestsToSubmit.removeAll()
         lock.unlock()
         for task in cancelled { task.cancel() }
         for request in cancelledRequests { host.cancel(request) }
-        for (key, submit) in submissions { submitRequest(key, submit) }
-        notifier.deliver()
+        for pending in submissions { submitRequest(pending.key, pending.submit) }
     }
 
     /// Hands a request to the host; its answer is applied on the answering thread.
@@ -136,8 +165,8 @@ public final class Store<F: Feature>: @unchecked Sendable {
     }
 
     /// Performs the actions and those they send; starts their effects. Lock held.
-    @discardableResult
-    private func applyLocked(_ actions: [F.Action]) -> Bool {
+    @discardableResult @inlinable
+    func applyLocked(_ actions: [F.Action]) -> Bool {
         let before = current
         var queue = actions
         var index = 0
@@ -145,24 +174,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
             let effect = feature.perform(queue[index], state: &current)
             index += 1
             if effect.work.isEmpty { continue }
-            var followUps: [F.Action] = []
-            for work in effect.work {
-                switch work {
-                case .send(let action): followUps.append(action)
-                case .run(let id, let cancelInFlight, let body):
-                    if cancelInFlight, let id { cancelLocked(id) }
-                    startLocked(id: id, body)
-                case .cancel(let id): cancelLocked(id)
-                case .request(let id, let submit, let builtin):
-                    if host.currentMode == .builtin {
-                        startLocked(id: id, builtin)
-                    } else {
-                        nextEffectKey += 1
-                        effects[nextEffectKey] = RunningEffect(id: id)
-                        requestsToSubmit.append((nextEffectKey, submit))
-                    }
-                }
-            }
+            let followUps = startLocked(effect)
             // Follow-ups run right after the action that sent them, before the rest.
             if !followUps.isEmpty { queue.insert(contentsOf: followUps, at: index) }
         }
@@ -174,6 +186,30 @@ public final class Store<F: Feature>: @unchecked Sendable {
         }
         notifier.enqueue(currentVersion)
         return true
+    }
+
+    /// Starts an effect's work; returns the actions it sends at once. Lock held.
+    @usableFromInline
+    func startLocked(_ effect: Effect<F.Action>) -> [F.Action] {
+        var followUps: [F.Action] = []
+        for work in effect.work {
+            switch work {
+            case .send(let action): followUps.append(action)
+            case .run(let id, let cancelInFlight, let body):
+                if cancelInFlight, let id { cancelLocked(id) }
+                startLocked(id: id, body)
+            case .cancel(let id): cancelLocked(id)
+            case .request(let id, let submit, let builtin):
+                if host.currentMode == .builtin {
+                    startLocked(id: id, builtin)
+                } else {
+                    nextEffectKey += 1
+                    effects[nextEffectKey] = RunningEffect(id: id)
+                    requestsToSubmit.append(PendingRequest(key: nextEffectKey, submit: submit))
+                }
+            }
+        }
+        return followUps
     }
 
     private func startLocked(id: EffectID?, _ body: @escaping @Sendable (Send<F.Action>) async -> Void) {
@@ -192,7 +228,8 @@ public final class Store<F: Feature>: @unchecked Sendable {
         lock.withLock { _ = effects.removeValue(forKey: key) }
     }
 
-    private func cancelLocked(_ id: EffectID) {
+    @usableFromInline
+    func cancelLocked(_ id: EffectID) {
         for (key, effect) in effects where effect.id == id {
             // Marked now, so that nothing it sends is applied from here on.
             effects.removeValue(forKey: key)
@@ -289,18 +326,25 @@ public final class Store<F: Feature>: @unchecked Sendable {
     }
 
     /// The state as compact JSON, with its version; encoded at most once per version.
+    @inlinable
     public func encodedState() throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
-        let (state, version, cached) = lock.withLock { (current, currentVersion, encoded) }
-        if let cached, cached.version == version { return (cached.bytes, version) }
+        lock.lock()
+        let version = currentVersion
+        if let cached = encoded, cached.version == version {
+            lock.unlock()
+            return (cached.bytes, version)
+        }
+        let state = current
+        lock.unlock()
         let bytes: [UInt8]
         do {
             bytes = try JSONStreamEncoder().encode(state)
         } catch {
             throw FusionError(.internalError, "the state of \"\(F.name)\" cannot be written as JSON: \(error)")
         }
-        lock.withLock {
-            if (encoded?.version ?? 0) < version || encoded == nil { encoded = (version, bytes) }
-        }
+        lock.lock()
+        if encoded == nil || encoded!.version < version { encoded = (version, bytes) }
+        lock.unlock()
         return (bytes, version)
     }
 }

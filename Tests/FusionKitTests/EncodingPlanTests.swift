@@ -1,0 +1,213 @@
+import Testing
+@testable import FusionKit
+
+// Each type is used by one test only: plans are learnt once per type, per process.
+
+private struct Reading: Codable, Equatable {
+    var id: String
+    var level: Double
+    var ok: Bool
+    var count: Int
+    var note: String?
+    var score: Double?
+    var rank: Int?
+    var seen: Bool?
+}
+
+private struct Station: Codable, Equatable {
+    var name: String
+    var readings: [Reading]
+    var latest: Reading?
+    var tags: [String]
+    var limits: [String: Int]
+    var kind: Kind
+    var small: Int8
+    enum Kind: String, Codable { case north, south }
+}
+
+private struct Renamed: Codable {
+    var firstName: String
+    var age: Int
+    enum CodingKeys: String, CodingKey {
+        case firstName = "first_name"
+        case age
+    }
+}
+
+private struct Doubled: Encodable {
+    var value: Int
+    enum CodingKeys: String, CodingKey { case value }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(value * 2, forKey: .value)
+    }
+}
+
+private struct Skipping: Encodable {
+    var shown: Int
+    var hidden: Int
+    enum CodingKeys: String, CodingKey { case shown }
+}
+
+private struct WithComputed: Encodable {
+    var base: Int
+    enum CodingKeys: String, CodingKey { case base, twice }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(base, forKey: .base)
+        try container.encode(base * 2, forKey: .twice)
+    }
+}
+
+private struct Nothing: Codable {}
+
+private final class Box: Codable {
+    var inside = 1
+}
+
+private struct Holder: Encodable {
+    var box = Box()
+    var items: [Item] = []
+    var extra: Item?
+}
+
+private struct Item: Codable {
+    var label: String
+    var weight: Double
+}
+
+private struct Counting: Encodable {
+    var n: Int
+    enum CodingKeys: String, CodingKey { case n }
+    func encode(to encoder: any Encoder) throws {
+        countingCalls.withLock { countingCalls.count += 1 }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(n, forKey: .n)
+    }
+}
+
+private final class CallCount: @unchecked Sendable {
+    let lock = ConditionLock()
+    var count = 0
+    func withLock<R>(_ body: () -> R) -> R { lock.withLock(body) }
+}
+private let countingCalls = CallCount()
+
+private struct Measured: Codable {
+    var label: String
+    var value: Double
+}
+
+private struct Gauge: Codable {
+    var label: String
+    var value: Double
+}
+
+private func tree<T: Encodable>(_ value: T) throws -> String {
+    String(decoding: try JSONValueEncoder().encodeBytes(value), as: UTF8.self)
+}
+
+private func stream<T: Encodable>(_ value: T) throws -> String {
+    String(decoding: try JSONStreamEncoder().encode(value), as: UTF8.self)
+}
+
+/// Encodes each value twice (the first encode of a type records, later ones use the
+/// plan) and checks both against the tree encoder.
+private func expectSameAsTree<T: Encodable>(_ values: [T], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    for value in values {
+        let expected = try tree(value)
+        for pass in ["first", "second"] {
+            let written = try stream(value)
+            #expect(written == expected, "\(pass) encode:\n\(written)\nexpected:\n\(expected)", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+@Suite struct EncodingPlanTests {
+    @Test func plainStructsAreWrittenFromMemoryWithTheSameBytes() throws {
+        let reading = Reading(id: "a\"b\\c\u{7}é", level: 0.15000000000000002, ok: true, count: -7, note: nil, score: 2.5, rank: nil, seen: false)
+        let station = Station(
+            name: "S", readings: [reading, Reading(id: "x", level: 1e-7, ok: false, count: Int.max, note: "n", score: nil, rank: 3, seen: nil)],
+            latest: reading, tags: ["t1", ""], limits: ["a": 1], kind: .south, small: -3)
+        try expectSameAsTree([station, Station(name: "", readings: [], latest: nil, tags: [], limits: [:], kind: .north, small: 0)])
+        let plan = try #require(EncodingPlans.shared.plan(for: Station.self))
+        #expect(!plan.hasUnresolvedParts)
+    }
+
+    @Test func customEncodingKeepsItsOwnOutput() throws {
+        try expectSameAsTree([Renamed(firstName: "Ada", age: 36), Renamed(firstName: "Bo", age: 2)])
+        #expect(try stream(Renamed(firstName: "Ada", age: 36)) == #"{"first_name":"Ada","age":36}"#)
+        try expectSameAsTree([Doubled(value: 3), Doubled(value: 0), Doubled(value: -5)])
+        #expect(try stream(Doubled(value: 21)) == #"{"value":42}"#)
+        try expectSameAsTree([Skipping(shown: 1, hidden: 2), Skipping(shown: 3, hidden: 4)])
+        try expectSameAsTree([WithComputed(base: 1), WithComputed(base: 5)])
+        try expectSameAsTree([Nothing(), Nothing()])
+        try expectSameAsTree([Holder(), Holder(items: [Item(label: "i", weight: 0.25)], extra: Item(label: "e", weight: 3))])
+    }
+
+    @Test func structsFirstMetEmptyArePlannedOnceSeen() throws {
+        struct Empty: Encodable {
+            var list: [Measured] = []
+            var maybe: Measured?
+        }
+        try expectSameAsTree([Empty()])
+        #expect(try #require(EncodingPlans.shared.plan(for: Empty.self)).hasUnresolvedParts)
+        try expectSameAsTree([Empty(list: [Measured(label: "m", value: 0.5)], maybe: nil)])
+        try expectSameAsTree([Empty(list: [Measured(label: "m", value: 0.5)], maybe: Measured(label: "x", value: -2))])
+        #expect(try !#require(EncodingPlans.shared.plan(for: Empty.self)).hasUnresolvedParts)
+    }
+
+    @Test func recordingCallsEncodeToNoMoreThanEncodingDoes() throws {
+        let before = countingCalls.withLock { countingCalls.count }
+        _ = try stream(Counting(n: 1))
+        let afterFirst = countingCalls.withLock { countingCalls.count }
+        #expect(afterFirst - before == 1)
+        #expect(try stream(Counting(n: 2)) == #"{"n":2}"#)
+        // Planned: later values are read from memory.
+        #expect(countingCalls.withLock { countingCalls.count } == afterFirst)
+    }
+
+    @Test func nonFiniteNumbersStillFailWithThePath() throws {
+        _ = try stream([Gauge(label: "fine", value: 1.5)])
+        #expect {
+            _ = try JSONStreamEncoder().encode([Gauge(label: "bad", value: .nan)])
+        } throws: { error in
+            (error as? JSONCodingError)?.description == "at $[0].value: nan cannot be written as JSON"
+        }
+    }
+
+    @Test func doublesAreWrittenAsDescriptionWritesThem() {
+        var generator = SystemRandomNumberGenerator()
+        var values: [Double] = [0.001, 0.0001, 0.00011, 999_999_999.5, 1e9 + 0.5, -0.05, 0.1 + 0.2, Double.leastNonzeroMagnitude, .greatestFiniteMagnitude, 1.7976931348623157e308, 123.4567, 0.3]
+        for _ in 0..<200_000 {
+            values.append(Double(bitPattern: generator.next()))
+            let decimals = Int.random(in: 1...6)
+            var scale = 1.0
+            for _ in 0..<decimals { scale *= 10 }
+            values.append(Double(Int.random(in: -2_000_000_000...2_000_000_000)) / scale)
+        }
+        var mismatches: [String] = []
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DoubleText.capacity) { buffer in
+            for value in values where value.isFinite && value != value.rounded(.towardZero) {
+                let length = DoubleText.write(value, into: buffer.baseAddress!)
+                let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[..<length]), as: UTF8.self)
+                if text != value.description, mismatches.count < 5 { mismatches.append("\(value.description) written as \(text)") }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches)")
+    }
+
+    @Test func theEscapeScanFindsEveryByteThatNeedsEscaping() {
+        for length in 0..<40 {
+            for position in 0..<max(length, 1) {
+                for special: UInt8 in [0x00, 0x1F, 0x22, 0x5C, 0x20, 0x7F, 0x80, 0xFF, 0x21, 0x5B, 0x5D] {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    if length > 0 { bytes[position] = special }
+                    let expected = bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+                    let found = bytes.withUnsafeBufferPointer { JSONEscaping.needsEscaping($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count) }
+                    #expect(found == expected, "length \(length), byte \(special) at \(position)")
+                }
+            }
+        }
+    }
+}
