@@ -30,8 +30,17 @@ public protocol Feature: Sendable {
 
     /// Applies one action: changes the state and returns the effects to run.
     func perform(_ action: Action, state: inout State) -> Effect<Action>
+
+    /// FusionKit's own; features do not implement it. The default below is compiled in
+    /// the module that declares the conformance, where `Self` is a concrete type, so a
+    /// library's `[Counter.self, …]` list yields instances whose hot path is
+    /// specialized for each feature (see `JSONStore`).
+    static func _fusionDefinition() -> FeatureDefinition
 }
 
 extension Feature {
     public static var summary: String { "" }
+
+    @inlinable
+    public static func _fusionDefinition() -> FeatureDefinition { FeatureDefinition(Self.self) }
 }

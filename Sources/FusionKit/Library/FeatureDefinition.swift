@@ -6,8 +6,11 @@ public struct FeatureDefinition: Sendable {
     public let inputShape: Shape
     public let stateShape: Shape
     public let inputs: InputCatalog
-    private let make: @Sendable (Environment, JSONValue?) throws(FusionError) -> any FeatureInstance
+    @usableFromInline let make: @Sendable (Environment, JSONValue?) throws(FusionError) -> any FeatureInstance
 
+    /// Inlined into the library that lists the feature, so that the instances it makes
+    /// run code specialized for `F` (see `JSONStore`).
+    @inlinable
     public init<F: Feature>(_ type: F.Type) {
         name = F.name
         summary = F.summary
@@ -17,19 +20,20 @@ public struct FeatureDefinition: Sendable {
         self.inputs = inputs
         let fieldless = FieldlessInputs<F>(inputs)
         make = { (environment, state) throws(FusionError) in
-            let initial: F.State?
-            if let state {
-                do {
-                    initial = try JSONValueDecoder().decode(F.State.self, from: state)
-                } catch {
-                    throw FusionError(.invalidState, "the given state does not fit feature \"\(F.name)\": \(error)")
-                }
-            } else {
-                initial = nil
-            }
-            return JSONStore<F>(
-                store: Store(feature: F(environment: environment), state: initial, host: environment.host), inputs: inputs, fieldless: fieldless,
-                environment: environment)
+            JSONStore<F>(
+                store: Store(feature: F(environment: environment), state: try Self.initialState(F.self, from: state), host: environment.host),
+                inputs: inputs, fieldless: fieldless, environment: environment)
+        }
+    }
+
+    /// The state given at creation, decoded; nil for the feature's own initial state.
+    @usableFromInline
+    static func initialState<F: Feature>(_ type: F.Type, from state: JSONValue?) throws(FusionError) -> F.State? {
+        guard let state else { return nil }
+        do {
+            return try JSONValueDecoder().decode(F.State.self, from: state)
+        } catch {
+            throw FusionError(.invalidState, "the given state does not fit feature \"\(F.name)\": \(error)")
         }
     }
 

@@ -20,25 +20,30 @@ public protocol FeatureInstance: AnyObject, Sendable {
 }
 
 /// A `Store` behind the JSON boundary.
+///
+/// `send(json:)` and `stateJSON()` are the hot path. Calls through the `FeatureInstance`
+/// protocol land in this class's generic code, compiled once in FusionKit for every `F`,
+/// which looks up type metadata at run time on each call. So the two run closures made
+/// in the `@inlinable` initializer instead: it is compiled into the feature's own library
+/// (from `FeatureDefinition.init`), where `F` is a concrete type and the closures, the
+/// `Store` and the input table are specialized for it.
+@usableFromInline
 final class JSONStore<F: Feature>: FeatureInstance {
-    let store: Store<F>
-    let inputs: InputCatalog
+    @usableFromInline let store: Store<F>
+    @usableFromInline let environment: Environment
+    @usableFromInline let sendJSON: @Sendable (UnsafeRawBufferPointer) throws(FusionError) -> Void
+    @usableFromInline let readState: @Sendable () throws(FusionError) -> (bytes: [UInt8], version: UInt64)
 
-    let fieldless: FieldlessInputs<F>
-    let environment: Environment
-
+    @inlinable
     init(store: Store<F>, inputs: InputCatalog, fieldless: FieldlessInputs<F>, environment: Environment) {
         self.store = store
-        self.inputs = inputs
-        self.fieldless = fieldless
         self.environment = environment
+        sendJSON = { (json) throws(FusionError) in try Self.send(json, to: store, inputs: inputs, fieldless: fieldless) }
+        readState = { () throws(FusionError) in try store.encodedState() }
     }
 
-    var hostRequests: HostRequests { environment.host }
-
-    var featureName: String { F.name }
-
-    func send(json: UnsafeRawBufferPointer) throws(FusionError) {
+    @inlinable
+    static func send(_ json: UnsafeRawBufferPointer, to store: Store<F>, inputs: InputCatalog, fieldless: FieldlessInputs<F>) throws(FusionError) {
         let parsed: JSONValue
         do {
             parsed = try JSONParser.parse(json)
@@ -49,29 +54,42 @@ final class JSONStore<F: Feature>: FeatureInstance {
             store.send(input)
             return
         }
-        let input: F.Input
+        store.send(try decodeInput(parsed, inputs: inputs))
+    }
+
+    /// An input with fields, through `Decodable`: not worth specializing.
+    @usableFromInline
+    static func decodeInput(_ parsed: JSONValue, inputs: InputCatalog) throws(FusionError) -> F.Input {
         do {
-            input = try JSONValueDecoder().decode(F.Input.self, from: try inputs.normalize(parsed))
+            return try JSONValueDecoder().decode(F.Input.self, from: try inputs.normalize(parsed))
         } catch let error as FusionError {
             throw error
         } catch {
             throw FusionError(.invalidInput, "the input does not fit feature \"\(F.name)\": \(error)")
         }
-        store.send(input)
     }
 
-    func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try store.encodedState() }
-    var version: UInt64 { store.version }
-    func statePatch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try store.patch(since: version) }
-    func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64? { store.subscribe(callback) }
-    func unsubscribe(_ id: UInt64) -> Bool { store.unsubscribe(id) }
-    func close() {
+    // The protocol's requirements; @usableFromInline because the class is.
+
+    @usableFromInline func send(json: UnsafeRawBufferPointer) throws(FusionError) { try sendJSON(json) }
+
+    @usableFromInline func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try readState() }
+
+    @usableFromInline var hostRequests: HostRequests { environment.host }
+
+    @usableFromInline var featureName: String { F.name }
+
+    @usableFromInline var version: UInt64 { store.version }
+    @usableFromInline func statePatch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try store.patch(since: version) }
+    @usableFromInline func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64? { store.subscribe(callback) }
+    @usableFromInline func unsubscribe(_ id: UInt64) -> Bool { store.unsubscribe(id) }
+    @usableFromInline func close() {
         // Requests first: the host hears of each cancellation before destroy returns.
         environment.host.close()
         store.close()
     }
 
-    func advanceClock(by nanoseconds: UInt64) throws(FusionError) {
+    @usableFromInline func advanceClock(by nanoseconds: UInt64) throws(FusionError) {
         guard let clock = environment.clock as? ManualClock else {
             throw FusionError(.invalidArgument, "this \"\(F.name)\" instance runs on the system clock; create it with {\"clock\":\"manual\"} to advance time")
         }
@@ -84,30 +102,46 @@ final class JSONStore<F: Feature>: FeatureInstance {
 }
 
 /// The inputs without fields, decoded once per feature: `"increase"` then costs a
-/// table lookup instead of a trip through `Decodable`.
+/// few string comparisons instead of a trip through `Decodable`. A list, not a
+/// dictionary: for the handful of cases a feature has, comparing small strings (two
+/// machine words each) beats hashing.
+@usableFromInline
 final class FieldlessInputs<F: Feature>: Sendable {
-    private let table: [String: F.Input]
+    @usableFromInline let names: [String]
+    @usableFromInline let inputs: [F.Input]
 
+    @usableFromInline
     init(_ catalog: InputCatalog) {
-        var table: [String: F.Input] = [:]
+        var names: [String] = []
+        var inputs: [F.Input] = []
         for item in catalog.cases where item.fields.isEmpty && item.value == nil {
             let wire: JSONValue = catalog.form == .bareString ? .string(item.name) : .object([JSONMember(item.name, .object([]))])
-            if let input = try? JSONValueDecoder().decode(F.Input.self, from: wire) { table[item.name] = input }
+            if let input = try? JSONValueDecoder().decode(F.Input.self, from: wire) {
+                names.append(item.name)
+                inputs.append(input)
+            }
         }
-        self.table = table
+        self.names = names
+        self.inputs = inputs
     }
 
     /// The input `value` names, when it is a field-less case written `"name"` or `{"name":{}}`.
-    @inline(__always)
+    @inlinable
     func input(for value: JSONValue) -> F.Input? {
         switch value {
         case .string(let name):
-            return table[name]
+            return input(named: name)
         case .object(let members) where members.count == 1:
             guard case .object(let payload) = members[0].value, payload.isEmpty else { return nil }
-            return table[members[0].key]
+            return input(named: members[0].key)
         default:
             return nil
         }
+    }
+
+    @inlinable
+    func input(named name: String) -> F.Input? {
+        for index in names.indices where names[index] == name { return inputs[index] }
+        return nil
     }
 }

@@ -14,7 +14,7 @@ public struct FusionLibrary: Sendable {
     public init(name: String, version: String, features: [any Feature.Type]) {
         self.name = name
         self.version = version
-        self.features = features.map { FeatureDefinition($0) }
+        self.features = features.map { $0._fusionDefinition() }
     }
 
     public func feature(named name: String) -> FeatureDefinition? {

@@ -10,7 +10,7 @@ public struct InputCatalog: Sendable, Equatable {
     }
 
     /// How the Swift type reads its cases.
-    enum Form: Sendable, Equatable {
+    @usableFromInline enum Form: Sendable, Equatable {
         /// `{"case": {fields}}` (an enum with synthesized `Codable`).
         case tagged
         /// `"case"` (a `String`-backed enum).
@@ -19,8 +19,9 @@ public struct InputCatalog: Sendable, Equatable {
 
     public let featureName: String
     public let cases: [Case]
-    let form: Form
+    @usableFromInline let form: Form
 
+    @usableFromInline
     init(featureName: String, shape: Shape) {
         self.featureName = featureName
         switch shape {
@@ -39,6 +40,7 @@ public struct InputCatalog: Sendable, Equatable {
     public var caseNames: [String] { cases.map(\.name) }
 
     /// Checks an input and rewrites it into the form the Swift type decodes.
+    @usableFromInline
     func normalize(_ value: JSONValue) throws(FusionError) -> JSONValue {
         let name: String
         let payload: JSONValue?
