@@ -103,6 +103,24 @@ typedef int32_t fk_status;
 ** gives FK_ERR_INVALID_HANDLE from every function that takes one. */
 typedef uint64_t fk_instance;
 
+/* A buffer the caller owns, for reading state without an allocation
+** (fk_state_into(), fk_send_and_read()). The caller sets data and capacity, once,
+** and reuses the struct; each call sets length and version.
+**
+** data      where the JSON is written, followed by a NUL. May be NULL when capacity
+**           is 0: a way to ask for the length alone.
+** capacity  the size of data in bytes.
+** length    set to the JSON's length in bytes, without the NUL, in every case, also
+**           when it did not fit: as with snprintf, the JSON is written only when
+**           length < capacity.
+** version   set to the version of the state written. */
+typedef struct fk_buffer {
+    char *data;
+    size_t capacity;
+    size_t length;
+    uint64_t version;
+} fk_buffer;
+
 /* Told that an instance's state changed.
 **
 ** user_data  the pointer given to fk_subscribe(), passed back untouched.
@@ -265,6 +283,39 @@ fk_status fk_send(fk_instance instance, const char *input_json, size_t input_len
 **         FK_ERR_INTERNAL (the state cannot be written as JSON).
 ** Thread safety: any thread. */
 fk_status fk_state(fk_instance instance, char **out_json, size_t *out_len, uint64_t *out_version);
+
+/* Reads an instance's state as JSON into a buffer the caller owns (see fk_buffer):
+** like fk_state(), without an allocation and without a call to fk_free() afterwards.
+** For callers that read often, and for bindings where every call across the
+** boundary counts.
+**
+** buffer   required; its data and capacity say where to write, and the call sets
+**          its length and version.
+**
+** The JSON is written only when it fits with its NUL (length < capacity); otherwise
+** data holds an empty string (when capacity > 0) and the call still returns FK_OK:
+** read again with a capacity above length (the state may have moved on in between;
+** the version says).
+** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_NULL_ARGUMENT (buffer NULL, or data NULL with
+**         a capacity above 0), FK_ERR_INTERNAL.
+** Thread safety: any thread; a buffer must not be used by two calls at once. */
+fk_status fk_state_into(fk_instance instance, fk_buffer *buffer);
+
+/* Sends an input and reads the state right after it, in one call: fk_send(), then
+** fk_state_into(). The state is the one this input produced, even when other threads
+** send inputs to the instance at the same time; with fk_send() then fk_state() their
+** inputs may land in between.
+**
+** input_json, input_len  as for fk_send().
+** buffer                 as for fk_state_into(). When it is too small the input is
+**                        still applied and FK_OK returned; length says how much room
+**                        the state needs.
+**
+** Errors: those of fk_send(), and FK_ERR_NULL_ARGUMENT for the buffer as for
+** fk_state_into(); each leaves state and version unchanged. FK_ERR_INTERNAL (the
+** state cannot be written as JSON) comes after the input was applied.
+** Thread safety: any thread; inputs to one instance are applied one at a time. */
+fk_status fk_send_and_read(fk_instance instance, const char *input_json, size_t input_len, fk_buffer *buffer);
 
 /* Reads what changed in an instance's state since a version the caller holds, as a
 ** JSON Patch (RFC 6902), so that a front end with a large state can follow small

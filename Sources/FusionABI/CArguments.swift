@@ -37,6 +37,34 @@ enum CArguments {
         }
     }
 
+    /// A caller-owned fk_buffer, checked by its rules: required, and data may be NULL
+    /// only with capacity 0 (asking for the length).
+    static func buffer(_ buffer: UnsafeMutablePointer<fk_buffer>?) throws(FusionError) -> UnsafeMutablePointer<fk_buffer> {
+        guard let buffer else { throw FusionError(.nullArgument, "buffer is NULL") }
+        guard buffer.pointee.data != nil || buffer.pointee.capacity == 0 else {
+            throw FusionError(.nullArgument, "buffer->data is NULL but buffer->capacity is \(UInt(bitPattern: buffer.pointee.capacity))")
+        }
+        return buffer
+    }
+
+    /// Writes bytes and a NUL into the caller's buffer when they fit (as snprintf does,
+    /// the length is set either way); otherwise writes only an empty string.
+    static func copy(_ bytes: [UInt8], _ version: UInt64, into buffer: UnsafeMutablePointer<fk_buffer>) {
+        buffer.pointee.length = bytes.count
+        buffer.pointee.version = version
+        let capacity = buffer.pointee.capacity
+        guard let data = buffer.pointee.data, capacity != 0 else { return }
+        // capacity is a size_t: above Int.max it reads negative here, and is plenty.
+        guard capacity < 0 || bytes.count < capacity else {
+            data.pointee = 0
+            return
+        }
+        bytes.withUnsafeBytes { source in
+            if let base = source.baseAddress { memcpy(data, base, bytes.count) }
+        }
+        data[bytes.count] = 0
+    }
+
     /// Copies bytes into a new NUL-terminated buffer the caller frees with fk_free().
     static func owned(_ bytes: [UInt8]) throws(FusionError) -> UnsafeMutablePointer<CChar> {
         guard let memory = malloc(bytes.count + 1) else {

@@ -72,6 +72,28 @@ import FusionKit
     }
 }
 
+@c public func fk_state_into(_ instance: fk_instance, _ buffer: UnsafeMutablePointer<fk_buffer>?) -> fk_status {
+    abiCall { () throws(FusionError) in
+        let target = try InstanceTable.shared.lookup(instance)
+        let buffer = try CArguments.buffer(buffer)
+        let (bytes, version) = try target.stateJSON()
+        CArguments.copy(bytes, version, into: buffer)
+    }
+}
+
+@c public func fk_send_and_read(
+    _ instance: fk_instance, _ inputJSON: UnsafePointer<CChar>?, _ inputLength: Int, _ buffer: UnsafeMutablePointer<fk_buffer>?
+) -> fk_status {
+    abiCall { () throws(FusionError) in
+        let target = try InstanceTable.shared.lookup(instance)
+        let input = try CArguments.text(inputJSON, inputLength, "input_json")
+        // Checked before the input is applied: an error must leave the state as it was.
+        let buffer = try CArguments.buffer(buffer)
+        let (bytes, version) = try target.sendAndReadState(json: input)
+        CArguments.copy(bytes, version, into: buffer)
+    }
+}
+
 @c public func fk_version(_ instance: fk_instance, _ outVersion: UnsafeMutablePointer<UInt64>?) -> fk_status {
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)

@@ -26,6 +26,8 @@ enum EntryPoint: String, CaseIterable, Sendable {
     case state = "fk_state"
     case version = "fk_version"
     case statePatch = "fk_state_patch"
+    case stateInto = "fk_state_into"
+    case sendAndRead = "fk_send_and_read"
     case subscribe = "fk_subscribe"
     case unsubscribe = "fk_unsubscribe"
     case advanceClock = "fk_advance_clock"
@@ -57,6 +59,8 @@ enum EntryPoint: String, CaseIterable, Sendable {
         case .state: return (.int32, [.uint64, .pointer, .pointer, .pointer], true)
         case .version: return (.int32, [.uint64, .pointer], true)
         case .statePatch: return (.int32, [.uint64, .uint64, .pointer, .pointer, .pointer], false)
+        case .stateInto: return (.int32, [.uint64, .pointer], false)
+        case .sendAndRead: return (.int32, [.uint64, .pointer, .size, .pointer], false)
         case .subscribe: return (.int32, [.uint64, .pointer, .pointer, .pointer], true)
         case .unsubscribe: return (.int32, [.uint64, .uint64], true)
         case .advanceClock: return (.int32, [.uint64, .uint64], false)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from ctypes import byref, c_char_p, c_uint64
+from ctypes import addressof, byref, c_char_p, c_uint64, create_string_buffer
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +42,24 @@ def _noop(_user_data: int | None, _instance: int, _version: int) -> None:
 
 
 NOOP = _native.CHANGE_FN(_noop)
+_MEMORY = create_string_buffer(4096)
+
+
+def buffer(data: int | None, capacity: int) -> object:
+    """A pointer to an fk_buffer with the given data address and capacity."""
+    return byref(fusionkit.Buffer(data, capacity, 0, 0))
+
+
+def good_buffer(capacity: int = 4096) -> object:
+    return buffer(addressof(_MEMORY), capacity)
+
+
+def length_only(w: World) -> None:
+    """Not an error: NULL data with capacity 0 asks for the length (and version) alone."""
+    text, version = w.counter.state_json()
+    struct = fusionkit.Buffer(None, 0, 999, 999)
+    w.low("fk_state_into", w.counter.handle, byref(struct))
+    assert (struct.length, struct.version, struct.data, struct.capacity) == (len(text), version, None, 0)
 NULL_CALLBACK = _native.CHANGE_FN()
 DEEP = "[" * 100_000 + "]" * 100_000
 
@@ -203,6 +221,56 @@ ROWS: list[tuple[str, Row, type[fusionkit.FusionError] | None, tuple[str, ...]]]
      E.NullArgumentError, ("out_json",)),
     ("state patch: destroyed instance", lambda w: w.dead.state_patch(0),
      E.InvalidHandleError, ("not a live instance",)),
+    # caller-owned buffers: fk_state_into, fk_send_and_read
+    ("state into: destroyed instance", lambda w: w.dead.state, E.InvalidHandleError, ("not a live instance",)),
+    ("state into: made-up handle 42", lambda w: w.low("fk_state_into", 42, good_buffer()),
+     E.InvalidHandleError, ("instance 42 ",)),
+    ("state into: handle 0", lambda w: w.low("fk_state_into", 0, good_buffer()), E.InvalidHandleError, ("0",)),
+    ("state into: NULL buffer", lambda w: w.low("fk_state_into", w.counter.handle, None),
+     E.NullArgumentError, ("buffer", "NULL")),
+    ("state into: NULL data with capacity 16", lambda w: w.low("fk_state_into", w.counter.handle, buffer(None, 16)),
+     E.NullArgumentError, ("data", "NULL", "16")),
+    ("state into: NULL data with capacity 1", lambda w: w.low("fk_state_into", w.answer.handle, buffer(None, 1)),
+     E.NullArgumentError, ("data", "NULL")),
+    ("state into: NULL data with capacity 0 gives the length", length_only, None, ()),
+    ("send and read: destroyed instance", lambda w: w.dead.send_and_read("increase"),
+     E.InvalidHandleError, ("not a live instance",)),
+    ("send and read: made-up handle 42", lambda w: w.low("fk_send_and_read", 42, b'"increase"', 10, good_buffer()),
+     E.InvalidHandleError, ("instance 42 ",)),
+    ("send and read: handle 0", lambda w: w.low("fk_send_and_read", 0, b'"increase"', 10, good_buffer()),
+     E.InvalidHandleError, ("0",)),
+    ("send and read: NULL input", lambda w: w.low("fk_send_and_read", w.counter.handle, None, 0, good_buffer()),
+     E.NullArgumentError, ("input_json",)),
+    ("send and read: NULL buffer, input not applied",
+     lambda w: w.low("fk_send_and_read", w.counter.handle, b'"increase"', 10, None), E.NullArgumentError, ("buffer", "NULL")),
+    ("send and read: NULL data with capacity 16, input not applied",
+     lambda w: w.low("fk_send_and_read", w.counter.handle, b'"increase"', 10, buffer(None, 16)),
+     E.NullArgumentError, ("data", "NULL", "16")),
+    ("send and read: NULL data with capacity 1, answer not applied",
+     lambda w: w.low("fk_send_and_read", w.answer.handle, b'{"answerChanged":{"text":"red"}}', FK_NUL_TERMINATED,
+                     buffer(None, 1)), E.NullArgumentError, ("data", "NULL")),
+    ("send and read: empty input", lambda w: w.counter.send_and_read_json(b""), E.MalformedJSONError, ("empty",)),
+    ("send and read: truncated JSON", lambda w: w.counter.send_and_read_json('{"increase":'),
+     E.MalformedJSONError, ("line 1, column 13", "end of input")),
+    ("send and read: unquoted case name", lambda w: w.counter.send_and_read_json("increase"),
+     E.MalformedJSONError, ("'i'", "column 1")),
+    ("send and read: invalid UTF-8", lambda w: w.counter.send_and_read_json(b'"\xc3\x28"'),
+     E.InvalidUTF8Error, ("UTF-8", "byte 1")),
+    ("send and read: length beyond any buffer",
+     lambda w: w.low("fk_send_and_read", w.counter.handle, b'"increase"', FK_NUL_TERMINATED - 1, good_buffer()),
+     E.InvalidArgumentError, ("length",)),
+    ("send and read: unknown input case", lambda w: w.counter.send_and_read("jump"),
+     E.UnknownInputError, ('"jump"', "increase, decrease, reset, show, alertDismissed")),
+    ("send and read: unknown input case, buffer too small",
+     lambda w: w.low("fk_send_and_read", w.counter.handle, b'{"jump":{}}', FK_NUL_TERMINATED, good_buffer(1)),
+     E.UnknownInputError, ('"jump"', "valid inputs")),
+    ("send and read: unknown input case, length only",
+     lambda w: w.low("fk_send_and_read", w.counter.handle, b'"jump"', FK_NUL_TERMINATED, buffer(None, 0)),
+     E.UnknownInputError, ('"jump"',)),
+    ("send and read: field of the wrong type", lambda w: w.answer.send_and_read("answerChanged", text=5),
+     E.InvalidInputError, ('"answerChanged"', '"text"', "expected a string, found a number")),
+    ("send and read: field on an input without fields", lambda w: w.counter.send_and_read("increase", by=5),
+     E.InvalidInputError, ('no field "by"', "takes no fields")),
 ]
 
 

@@ -230,6 +230,12 @@ def test_every_header_function_is_reachable_through_the_package(library_path: An
             return _real(*args)
 
         setattr(lib.c, name, counting)
+        if name in lib._hot:  # the round trip's own function objects (no argtypes, GIL kept)
+            def counting_hot(*args: Any, _real: Any = lib._hot[name], _name: str = name) -> Any:
+                counts[_name] += 1
+                return _real(*args)
+
+            lib._hot[name] = counting_hot
     counts["fk_abi_version"] += 1 if lib.abi_version == 1 else 0  # called while loading, before the wrappers
     counts["fk_library_version"] += 1 if lib.version == "0.1.0" else 0
     assert lib.features  # fk_manifest, fk_free
@@ -241,6 +247,9 @@ def test_every_header_function_is_reachable_through_the_package(library_path: An
             counter.send("increase")
         counter.state_patch(0)
         assert counter.version == 1
+        assert counter.send_and_read("increase")["value"] == 2  # fk_send_and_read
+        assert counter.state["value"] == 2  # fk_state_into
+        assert counter.state_json()[1] == 2  # fk_state
     with lib.create("profile", requests="host", clock="manual") as profile:  # fk_create_with_options
         profile.advance_clock(0)
         profile.send("loadAllProfiles")

@@ -9,6 +9,7 @@
 /// decides which types qualify (see there); everything else (enums, classes, custom
 /// `encode(to:)`, dictionaries) is a `codable` step that hands the value to the
 /// streaming `Encoder`, so the output is byte for byte the same either way.
+@usableFromInline
 final class EncodingPlan: @unchecked Sendable {
     // Immutable once built, then shared by every thread that encodes the type.
 

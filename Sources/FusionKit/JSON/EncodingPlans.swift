@@ -25,7 +25,8 @@ final class EncodingPlans: @unchecked Sendable {
 
     /// Takes verdicts from what an encode of a `T` recorded and (re)builds `T`'s plan.
     /// Without a recording (the encode could not be streamed): `T` goes through `Encodable`.
-    func learn<T: Encodable>(_ type: T.Type, from recording: EncodeRecording?) {
+    @discardableResult
+    func learn<T: Encodable>(_ type: T.Type, from recording: EncodeRecording?) -> EncodingPlan? {
         let id = ObjectIdentifier(T.self)
         // Judged outside the lock: nothing here calls back into encoding, but keep it short.
         var learnt: [(ObjectIdentifier, EncodingPlanBuilder.Verdict)] = []
@@ -36,10 +37,11 @@ final class EncodingPlans: @unchecked Sendable {
         defer { lock.unlock() }
         for (typeID, verdict) in learnt where verdicts[typeID] == nil { verdicts[typeID] = verdict }
         let rebuilds = plans[id].map { $0.rebuilds + 1 } ?? 0
-        guard rebuilds <= Self.rebuildLimit else { return }
+        guard rebuilds <= Self.rebuildLimit else { return plans[id]?.plan }
         let plan = recording == nil
             ? EncodingPlan(type: T.self, node: .codable(.of(T.self)))
             : EncodingPlanBuilder.plan(for: T.self, verdicts: verdicts)
         plans[id] = Entry(plan: plan, rebuilds: rebuilds)
+        return plan
     }
 }

@@ -15,9 +15,20 @@ public struct JSONStreamEncoder {
     /// Plain structs, arrays and optionals of them follow the type's `EncodingPlan`; the
     /// first value of a type goes through `Encodable` and is recorded to build it.
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let stream = StreamWriter()
+        try encode(value, plan: nil, scratch: nil).bytes
+    }
+
+    /// `encode(_:)` with the plan a caller kept from an earlier call (nil: look it up),
+    /// returning the plan to keep: how a `Store` skips the shared table's lock.
+    ///
+    /// `scratch`: what an earlier call returned as its scratch, to write with again
+    /// (nil: a new writer); the scratch returned is worth keeping for the next call, or nil.
+    @usableFromInline
+    func encode<T: Encodable>(_ value: T, plan known: EncodingPlan?, scratch: AnyObject? = nil) throws -> (bytes: [UInt8], plan: EncodingPlan?, scratch: AnyObject?) {
+        let stream = scratch.map { unsafeDowncast($0, to: StreamWriter.self).startOver() } ?? StreamWriter()
+        var plan = known ?? EncodingPlans.shared.plan(for: T.self)
         do {
-            if let plan = EncodingPlans.shared.plan(for: T.self) {
+            if let plan {
                 try withUnsafePointer(to: value) { _ = try plan.write(UnsafeRawPointer($0), to: stream) }
             } else {
                 stream.recording = EncodeRecording()
@@ -25,12 +36,12 @@ public struct JSONStreamEncoder {
             }
             try stream.finish()
         } catch is OutOfOrder {
-            return try JSONValueEncoder().encodeBytes(value)
+            return (try JSONValueEncoder().encodeBytes(value), plan, nil)
         }
         // Set when the encode met types without a plan (the first value, or a struct
         // first seen only inside an empty array): what it recorded completes the plan.
-        if let recording = stream.recording { EncodingPlans.shared.learn(T.self, from: recording) }
-        return stream.bytes
+        if let recording = stream.recording { plan = EncodingPlans.shared.learn(T.self, from: recording) }
+        return (stream.bytes, plan, stream.reusable ? stream : nil)
     }
 }
 
@@ -38,7 +49,9 @@ public struct JSONStreamEncoder {
 struct OutOfOrder: Error {}
 
 // The writer is used by one thread, inside one encode call; its properties skip the
-// run-time exclusivity checks that otherwise cost more than the writing itself.
+// run-time exclusivity checks that otherwise cost more than the writing itself. A
+// `Store` keeps one between encodes (see `encode(_:plan:scratch:)`), saving two
+// allocations each time.
 final class StreamWriter: Encoder {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -77,6 +90,25 @@ final class StreamWriter: Encoder {
     init() {
         capacity = 256
         storage = .allocate(capacity: capacity)
+    }
+
+    /// Worth keeping for the next encode: not holding on to a large buffer.
+    var reusable: Bool { capacity <= 64 * 1024 }
+
+    /// The writer, emptied for another encode.
+    func startOver() -> StreamWriter {
+        reset()
+        return self
+    }
+
+    private func reset() {
+        count = 0
+        frames.removeAll(keepingCapacity: true)
+        nextFrameID = 0
+        slotOpen = false
+        broken = false
+        recording = nil
+        currentRecord = nil
     }
 
     deinit {

@@ -5,6 +5,8 @@ public protocol FeatureInstance: AnyObject, Sendable {
     func send(json: UnsafeRawBufferPointer) throws(FusionError)
     /// The state as compact UTF-8 JSON and the version it belongs to.
     func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64)
+    /// `send(json:)`, then the state right after that input (see `Store.sendAndEncode`).
+    func sendAndReadState(json: UnsafeRawBufferPointer) throws(FusionError) -> (bytes: [UInt8], version: UInt64)
     var version: UInt64 { get }
     /// What changed since `version`, as JSON Patch or, when too old, the whole state (see `Store.patch`).
     func statePatch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64)
@@ -33,6 +35,7 @@ final class JSONStore<F: Feature>: FeatureInstance {
     @usableFromInline let environment: Environment
     @usableFromInline let sendJSON: @Sendable (UnsafeRawBufferPointer) throws(FusionError) -> Void
     @usableFromInline let readState: @Sendable () throws(FusionError) -> (bytes: [UInt8], version: UInt64)
+    @usableFromInline let sendAndRead: @Sendable (UnsafeRawBufferPointer) throws(FusionError) -> (bytes: [UInt8], version: UInt64)
 
     @inlinable
     init(store: Store<F>, inputs: InputCatalog, fieldless: FieldlessInputs<F>, environment: Environment) {
@@ -40,21 +43,28 @@ final class JSONStore<F: Feature>: FeatureInstance {
         self.environment = environment
         sendJSON = { (json) throws(FusionError) in try Self.send(json, to: store, inputs: inputs, fieldless: fieldless) }
         readState = { () throws(FusionError) in try store.encodedState() }
+        sendAndRead = { (json) throws(FusionError) in
+            try store.sendAndEncode(try Self.input(json, inputs: inputs, fieldless: fieldless))
+        }
     }
 
     @inlinable
     static func send(_ json: UnsafeRawBufferPointer, to store: Store<F>, inputs: InputCatalog, fieldless: FieldlessInputs<F>) throws(FusionError) {
+        store.send(try input(json, inputs: inputs, fieldless: fieldless))
+    }
+
+    /// The input `json` spells, or the error that says why it is not one.
+    @inlinable
+    static func input(_ json: UnsafeRawBufferPointer, inputs: InputCatalog, fieldless: FieldlessInputs<F>) throws(FusionError) -> F.Input {
+        if let input = fieldless.input(quoted: json) { return input }
         let parsed: JSONValue
         do {
             parsed = try JSONParser.parse(json)
         } catch {
             throw FusionError(error, in: "the input")
         }
-        if let input = fieldless.input(for: parsed) {
-            store.send(input)
-            return
-        }
-        store.send(try decodeInput(parsed, inputs: inputs))
+        if let input = fieldless.input(for: parsed) { return input }
+        return try decodeInput(parsed, inputs: inputs)
     }
 
     /// An input with fields, through `Decodable`: not worth specializing.
@@ -74,6 +84,10 @@ final class JSONStore<F: Feature>: FeatureInstance {
     @usableFromInline func send(json: UnsafeRawBufferPointer) throws(FusionError) { try sendJSON(json) }
 
     @usableFromInline func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try readState() }
+
+    @usableFromInline func sendAndReadState(json: UnsafeRawBufferPointer) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
+        try sendAndRead(json)
+    }
 
     @usableFromInline var hostRequests: HostRequests { environment.host }
 
@@ -109,6 +123,9 @@ final class JSONStore<F: Feature>: FeatureInstance {
 final class FieldlessInputs<F: Feature>: Sendable {
     @usableFromInline let names: [String]
     @usableFromInline let inputs: [F.Input]
+    /// Each name as the input's whole text, `"increase"`: matched byte for byte before
+    /// any parsing, the common case of a button press.
+    @usableFromInline let quotedNames: [[UInt8]]
 
     @usableFromInline
     init(_ catalog: InputCatalog) {
@@ -123,6 +140,19 @@ final class FieldlessInputs<F: Feature>: Sendable {
         }
         self.names = names
         self.inputs = inputs
+        quotedNames = names.map { [UInt8(ascii: "\"")] + Array($0.utf8) + [UInt8(ascii: "\"")] }
+    }
+
+    /// The input whose text is exactly `"name"` for one of the names (no spaces, no
+    /// escapes); nil otherwise, and the text is then parsed as usual (errors included).
+    @inlinable
+    func input(quoted json: UnsafeRawBufferPointer) -> F.Input? {
+        guard json.count >= 2, json[0] == UInt8(ascii: "\""), json[json.count - 1] == UInt8(ascii: "\"") else { return nil }
+        for index in quotedNames.indices where quotedNames[index].count == json.count {
+            let same = quotedNames[index].withUnsafeBytes { memcmpEqual($0, json) }
+            if same { return inputs[index] }
+        }
+        return nil
     }
 
     /// The input `value` names, when it is a field-less case written `"name"` or `{"name":{}}`.
@@ -144,4 +174,12 @@ final class FieldlessInputs<F: Feature>: Sendable {
         for index in names.indices where names[index] == name { return inputs[index] }
         return nil
     }
+}
+
+/// Whether two byte ranges of equal length hold the same bytes.
+@inlinable
+func memcmpEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    guard a.count == b.count else { return false }
+    for index in 0..<a.count where a[index] != b[index] { return false }
+    return true
 }

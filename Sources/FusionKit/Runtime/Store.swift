@@ -40,6 +40,11 @@ public final class Store<F: Feature>: @unchecked Sendable {
     @usableFromInline let host: HostRequests
 
     @usableFromInline let notifier = ChangeNotifier()
+    /// How many subscribers there are, mirrored under `lock`: with none, a change is not
+    /// handed to the notifier at all (which takes its own lock twice).
+    @usableFromInline @exclusivity(unchecked) var subscriberCount = 0
+    /// Whether the actions just applied queued a change for subscribers.
+    @usableFromInline @exclusivity(unchecked) var changeQueued = false
 
     @usableFromInline struct PendingRequest {
         @usableFromInline let key: UInt64
@@ -60,6 +65,11 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// Encoded state and the version it was encoded at, so an unchanged state is
     /// never encoded twice.
     @usableFromInline @exclusivity(unchecked) var encoded: (version: UInt64, bytes: [UInt8])?
+    /// How the state type is written (see `EncodingPlan`), kept once known.
+    @usableFromInline @exclusivity(unchecked) var statePlan: EncodingPlan?
+    /// The encoder's scratch (its writer) from the last encode, taken by one encode at a
+    /// time (nil while taken).
+    @usableFromInline @exclusivity(unchecked) var encodeScratch: AnyObject?
 
     public init(feature: F, state: F.State? = nil, host: HostRequests = HostRequests()) {
         self.feature = feature
@@ -101,6 +111,22 @@ public final class Store<F: Feature>: @unchecked Sendable {
         return changed
     }
 
+    /// Applies an input and returns the state right after it, as JSON, with its version:
+    /// `send` then `encodedState`, except that another thread's input cannot come in
+    /// between. Once closed, the input is ignored and the current state returned.
+    @inlinable
+    public func sendAndEncode(_ input: F.Input) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
+        lock.lock()
+        if !closed { applyLocked(feature.transform(input, state: current)) }
+        let version = currentVersion
+        let cached = encoded?.version == version ? encoded?.bytes : nil
+        let state = current
+        let plan = statePlan
+        finishLocked()
+        if let cached { return (cached, version) }
+        return (try encode(state, version: version, plan: plan), version)
+    }
+
     /// Applies an action fed back by a running effect, unless it has been cancelled.
     private func receive(_ action: F.Action, from key: UInt64) {
         lock.lock()
@@ -116,13 +142,16 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// cancellation handlers may call out to the host) and telling subscribers.
     @inlinable
     func finishLocked() {
+        // Another thread's queued changes are delivered by that thread (see ChangeNotifier).
+        let deliver = changeQueued
+        changeQueued = false
         guard tasksToCancel.isEmpty, requestsToCancel.isEmpty, requestsToSubmit.isEmpty else {
             finishEffectsAndUnlock()
-            notifier.deliver()
+            if deliver { notifier.deliver() }
             return
         }
         lock.unlock()
-        notifier.deliver()
+        if deliver { notifier.deliver() }
     }
 
     /// `finishLocked` when the actions applied cancelled or asked for work.
@@ -184,7 +213,10 @@ public final class Store<F: Feature>: @unchecked Sendable {
             history!.append((currentVersion, current))
             if history!.count > Self.patchHistoryLimit { history!.removeFirst() }
         }
-        notifier.enqueue(currentVersion)
+        if subscriberCount > 0 {
+            notifier.enqueue(currentVersion)
+            changeQueued = true
+        }
         return true
     }
 
@@ -260,13 +292,19 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// Calls `callback` with the new version after every change, until unsubscribed.
     /// Returns nil when the store is closed.
     public func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64? {
-        notifier.subscribe(callback)
+        // Counted first: a change made once this returns must reach the new subscriber.
+        lock.withLock { subscriberCount += 1 }
+        let id = notifier.subscribe(callback)
+        if id == nil { lock.withLock { subscriberCount -= 1 } }
+        return id
     }
 
     /// After this returns, the callback is not called again. False for an unknown id.
     @discardableResult
     public func unsubscribe(_ id: UInt64) -> Bool {
-        notifier.unsubscribe(id)
+        let removed = notifier.unsubscribe(id)
+        if removed { lock.withLock { subscriberCount -= 1 } }
+        return removed
     }
 
     /// Returns once the version has reached `version`: how a test waits for the actions
@@ -335,17 +373,33 @@ public final class Store<F: Feature>: @unchecked Sendable {
             return (cached.bytes, version)
         }
         let state = current
+        let plan = statePlan
         lock.unlock()
+        return (try encode(state, version: version, plan: plan), version)
+    }
+
+    /// Encodes `state` (the state at `version`) and keeps the bytes unless a newer
+    /// version's are kept already. Called without the lock.
+    @inlinable
+    func encode(_ state: F.State, version: UInt64, plan: EncodingPlan?) throws(FusionError) -> [UInt8] {
         let bytes: [UInt8]
+        let newPlan: EncodingPlan?
+        let scratch: AnyObject?
+        lock.lock()
+        let spare = encodeScratch
+        encodeScratch = nil
+        lock.unlock()
         do {
-            bytes = try JSONStreamEncoder().encode(state)
+            (bytes, newPlan, scratch) = try JSONStreamEncoder().encode(state, plan: plan, scratch: spare)
         } catch {
             throw FusionError(.internalError, "the state of \"\(F.name)\" cannot be written as JSON: \(error)")
         }
         lock.lock()
         if encoded == nil || encoded!.version < version { encoded = (version, bytes) }
+        if newPlan !== plan { statePlan = newPlan }
+        if let scratch { encodeScratch = scratch }
         lock.unlock()
-        return (bytes, version)
+        return bytes
     }
 }
 

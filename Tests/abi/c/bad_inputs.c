@@ -129,6 +129,52 @@ static fk_status fail_unknown(struct world *w) { return fk_fail_request(w->count
 static fk_status patch_null_out(struct world *w) { return fk_state_patch(w->counter, 0, NULL, NULL, NULL); }
 static fk_status patch_dead(struct world *w) { char *j; return fk_state_patch(w->dead, 0, &j, NULL, NULL); }
 
+/* ---- caller-owned buffers: fk_state_into, fk_send_and_read ---- */
+static char out_data[256];
+/* A good buffer, as a caller sets it up: data and capacity. */
+static fk_buffer *good_buffer(void) {
+    static fk_buffer b;
+    b.data = out_data; b.capacity = sizeof out_data; b.length = 0; b.version = 0;
+    return &b;
+}
+static fk_status into_dead(struct world *w) { return fk_state_into(w->dead, good_buffer()); }
+static fk_status into_made_up_42(struct world *w) { (void)w; return fk_state_into(42, good_buffer()); }
+static fk_status into_zero(struct world *w) { (void)w; return fk_state_into(0, good_buffer()); }
+static fk_status into_null_buffer(struct world *w) { return fk_state_into(w->counter, NULL); }
+static fk_status into_null_data(struct world *w) { fk_buffer b = {NULL, 16, 0, 0}; return fk_state_into(w->counter, &b); }
+static fk_status into_null_data_capacity_1(struct world *w) { fk_buffer b = {NULL, 1, 0, 0}; return fk_state_into(w->answer, &b); }
+/* Not an error: NULL data with capacity 0 asks for the length alone. */
+static fk_status into_length_only(struct world *w) {
+    char *json; size_t expected; uint64_t version;
+    if (fk_state(w->counter, &json, &expected, &version) != FK_OK) return -1;
+    fk_free(json);
+    fk_buffer b = {NULL, 0, 999, 999};
+    fk_status status = fk_state_into(w->counter, &b);
+    if (status == FK_OK && (b.length != expected || b.version != version || b.data != NULL || b.capacity != 0)) return -1;
+    return status;
+}
+static fk_status read_dead(struct world *w) { return fk_send_and_read(w->dead, "\"increase\"", FK_NUL_TERMINATED, good_buffer()); }
+static fk_status read_made_up_42(struct world *w) { (void)w; return fk_send_and_read(42, "\"increase\"", FK_NUL_TERMINATED, good_buffer()); }
+static fk_status read_zero(struct world *w) { (void)w; return fk_send_and_read(0, "\"increase\"", FK_NUL_TERMINATED, good_buffer()); }
+static fk_status read_null_input(struct world *w) { return fk_send_and_read(w->counter, NULL, 0, good_buffer()); }
+/* A good input with a bad buffer: the input must not be applied. */
+static fk_status read_null_buffer(struct world *w) { return fk_send_and_read(w->counter, "\"increase\"", FK_NUL_TERMINATED, NULL); }
+static fk_status read_null_data(struct world *w) { fk_buffer b = {NULL, 16, 0, 0}; return fk_send_and_read(w->counter, "\"increase\"", FK_NUL_TERMINATED, &b); }
+static fk_status read_null_data_answer(struct world *w) {
+    fk_buffer b = {NULL, 1, 0, 0};
+    return fk_send_and_read(w->answer, "{\"answerChanged\":{\"text\":\"red\"}}", FK_NUL_TERMINATED, &b);
+}
+static fk_status read_empty(struct world *w) { return fk_send_and_read(w->counter, "", 0, good_buffer()); }
+static fk_status read_truncated(struct world *w) { return fk_send_and_read(w->counter, "{\"increase\":", FK_NUL_TERMINATED, good_buffer()); }
+static fk_status read_unquoted(struct world *w) { return fk_send_and_read(w->counter, "increase", FK_NUL_TERMINATED, good_buffer()); }
+static fk_status read_bad_utf8(struct world *w) { return fk_send_and_read(w->counter, "\"\xc3\x28\"", FK_NUL_TERMINATED, good_buffer()); }
+static fk_status read_length_too_big(struct world *w) { return fk_send_and_read(w->counter, "\"increase\"", FK_NUL_TERMINATED - 1, good_buffer()); }
+static fk_status read_unknown_case(struct world *w) { return fk_send_and_read(w->counter, "\"jump\"", FK_NUL_TERMINATED, good_buffer()); }
+static fk_status read_unknown_case_small_buffer(struct world *w) { fk_buffer b = {out_data, 1, 0, 0}; return fk_send_and_read(w->counter, "{\"jump\":{}}", FK_NUL_TERMINATED, &b); }
+static fk_status read_unknown_case_length_only(struct world *w) { fk_buffer b = {NULL, 0, 0, 0}; return fk_send_and_read(w->counter, "\"jump\"", FK_NUL_TERMINATED, &b); }
+static fk_status read_field_wrong_type(struct world *w) { return fk_send_and_read(w->answer, "{\"answerChanged\":{\"text\":5}}", FK_NUL_TERMINATED, good_buffer()); }
+static fk_status read_field_on_fieldless(struct world *w) { return fk_send_and_read(w->counter, "{\"increase\":{\"by\":5}}", FK_NUL_TERMINATED, good_buffer()); }
+
 /* ---- out-pointers and subscriptions ---- */
 static fk_status state_null_out(struct world *w) { return fk_state(w->counter, NULL, NULL, NULL); }
 static fk_status version_null_out(struct world *w) { return fk_version(w->counter, NULL); }
@@ -221,16 +267,41 @@ static const struct row rows[] = {
     {"fail: unknown request", fail_unknown, FK_ERR_UNKNOWN_REQUEST, {"request 77"}},
     {"state patch: NULL out_json", patch_null_out, FK_ERR_NULL_ARGUMENT, {"out_json"}},
     {"state patch: destroyed instance", patch_dead, FK_ERR_INVALID_HANDLE, {"not a live instance"}},
+    {"state into: destroyed instance", into_dead, FK_ERR_INVALID_HANDLE, {"not a live instance"}},
+    {"state into: made-up handle 42", into_made_up_42, FK_ERR_INVALID_HANDLE, {"instance 42 "}},
+    {"state into: handle 0", into_zero, FK_ERR_INVALID_HANDLE, {"0"}},
+    {"state into: NULL buffer", into_null_buffer, FK_ERR_NULL_ARGUMENT, {"buffer", "NULL"}},
+    {"state into: NULL data with capacity 16", into_null_data, FK_ERR_NULL_ARGUMENT, {"data", "NULL", "16"}},
+    {"state into: NULL data with capacity 1", into_null_data_capacity_1, FK_ERR_NULL_ARGUMENT, {"data", "NULL"}},
+    {"state into: NULL data with capacity 0 gives the length", into_length_only, FK_OK, {NULL}},
+    {"send and read: destroyed instance", read_dead, FK_ERR_INVALID_HANDLE, {"not a live instance"}},
+    {"send and read: made-up handle 42", read_made_up_42, FK_ERR_INVALID_HANDLE, {"instance 42 "}},
+    {"send and read: handle 0", read_zero, FK_ERR_INVALID_HANDLE, {"0"}},
+    {"send and read: NULL input", read_null_input, FK_ERR_NULL_ARGUMENT, {"input_json"}},
+    {"send and read: NULL buffer, input not applied", read_null_buffer, FK_ERR_NULL_ARGUMENT, {"buffer", "NULL"}},
+    {"send and read: NULL data with capacity 16, input not applied", read_null_data, FK_ERR_NULL_ARGUMENT, {"data", "NULL", "16"}},
+    {"send and read: NULL data with capacity 1, answer not applied", read_null_data_answer, FK_ERR_NULL_ARGUMENT, {"data", "NULL"}},
+    {"send and read: empty input", read_empty, FK_ERR_MALFORMED_JSON, {"empty"}},
+    {"send and read: truncated JSON", read_truncated, FK_ERR_MALFORMED_JSON, {"line 1, column 13", "end of input"}},
+    {"send and read: unquoted case name", read_unquoted, FK_ERR_MALFORMED_JSON, {"'i'", "column 1"}},
+    {"send and read: invalid UTF-8", read_bad_utf8, FK_ERR_INVALID_UTF8, {"UTF-8", "byte 1"}},
+    {"send and read: length beyond any buffer", read_length_too_big, FK_ERR_INVALID_ARGUMENT, {"length"}},
+    {"send and read: unknown input case", read_unknown_case, FK_ERR_UNKNOWN_INPUT, {"\"jump\"", "increase, decrease, reset, show, alertDismissed"}},
+    {"send and read: unknown input case, buffer too small", read_unknown_case_small_buffer, FK_ERR_UNKNOWN_INPUT, {"\"jump\"", "valid inputs"}},
+    {"send and read: unknown input case, length only", read_unknown_case_length_only, FK_ERR_UNKNOWN_INPUT, {"\"jump\""}},
+    {"send and read: field of the wrong type", read_field_wrong_type, FK_ERR_INVALID_INPUT, {"\"answerChanged\"", "\"text\"", "expected a string, found a number"}},
+    {"send and read: field on an input without fields", read_field_on_fieldless, FK_ERR_INVALID_INPUT, {"no field \"by\"", "takes no fields"}},
 };
 
 struct snapshot {
     char *json;
-    uint64_t version;
+    uint64_t version;         /* from fk_state */
+    uint64_t counted_version; /* from fk_version */
 };
 
 static struct snapshot take(fk_instance instance) {
-    struct snapshot s = {NULL, 0};
-    if (fk_state(instance, &s.json, NULL, &s.version) != FK_OK) {
+    struct snapshot s = {NULL, 0, 0};
+    if (fk_state(instance, &s.json, NULL, &s.version) != FK_OK || fk_version(instance, &s.counted_version) != FK_OK) {
         fprintf(stderr, "cannot read a live instance's state: %s\n", fk_last_error_message());
         exit(2);
     }
@@ -238,7 +309,8 @@ static struct snapshot take(fk_instance instance) {
 }
 
 static int same(struct snapshot a, struct snapshot b) {
-    return a.version == b.version && strcmp(a.json, b.json) == 0;
+    return a.version == b.version && a.counted_version == b.counted_version && a.version == a.counted_version &&
+           strcmp(a.json, b.json) == 0;
 }
 
 int main(void) {

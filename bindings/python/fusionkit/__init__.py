@@ -13,7 +13,7 @@ exception raised for each status code of include/fusionkit.h.
 """
 from __future__ import annotations
 
-from ._native import ABI_VERSION, LIBRARY_ENV, candidate_paths, find_library
+from ._native import ABI_VERSION, LIBRARY_ENV, Buffer, candidate_paths, find_library
 from .errors import (AbiVersionError, FusionError, InternalError, InvalidArgumentError, InvalidHandleError,
                      InvalidInputError, InvalidResponseError, InvalidStateError, InvalidUTF8Error, LibraryLoadError,
                      MalformedJSONError, MissingFunctionError, NullArgumentError, UnknownFeatureError,
@@ -24,7 +24,7 @@ from .manifest import FeatureSpec, InputCase, InputField, LibraryInfo, Manifest
 __version__ = "0.1.0"
 
 __all__ = [
-    "ABI_VERSION", "LIBRARY_ENV", "JSON", "load", "find_library", "candidate_paths",
+    "ABI_VERSION", "LIBRARY_ENV", "JSON", "load", "find_library", "candidate_paths", "Buffer",
     "Library", "Instance", "Subscription", "HostEvent",
     "Manifest", "LibraryInfo", "FeatureSpec", "InputCase", "InputField",
     "FusionError", "LibraryLoadError", "AbiVersionError", "MissingFunctionError",

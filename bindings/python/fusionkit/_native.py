@@ -29,6 +29,14 @@ CHANGE_FN = ctypes.CFUNCTYPE(None, c_void_p, c_uint64, c_uint64)
 REQUEST_FN = ctypes.CFUNCTYPE(None, c_void_p, c_uint64, c_void_p, c_size_t)
 
 _status = c_int32
+
+
+class Buffer(ctypes.Structure):
+    """fk_buffer: a buffer the caller owns, that fk_state_into and fk_send_and_read
+    write the state into (data, capacity), setting its length and version."""
+
+    _fields_ = [("data", c_void_p), ("capacity", c_size_t), ("length", c_size_t), ("version", c_uint64)]
+
 # char ** receiving owned text. A c_char_p out-parameter: `.value` copies the text to bytes
 # (JSON from the library never holds a raw NUL), then the same object goes to fk_free.
 _out_text = POINTER(c_char_p)
@@ -50,6 +58,8 @@ PROTOTYPES: dict[str, tuple[Any, list[Any], bool]] = {
     "fk_send": (_status, [c_uint64, c_char_p, c_size_t], True),
     "fk_state": (_status, [c_uint64, _out_text, POINTER(c_size_t), POINTER(c_uint64)], True),
     "fk_state_patch": (_status, [c_uint64, c_uint64, _out_text, POINTER(c_size_t), POINTER(c_uint64)], False),
+    "fk_state_into": (_status, [c_uint64, POINTER(Buffer)], False),
+    "fk_send_and_read": (_status, [c_uint64, c_char_p, c_size_t, POINTER(Buffer)], False),
     "fk_version": (_status, [c_uint64, POINTER(c_uint64)], True),
     "fk_subscribe": (_status, [c_uint64, CHANGE_FN, c_void_p, POINTER(c_uint64)], True),
     "fk_unsubscribe": (_status, [c_uint64, c_uint64], True),
@@ -59,6 +69,23 @@ PROTOTYPES: dict[str, tuple[Any, list[Any], bool]] = {
     "fk_respond": (_status, [c_uint64, c_uint64, c_char_p, c_size_t], False),
     "fk_fail_request": (_status, [c_uint64, c_uint64, c_char_p, c_size_t], False),
 }
+
+
+def holding_the_gil(cdll: ctypes.CDLL, name: str) -> Any:
+    """A second function object for `name`, for the round-trip hot path: a status
+    result and no argtypes (it is called with ctypes objects made once, which skips the
+    per-argument conversion argtypes costs on every call), and called like a PyDLL
+    function, without releasing the GIL around the call (releasing and taking it back
+    costs about a tenth of a Counter round trip).
+
+    Only for fk_send_and_read and fk_state_into, which never wait for another thread
+    that might need the GIL: the library calls back (change callbacks, request
+    handlers) on this same thread, which holds it already, or on its own threads, which
+    hold none of its locks while they wait for the GIL. The price: other Python threads
+    wait while the library encodes a large state."""
+    function = ctypes.PyDLL(cdll._name, handle=cdll._handle)._FuncPtr((name, cdll))
+    function.restype = _status
+    return function
 
 
 def open_library(path: str | os.PathLike[str]) -> tuple[ctypes.CDLL, frozenset[str]]:

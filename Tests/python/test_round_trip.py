@@ -1,0 +1,114 @@
+"""The one-call round trip: `send_and_read` / `send_and_read_json` (fk_send_and_read) and
+the state read into the instance's own buffer (fk_state_into)."""
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import pytest
+
+import fusionkit
+
+
+def test_send_and_read_returns_the_state_right_after_the_input(lib: fusionkit.Library) -> None:
+    with lib.create("counter") as counter:
+        assert counter.send_and_read("increase") == {"value": 1, "isReset": False, "alert": None}
+        assert counter.send_and_read_json(b'"increase"') == (b'{"value":2,"isReset":false,"alert":null}', 2)
+        assert counter.send_and_read_json('{"show":{}}') == (b'{"value":2,"isReset":false,"alert":"The value is 2."}', 3)
+        assert counter.send_and_read({"reset": {}})["isReset"] is True
+        assert counter.state == {"value": 0, "isReset": True, "alert": "The value is 2."}
+        assert counter.version == 4
+    with lib.create("answer") as answer:
+        state = answer.send_and_read("answerChanged", text="blue")
+        assert state["answer"] == "blue" and state["isSubmitEnabled"] is True
+
+
+def test_a_refused_input_changes_nothing(lib: fusionkit.Library) -> None:
+    with lib.create("counter") as counter:
+        counter.send_and_read("increase")
+        with pytest.raises(fusionkit.UnknownInputError, match='"jump"'):
+            counter.send_and_read("jump")
+        # A NUL inside the text is sent with its length, not cut at the NUL: the library
+        # sees the whole text and names the control character.
+        with pytest.raises(fusionkit.MalformedJSONError) as caught:
+            counter.send_and_read_json(b'"inc\x00rease"')
+        assert "column 5" in str(caught.value)
+        assert counter.state_json() == (b'{"value":1,"isReset":false,"alert":null}', 1)
+
+
+def test_a_state_larger_than_the_buffer_is_read_whole(lib: fusionkit.Library) -> None:
+    with lib.create("wifi") as wifi:
+        state = wifi.state
+        networks = [{"id": f"n{i}", "name": f"Network {i}", "isSecured": i % 2 == 0, "connectivity": 0.25}
+                    for i in range(400)]
+        state["foundNetworks"] = networks
+        state["otherNetworks"] = networks
+    with lib.create("wifi", state=state, settings={"liveScan": False}) as wifi:
+        text, version = wifi.send_and_read_json('{"networkTapped":{"id":"n3"}}')
+        assert len(text) > 20_000
+        assert (text, version) == wifi.state_json()
+        assert json.loads(text)["selectedNetworkID"] == "n3"
+        assert wifi.state == json.loads(text)
+        # And again, now that the instance's buffer has grown to fit.
+        assert wifi.send_and_read_json('{"networkTapped":{"id":"n4"}}')[1] == version + 1
+
+
+def test_two_threads_each_get_the_state_their_own_input_produced(lib: fusionkit.Library) -> None:
+    per_thread = 3000
+    seen: list[list[tuple[int, int]]] = [[], []]
+    start = threading.Barrier(2)
+
+    def run(index: int) -> None:
+        start.wait()
+        for _ in range(per_thread):
+            text, version = counter.send_and_read_json(b'"increase"')
+            seen[index].append((json.loads(text)["value"], version))
+
+    with lib.create("counter") as counter:
+        threads = [threading.Thread(target=run, args=(index,)) for index in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for pairs in seen:
+            assert all(value == version for value, version in pairs)
+            versions = [version for _, version in pairs]
+            assert versions == sorted(versions)
+        assert sorted(version for pairs in seen for _, version in pairs) == list(range(1, 2 * per_thread + 1))
+        assert counter.version == 2 * per_thread
+
+
+def test_a_callback_may_send_and_read_on_the_same_instance(lib: fusionkit.Library) -> None:
+    inner: list[tuple[bytes, int]] = []
+    with lib.create("counter") as counter:
+        def on_change(version: int) -> None:
+            if version == 1:
+                inner.append(counter.send_and_read_json(b'"increase"'))
+
+        counter.subscribe(on_change)
+        outer = counter.send_and_read_json(b'"increase"')
+        # Each call returns the state its own input produced, though the callback's
+        # input was applied before the outer call returned.
+        assert outer == (b'{"value":1,"isReset":false,"alert":null}', 1)
+        assert inner == [(b'{"value":2,"isReset":false,"alert":null}', 2)]
+        assert counter.version == 2
+
+
+def test_a_library_without_the_one_call_functions_still_works(library_path: Any) -> None:
+    lib = fusionkit.Library(library_path)
+    # As with a library built before fk_send_and_read and fk_state_into existed.
+    lib._hot.clear()
+    with lib.create("counter") as counter:
+        assert counter.send_and_read("increase")["value"] == 1
+        assert counter.send_and_read_json(b'"increase"') == (b'{"value":2,"isReset":false,"alert":null}', 2)
+        assert counter.state["value"] == 2
+
+
+def test_after_close_every_read_is_refused(lib: fusionkit.Library) -> None:
+    counter = lib.create("counter")
+    counter.close()
+    with pytest.raises(fusionkit.InvalidHandleError):
+        counter.send_and_read("increase")
+    with pytest.raises(fusionkit.InvalidHandleError):
+        counter.state
