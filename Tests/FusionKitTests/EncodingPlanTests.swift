@@ -211,3 +211,177 @@ private func expectSameAsTree<T: Encodable>(_ values: [T], sourceLocation: Sourc
         }
     }
 }
+
+// Cases from a review of the plans and the stream: each once wrote something other than
+// the tree encoder, or never returned.
+
+private final class Referenced: Codable {
+    var id = 7
+}
+
+private struct WeakHolder: Encodable {
+    weak var object: Referenced?
+    var n: Int
+}
+
+private struct UnownedHolder: Encodable {
+    unowned var object: Referenced
+    var n: Int
+}
+
+private struct Tree: Codable {
+    var name: String
+    var left: [Tree]
+    var right: [Tree]
+}
+
+private struct SortsItsItems: Encodable {
+    var items: [Int]
+    enum CodingKeys: String, CodingKey { case items }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(items.sorted(), forKey: .items)
+    }
+}
+
+private struct Pair: Codable {
+    var p: Int
+    var q: String
+}
+
+private struct Shifted: Encodable {
+    var level: Int8
+    var pair: Pair
+    enum CodingKeys: String, CodingKey { case level, pair }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(level &+ 1, forKey: .level)
+        try container.encode(Pair(p: pair.p * 10, q: pair.q.uppercased()), forKey: .pair)
+    }
+}
+
+private struct Unsigned: Codable {
+    var u: UInt
+    var maybe: UInt?
+}
+
+private struct AskedTwice: Encodable {
+    enum Keys: String, CodingKey { case a, b }
+    enum Inner: String, CodingKey { case x }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        var nested = container.nestedContainer(keyedBy: Inner.self, forKey: .a)
+        try nested.encode(1, forKey: .x)
+        var again = encoder.container(keyedBy: Keys.self)
+        try again.encode(2, forKey: .b)
+    }
+}
+
+private struct SingleThenKeyed: Encodable {
+    enum Keys: String, CodingKey { case k }
+    func encode(to encoder: any Encoder) throws {
+        _ = encoder.singleValueContainer()
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(1, forKey: .k)
+    }
+}
+
+private struct HoldsSingleThenKeyed: Encodable {
+    var a = 0
+    var child = SingleThenKeyed()
+}
+
+private struct DuplicateKey: Encodable {
+    enum Keys: String, CodingKey { case a, b }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(1, forKey: .a)
+        try container.encode(2, forKey: .b)
+        try container.encode(3, forKey: .a)
+    }
+}
+
+private struct SwallowsErrors: Encodable {
+    var d: Double
+    var n: Int
+    enum Keys: String, CodingKey { case d, n }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try? container.encode(d, forKey: .d)
+        try container.encode(n, forKey: .n)
+    }
+}
+
+private struct ReadsItsPath: Encodable {
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(encoder.codingPath.count)
+    }
+}
+
+private struct HoldsPathReader: Encodable {
+    var p = ReadsItsPath()
+}
+
+private struct Refuses: Encodable {
+    func encode(to encoder: any Encoder) throws {
+        throw EncodingError.invalidValue(0, .init(codingPath: encoder.codingPath, debugDescription: "refused"))
+    }
+}
+
+private struct HoldsRefuser: Encodable {
+    var list = [Refuses()]
+}
+
+@Suite struct EncodingPlanReviewTests {
+    @Test func weakAndUnownedPropertiesKeepTheirEncodeTo() throws {
+        var object: Referenced? = Referenced()
+        try expectSameAsTree([WeakHolder(object: object, n: 1), WeakHolder(object: object, n: 2)])
+        let holder = UnownedHolder(object: object!, n: 3)
+        try expectSameAsTree([holder])
+        object = nil
+        try expectSameAsTree([WeakHolder(object: nil, n: 4)])
+    }
+
+    @Test(.timeLimit(.minutes(1))) func recursiveTypesArePlannedOnce() throws {
+        let leaf = Tree(name: "leaf", left: [], right: [])
+        try expectSameAsTree([Tree(name: "r", left: [], right: []), Tree(name: "r", left: [leaf], right: [leaf, leaf])])
+        try expectSameAsTree([Tree(name: "r", left: [Tree(name: "m", left: [leaf], right: [])], right: [])])
+    }
+
+    @Test func transformedMembersAreCaughtByTheReplay() throws {
+        try expectSameAsTree([SortsItsItems(items: [3, 1, 2]), SortsItsItems(items: [9, 8])])
+        try expectSameAsTree([Shifted(level: 1, pair: Pair(p: 1, q: "q")), Shifted(level: 5, pair: Pair(p: 2, q: "z"))])
+    }
+
+    @Test func unsignedBeyondIntMaxIsWrittenAsTheTreeWritesIt() throws {
+        try expectSameAsTree([Unsigned(u: .max, maybe: .max), Unsigned(u: 1, maybe: nil)])
+        try expectSameAsTree([[UInt.max], [1]])
+    }
+
+    @Test func containersAskedForAgainWriteWhereTheTreeDoes() throws {
+        try expectSameAsTree([AskedTwice()])
+        #expect(try stream(AskedTwice()) == #"{"a":{"x":1},"b":2}"#)
+        try expectSameAsTree([HoldsSingleThenKeyed()])
+    }
+
+    @Test func aKeyWrittenTwiceKeepsTheLastValue() throws {
+        try expectSameAsTree([DuplicateKey()])
+        #expect(try stream(DuplicateKey()) == #"{"a":3,"b":2}"#)
+    }
+
+    @Test func swallowedErrorsStillSendTheValueToTheTree() throws {
+        try expectSameAsTree([SwallowsErrors(d: .nan, n: 1), SwallowsErrors(d: 1.5, n: 2)])
+    }
+
+    @Test func codingPathsAreThoseOfTheTree() throws {
+        try expectSameAsTree([HoldsPathReader()])
+        #expect(throws: (any Error).self) { _ = try JSONStreamEncoder().encode(HoldsRefuser()) }
+        var streamError = ""
+        var treeError = ""
+        do { _ = try JSONStreamEncoder().encode(HoldsRefuser()) } catch { streamError = "\(error)" }
+        do { _ = try JSONValueEncoder().encodeBytes(HoldsRefuser()) } catch { treeError = "\(error)" }
+        #expect(streamError == treeError)
+        #expect(streamError.contains("list"))
+    }
+}

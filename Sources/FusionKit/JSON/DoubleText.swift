@@ -31,9 +31,11 @@ enum DoubleText {
         guard magnitude >= 0.001, magnitude < 1e9 else { return nil }
         var scale = 10.0
         for decimals in 1...4 {
-            let digits = (magnitude * scale).rounded()
-            if digits / scale == magnitude {
-                return format(UInt64(digits), decimals: decimals, negative: value < 0, into: buffer)
+            // Rounded by truncating x + 0.5 (no libm call). Off by one at worst near a
+            // half, and then the exact check below turns the candidate down.
+            let digits = UInt64(magnitude * scale + 0.5)
+            if Double(digits) / scale == magnitude {
+                return format(digits, decimals: decimals, negative: value < 0, into: buffer)
             }
             scale *= 10
         }

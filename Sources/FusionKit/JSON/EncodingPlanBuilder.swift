@@ -7,13 +7,16 @@
 /// (as the runtime's field metadata lists them), each under its own name, with the
 /// property's own type and (for numbers, booleans and strings) the very value stored.
 /// That is what a synthesized conformance does; custom `CodingKeys`, computed keys,
-/// skipped or reordered properties, nested containers, single-value containers or
-/// transformed values all fail the check, and such a type keeps its `encode(to:)`.
+/// skipped or reordered properties, nested containers, single-value containers, `weak`
+/// or `unowned` properties all fail the check, and such a type keeps its `encode(to:)`.
+/// Then the plan is run on the same value and must write the very bytes the encode
+/// wrote, which catches transformed values at any depth (`EncodingPlans.learn`).
 ///
 /// The evidence is an `EncodeRecord` taken during an ordinary encode of the type (the
-/// first one), so checking calls no `encode(to:)` more than encoding does. A custom
-/// `encode(to:)` that behaves like the synthesized one on that first value and
-/// differently on later ones is not caught; docs/performance.md says so.
+/// first one), so judging calls no `encode(to:)` of the type beyond encoding it (the
+/// replay may call its members' own). A custom `encode(to:)` that behaves like the
+/// synthesized one on that first value and differently on later ones is not caught;
+/// docs/performance.md says so.
 enum EncodingPlanBuilder {
     /// What is known about a struct type.
     enum Verdict {
@@ -25,7 +28,7 @@ enum EncodingPlanBuilder {
 
     /// Judges a recorded type by the rules above.
     static func verdict(from record: EncodeRecord) -> Verdict {
-        guard isStruct(record.type), record.isPlainKeyed else { return .custom }
+        guard isStruct(record.type), record.fieldsArePlain, record.isPlainKeyed else { return .custom }
         var fields: [(name: String, offset: Int, type: Any.Type)] = []
         let listed = _forEachField(of: record.type) { name, offset, type, _ in
             fields.append((String(cString: name), offset, type))
@@ -54,10 +57,10 @@ enum EncodingPlanBuilder {
     }
 
     struct Session {
-        /// How deep nested plans go before the rest is left to `Encodable` (recursive types).
-        static let depthLimit = 32
         let verdicts: [ObjectIdentifier: Verdict]
-        private var depth = 0
+        /// The structs being planned further up: a recursive type is left to `Encodable`
+        /// where it recurs (planning it again would unroll it without end).
+        private var inProgress: [ObjectIdentifier] = []
 
         init(verdicts: [ObjectIdentifier: Verdict]) {
             self.verdicts = verdicts
@@ -69,17 +72,18 @@ enum EncodingPlanBuilder {
             if let optional = T.self as? any PlannableOptional.Type { return optional.optionalNode(&self) }
             // Only structs are planned: the other numbers, enums, classes and tuples keep
             // their encode(to:).
-            guard depth < Self.depthLimit, isStruct(T.self), !(T.self is any BinaryInteger.Type), T.self != Float.self else {
+            let id = ObjectIdentifier(T.self)
+            guard !inProgress.contains(id), isStruct(T.self), !(T.self is any BinaryInteger.Type), T.self != Float.self else {
                 return .codable(.of(T.self))
             }
-            switch verdicts[ObjectIdentifier(T.self)] {
+            switch verdicts[id] {
             case nil:
                 return .unresolved(.unresolved(T.self))
             case .custom:
                 return .codable(.of(T.self))
             case .plain(let fields):
-                depth += 1
-                defer { depth -= 1 }
+                inProgress.append(id)
+                defer { inProgress.removeLast() }
                 var members: [(key: String, offset: Int, node: EncodingPlan.Node)] = []
                 for field in fields { members.append((field.name, field.offset, node(field.type))) }
                 return .object(members)

@@ -4,8 +4,9 @@
 final class EncodingPlans: @unchecked Sendable {
     static let shared = EncodingPlans()
 
-    /// How often one type's plan is built again, to cover structs first met later.
-    static let rebuildLimit = 16
+    /// How often one type's plan is built again, to cover structs first met later (each
+    /// rebuild covers at least one more type, so this only bounds pathological cases).
+    static let rebuildLimit = 64
 
     private struct Entry {
         var plan: EncodingPlan
@@ -23,24 +24,38 @@ final class EncodingPlans: @unchecked Sendable {
         return plans[ObjectIdentifier(T.self)]?.plan
     }
 
-    /// Takes verdicts from what an encode of a `T` recorded and (re)builds `T`'s plan.
-    /// Without a recording (the encode could not be streamed): `T` goes through `Encodable`.
-    @discardableResult
-    func learn<T: Encodable>(_ type: T.Type, from recording: EncodeRecording?) -> EncodingPlan? {
+    /// Takes verdicts from what an encode of a `T` recorded and builds `T`'s plan again
+    /// with them; returns the plan to use from now on.
+    func learn<T: Encodable>(_ type: T.Type, from recording: EncodeRecording) -> EncodingPlan? {
         let id = ObjectIdentifier(T.self)
-        // Judged outside the lock: nothing here calls back into encoding, but keep it short.
-        var learnt: [(ObjectIdentifier, EncodingPlanBuilder.Verdict)] = []
-        for (typeID, record) in recording?.records ?? [:] where lock.withLock({ verdicts[typeID] == nil }) {
-            learnt.append((typeID, EncodingPlanBuilder.verdict(from: record)))
+        var known = lock.withLock { verdicts }
+        if let current = lock.withLock({ plans[id] }), !current.plan.hasUnresolvedParts || current.rebuilds >= Self.rebuildLimit {
+            return current.plan  // another thread completed it already, or it is as complete as it gets
         }
+        // Judged and checked outside the lock: replays run members' own encode(to:).
+        var learnt: [ObjectIdentifier: EncodingPlanBuilder.Verdict] = [:]
+        for (typeID, record) in recording.records where known[typeID] == nil {
+            learnt[typeID] = EncodingPlanBuilder.verdict(from: record)
+        }
+        known.merge(learnt) { old, _ in old }
+        // A plain verdict stands only if the type's plan writes what its encode wrote.
+        // Turning one down changes the plans of the types around it: check again until
+        // nothing changes.
+        var changed = true
+        while changed {
+            changed = false
+            for (typeID, verdict) in learnt {
+                guard case .plain = verdict, let record = recording.records[typeID], !record.replays(with: known) else { continue }
+                learnt[typeID] = .custom
+                known[typeID] = .custom
+                changed = true
+            }
+        }
+        let plan = EncodingPlanBuilder.plan(for: T.self, verdicts: known)
         lock.lock()
         defer { lock.unlock() }
         for (typeID, verdict) in learnt where verdicts[typeID] == nil { verdicts[typeID] = verdict }
         let rebuilds = plans[id].map { $0.rebuilds + 1 } ?? 0
-        guard rebuilds <= Self.rebuildLimit else { return plans[id]?.plan }
-        let plan = recording == nil
-            ? EncodingPlan(type: T.self, node: .codable(.of(T.self)))
-            : EncodingPlanBuilder.plan(for: T.self, verdicts: verdicts)
         plans[id] = Entry(plan: plan, rebuilds: rebuilds)
         return plan
     }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Encodes `Encodable` values straight to UTF-8 bytes, without building a tree.
 ///
 /// Synthesized `encode(to:)` code writes fields in order and finishes each nested
@@ -35,7 +41,9 @@ public struct JSONStreamEncoder {
                 try stream.writeValue(value)
             }
             try stream.finish()
-        } catch is OutOfOrder {
+        } catch {
+            // Out of order for the stream, or an error from encode(to:) code: the tree
+            // encoder writes it, or throws the error with its coding path.
             return (try JSONValueEncoder().encodeBytes(value), plan, nil)
         }
         // Set when the encode met types without a plan (the first value, or a struct
@@ -53,7 +61,11 @@ struct OutOfOrder: Error {}
 // `Store` keeps one between encodes (see `encode(_:plan:scratch:)`), saving two
 // allocations each time.
 final class StreamWriter: Encoder {
-    var codingPath: [any CodingKey] { [] }
+    // The stream keeps no coding path; code that reads it gets the tree encoder, which does.
+    var codingPath: [any CodingKey] {
+        broken = true
+        return []
+    }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     struct Frame {
@@ -69,10 +81,28 @@ final class StreamWriter: Encoder {
         /// tell a bare "_0" payload from an object).
         var opened: Bool
         var count: Int
+        /// For objects: the keys written so far. A key written twice is something the
+        /// stream cannot take back (the tree encoder keeps the last value).
+        var keys: [String] = []
+        var keySet: Set<String>?
+
+        /// Adds `key`; false when it was there already.
+        mutating func insert(_ key: String) -> Bool {
+            if keySet != nil { return keySet!.insert(key).inserted }
+            if keys.contains(key) { return false }
+            keys.append(key)
+            if keys.count > 16 {
+                keySet = Set(keys)  // a dictionary with many keys: no quadratic search
+                keys = []
+            }
+            return true
+        }
     }
 
     /// The output, in a buffer of our own: appending through `Array` costs a
     /// uniqueness check and a generic call per piece, more than the copying itself.
+    /// malloc'd, so that it grows with realloc: a large state's buffer is extended (by
+    /// mremap, for large blocks) instead of copied at every doubling.
     @exclusivity(unchecked) private var storage: UnsafeMutablePointer<UInt8>
     @exclusivity(unchecked) private var capacity: Int
     @exclusivity(unchecked) private var count = 0
@@ -86,10 +116,13 @@ final class StreamWriter: Encoder {
     /// (see `EncodingPlanBuilder`); `currentRecord` is the value being encoded.
     @exclusivity(unchecked) var recording: EncodeRecording?
     @exclusivity(unchecked) private var currentRecord: EncodeRecord?
+    /// The object frame opened for the value being encoded: a second request for its
+    /// keyed container (allowed by Encoder) writes into that one, and only that one.
+    @exclusivity(unchecked) private var currentValueFrame: Int?
 
     init() {
         capacity = 256
-        storage = .allocate(capacity: capacity)
+        storage = Self.allocate(capacity)
     }
 
     /// Worth keeping for the next encode: not holding on to a large buffer.
@@ -112,7 +145,12 @@ final class StreamWriter: Encoder {
     }
 
     deinit {
-        storage.deallocate()
+        free(storage)
+    }
+
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<UInt8> {
+        guard let memory = malloc(capacity) else { fatalError("out of memory allocating \(capacity) bytes for JSON") }
+        return memory.assumingMemoryBound(to: UInt8.self)
     }
 
     /// What has been written.
@@ -127,10 +165,8 @@ final class StreamWriter: Encoder {
     private func grow(_ needed: Int) {
         var newCapacity = capacity * 2
         while newCapacity < needed { newCapacity *= 2 }
-        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        bigger.update(from: storage, count: count)
-        storage.deallocate()
-        storage = bigger
+        guard let bigger = realloc(storage, newCapacity) else { fatalError("out of memory growing JSON to \(newCapacity) bytes") }
+        storage = bigger.assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
     }
 
@@ -198,18 +234,33 @@ final class StreamWriter: Encoder {
             try writeDouble(unsafeBitCast(value, to: Double.self))
         } else {
             let depth = frames.count
+            let start = count
             slotOpen = true
-            let outer = currentRecord
-            currentRecord = recording?.start(value) ?? nil
-            defer { currentRecord = outer }
+            let outerRecord = currentRecord
+            let outerFrame = currentValueFrame
+            let record = recording?.start(value) ?? nil
+            currentRecord = record
+            currentValueFrame = nil
+            defer {
+                currentRecord = outerRecord
+                currentValueFrame = outerFrame
+            }
             try value.encode(to: self)
             if slotOpen {
                 // Encoded nothing: synthesized code for an empty type still asks for a
                 // container, so this is custom code; let the tree encoder decide.
-                throw OutOfOrder()
+                throw outOfOrder()
             }
             try close(downTo: depth)
+            record?.bytes = [UInt8](UnsafeBufferPointer(start: storage + start, count: count - start))
         }
+    }
+
+    /// The error that sends the value to the tree encoder. Also marks the stream broken,
+    /// so that `finish` throws it again even if `encode(to:)` code swallowed it (`try?`).
+    func outOfOrder() -> OutOfOrder {
+        broken = true
+        return OutOfOrder()
     }
 
     func finish() throws {
@@ -283,9 +334,8 @@ final class StreamWriter: Encoder {
         if let small = Int(exactly: i) {
             writeInteger(small)
         } else {
-            var writer = JSONWriter()
-            writer.writeInteger(i)
-            writer.bytes.withUnsafeBytes { append($0) }
+            // Beyond Int (UInt.max, say): the tree encoder decides how that is written.
+            broken = true
         }
     }
 
@@ -295,7 +345,7 @@ final class StreamWriter: Encoder {
     }
 
     func writeDouble(_ d: Double) throws {
-        guard d.isFinite else { throw OutOfOrder() }  // the tree encoder words the error
+        guard d.isFinite else { throw outOfOrder() }  // the tree encoder words the error
         if d == d.rounded(.towardZero), abs(d) < 1e15 {
             writeInteger(Int(d))
             return
@@ -335,7 +385,7 @@ final class StreamWriter: Encoder {
     /// Makes the frame `id` the innermost, closing deeper ones; throws if it was closed.
     @inline(__always) func activate(_ id: Int) throws -> Int {
         if let last = frames.last, last.id == id { return frames.count - 1 }
-        guard let index = frames.lastIndex(where: { $0.id == id }) else { throw OutOfOrder() }
+        guard let index = frames.lastIndex(where: { $0.id == id }) else { throw outOfOrder() }
         try close(downTo: index + 1)
         return index
     }
@@ -355,14 +405,15 @@ final class StreamWriter: Encoder {
                 append(UInt8(ascii: "{"))
                 frames[index].opened = true
             }
+            guard frames[index].insert(key) else { throw outOfOrder() }
             if frames[index].count > 0 { append(UInt8(ascii: ",")) }
             frames[index].count += 1
             writeString(key)
             append(UInt8(ascii: ":"))
         case .bare:
-            throw OutOfOrder()  // a second value next to "_0": not a bare payload after all
+            throw outOfOrder()  // a second value next to "_0": not a bare payload after all
         case .array:
-            throw OutOfOrder()
+            throw outOfOrder()
         }
     }
 
@@ -388,11 +439,14 @@ final class StreamWriter: Encoder {
         currentRecord?.keyedContainers += 1
         if slotOpen {
             slotOpen = false
-            return KeyedEncodingContainer(StreamKeyed<Key>(writer: self, frame: push(.object), record: currentRecord))
+            let frame = push(.object)
+            currentValueFrame = frame
+            return KeyedEncodingContainer(StreamKeyed<Key>(writer: self, frame: frame, record: currentRecord))
         }
-        // A second request for the same value's container (allowed by Encoder) reuses it.
-        if let last = frames.last, last.kind == .object {
-            return KeyedEncodingContainer(StreamKeyed<Key>(writer: self, frame: last.id, record: currentRecord))
+        // A second request for the same value's container reuses it (its writes close
+        // whatever was opened inside it since).
+        if let frame = currentValueFrame, frames.contains(where: { $0.id == frame && $0.kind == .object }) {
+            return KeyedEncodingContainer(StreamKeyed<Key>(writer: self, frame: frame, record: currentRecord))
         }
         broken = true
         return KeyedEncodingContainer(StreamKeyed<Key>(writer: self, frame: push(.object), record: nil))
@@ -424,7 +478,10 @@ private struct StreamKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let frame: Int
     /// Where the members are written down while recording (see `EncodeRecord`).
     let record: EncodeRecord?
-    var codingPath: [any CodingKey] { [] }
+    var codingPath: [any CodingKey] {
+        writer.broken = true
+        return []
+    }
 
     // Each call is recorded once with the type it was given (T? for encodeIfPresent),
     // then written by a `put` that records nothing.
@@ -492,7 +549,7 @@ private struct StreamKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
     private func put(_ value: UInt64, _ key: Key) throws {
         // Beyond Int.max the tree encoder writes a double; let it.
-        guard value <= UInt64(Int.max) else { throw OutOfOrder() }
+        guard value <= UInt64(Int.max) else { throw writer.outOfOrder() }
         try putInteger(value, key)
     }
     private func putInteger<I: BinaryInteger>(_ value: I, _ key: Key) throws {
@@ -539,7 +596,10 @@ private struct StreamUnkeyed: UnkeyedEncodingContainer {
     let writer: StreamWriter
     let frame: Int
     var count = 0
-    var codingPath: [any CodingKey] { [] }
+    var codingPath: [any CodingKey] {
+        writer.broken = true
+        return []
+    }
 
     init(writer: StreamWriter, frame: Int) {
         self.writer = writer
@@ -586,7 +646,10 @@ private struct StreamUnkeyed: UnkeyedEncodingContainer {
 
 private struct StreamSingle: SingleValueEncodingContainer {
     let writer: StreamWriter
-    var codingPath: [any CodingKey] { [] }
+    var codingPath: [any CodingKey] {
+        writer.broken = true
+        return []
+    }
 
     mutating func encodeNil() throws { writer.writeNull() }
     mutating func encode(_ value: Bool) throws { writer.writeBool(value) }
@@ -606,7 +669,7 @@ private struct StreamSingle: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt32) throws { writer.writeInteger(value) }
     mutating func encode(_ value: UInt64) throws {
         // Beyond Int.max the tree encoder writes a double; let it.
-        guard value <= UInt64(Int.max) else { throw OutOfOrder() }
+        guard value <= UInt64(Int.max) else { throw writer.outOfOrder() }
         writer.writeInteger(value)
     }
     mutating func encode<T: Encodable>(_ value: T) throws { try writer.encodeNested(value) }
