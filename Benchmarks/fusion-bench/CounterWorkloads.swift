@@ -34,15 +34,24 @@ enum CounterWorkloads {
                 }
             }
         }
+        // The same round trip in one call, into a buffer the caller owns.
+        let oneCall: (Int) -> Void = { n in
+            increase.withUnsafeBufferPointer { input in
+                let data = UnsafeMutablePointer<CChar>.allocate(capacity: 1024)
+                defer { data.deallocate() }
+                var buffer = fk_buffer(data: data, capacity: 1024, length: 0, version: 0)
+                for _ in 0..<n { _ = fk_send_and_read(handle, input.baseAddress, input.count - 1, &buffer) }
+            }
+        }
         let tagged = Data("{\"increase\":{}}".utf8)
+        let viaFoundation: (Int) -> Void = { n in
+            var counter = FoundationCounter()
+            for _ in 0..<n { _ = counter.roundTrip(tagged) }
+        }
         let foundation = Comparison(
             name: "Counter round trip from C", subject: "C ABI: fk_send + fk_state + fk_free",
             baseline: "Foundation JSONDecoder + JSONEncoder, in-process", target: "≤ 1 µs and ≥ 8× faster",
-            iterations: 20_000, runSubject: abi,
-            runBaseline: { n in
-                var counter = FoundationCounter()
-                for _ in 0..<n { _ = counter.roundTrip(tagged) }
-            })
+            iterations: 20_000, runSubject: abi, runBaseline: viaFoundation)
         let inProcess = Comparison(
             name: "Counter round trip: the ABI's own cost", subject: "C ABI: fk_send + fk_state + fk_free",
             baseline: "Swift Store in-process: send + encodedState", target: "(reference)",
@@ -54,6 +63,10 @@ enum CounterWorkloads {
                     _ = try? store.encodedState()
                 }
             })
-        return [foundation, inProcess].map { Harness.measure($0, rounds: rounds) }
+        let oneCallFoundation = Comparison(
+            name: "Counter round trip from C, one call", subject: "C ABI: fk_send_and_read into the caller's buffer",
+            baseline: "Foundation JSONDecoder + JSONEncoder, in-process", target: "(the same targets)",
+            iterations: 20_000, runSubject: oneCall, runBaseline: viaFoundation)
+        return [foundation, oneCallFoundation, inProcess].map { Harness.measure($0, rounds: rounds) }
     }
 }

@@ -339,9 +339,19 @@ final class StreamWriter: Encoder {
         }
     }
 
+    // The literals are stored as whole words (their ASCII read as a little-endian
+    // number): a call to memcpy for four or five bytes costs more than the rest.
     @inline(__always) func writeBool(_ b: Bool) {
-        let literal: StaticString = b ? "true" : "false"
-        append(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        reserve(8)
+        let target = UnsafeMutableRawPointer(storage + count)
+        if b {
+            target.storeBytes(of: UInt32(littleEndian: 0x6575_7274), as: UInt32.self)  // "true"
+            count += 4
+        } else {
+            target.storeBytes(of: UInt32(littleEndian: 0x736C_6166), as: UInt32.self)  // "fals"
+            target.storeBytes(of: UInt8(ascii: "e"), toByteOffset: 4, as: UInt8.self)
+            count += 5
+        }
     }
 
     func writeDouble(_ d: Double) throws {
@@ -354,9 +364,10 @@ final class StreamWriter: Encoder {
         count += DoubleText.write(d, into: storage + count)
     }
 
-    func writeNull() {
-        let literal: StaticString = "null"
-        append(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    @inline(__always) func writeNull() {
+        reserve(4)
+        UnsafeMutableRawPointer(storage + count).storeBytes(of: UInt32(littleEndian: 0x6C6C_756E), as: UInt32.self)  // "null"
+        count += 4
     }
 
     // MARK: frames

@@ -122,9 +122,10 @@ public final class Store<F: Feature>: @unchecked Sendable {
         let cached = encoded?.version == version ? encoded?.bytes : nil
         let state = current
         let plan = statePlan
+        let scratch = cached == nil ? takeScratchLocked() : nil
         finishLocked()
         if let cached { return (cached, version) }
-        return (try encode(state, version: version, plan: plan), version)
+        return (try encode(state, version: version, plan: plan, scratch: scratch), version)
     }
 
     /// Applies an action fed back by a running effect, unless it has been cancelled.
@@ -374,21 +375,27 @@ public final class Store<F: Feature>: @unchecked Sendable {
         }
         let state = current
         let plan = statePlan
+        let scratch = takeScratchLocked()
         lock.unlock()
-        return (try encode(state, version: version, plan: plan), version)
+        return (try encode(state, version: version, plan: plan, scratch: scratch), version)
     }
 
-    /// Encodes `state` (the state at `version`) and keeps the bytes unless a newer
-    /// version's are kept already. Called without the lock.
+    /// The encoder's scratch kept from the last encode, now this caller's. Lock held.
     @inlinable
-    func encode(_ state: F.State, version: UInt64, plan: EncodingPlan?) throws(FusionError) -> [UInt8] {
+    func takeScratchLocked() -> AnyObject? {
+        let scratch = encodeScratch
+        encodeScratch = nil
+        return scratch
+    }
+
+    /// Encodes `state` (the state at `version`) with the plan and scratch taken under the
+    /// lock, and keeps the bytes unless a newer version's are kept already, and the
+    /// scratch. Called without the lock.
+    @inlinable
+    func encode(_ state: F.State, version: UInt64, plan: EncodingPlan?, scratch spare: AnyObject?) throws(FusionError) -> [UInt8] {
         let bytes: [UInt8]
         let newPlan: EncodingPlan?
         let scratch: AnyObject?
-        lock.lock()
-        let spare = encodeScratch
-        encodeScratch = nil
-        lock.unlock()
         do {
             (bytes, newPlan, scratch) = try JSONStreamEncoder().encode(state, plan: plan, scratch: spare)
         } catch {
