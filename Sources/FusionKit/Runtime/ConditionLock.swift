@@ -9,7 +9,7 @@ import Darwin
 /// The core links neither Foundation nor Synchronization, so that a plugin library
 /// needs only the Swift runtime itself; this is the one lock type it uses.
 public final class ConditionLock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
     public init() {
@@ -28,8 +28,9 @@ public final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    public func lock() { pthread_mutex_lock(mutex) }
-    public func unlock() { pthread_mutex_unlock(mutex) }
+    // Inlinable: every call through the ABI takes two or three locks.
+    @inlinable public func lock() { pthread_mutex_lock(mutex) }
+    @inlinable public func unlock() { pthread_mutex_unlock(mutex) }
 
     /// Waits for `broadcast()`; the lock must be held, and is held again on return.
     public func wait() { pthread_cond_wait(condition, mutex) }
