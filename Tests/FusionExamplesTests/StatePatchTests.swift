@@ -136,6 +136,30 @@ enum PatchApplier {
         }
     }
 
+    @Test func patchesWalkPlannedStatesFieldByField() throws {
+        // Once the state has been encoded, its types have plans, and the differ walks their
+        // fields in memory instead of capturing encode(to:) calls: the same patches.
+        var state = WiFiSettings.State(foundNetworks: networks(40), selectedNetworkID: "n3")
+        state.destination = .connect(ConnectToNetwork.State(network: state.foundNetworks[0]))
+        _ = try JSONStreamEncoder().encode(state)
+        _ = try JSONStreamEncoder().encode(state)
+        let random = RandomSource(seed: 7)
+        for step in 0..<200 {
+            var next = state
+            WiFiSettings.scan(&next, random)
+            if step % 17 == 0 { next.foundNetworks[step % next.foundNetworks.count].name += "!" }
+            if step % 23 == 0 { next.destination = step % 2 == 0 ? nil : .detail(NetworkDetail.State(network: next.foundNetworks[0])) }
+            WiFiSettings.derive(&next)
+            _ = try expectPatchWorks(state, next)
+            state = next
+        }
+        var renamed = state
+        renamed.foundNetworks[1].name = "Renamed"
+        WiFiSettings.derive(&renamed)
+        let patch = try expectPatchWorks(state, renamed)
+        #expect(patch.contains { $0["path"] == "/foundNetworks/1/name" && $0["value"] == "Renamed" })
+    }
+
     @Test func aStoreGivesPatchesFromRecentVersionsAndTheWholeStateOtherwise() throws {
         let store = Store<Counter>()
         let first = try JSONParser.parse(store.patch(since: 7).bytes)

@@ -16,6 +16,29 @@ final class EncodingPlans: @unchecked Sendable {
     private let lock = ConditionLock()
     private var plans: [ObjectIdentifier: Entry] = [:]
     private var verdicts: [ObjectIdentifier: EncodingPlanBuilder.Verdict] = [:]
+    private var identityRanges: [ObjectIdentifier: IdentityRanges.Ranges?] = [:]
+
+    /// `T`'s stored properties when it is written member by member (a plain verdict):
+    /// what `StateDiff` walks instead of capturing `encode(to:)` calls.
+    func plainFields<T: Encodable>(of type: T.Type) -> [(name: String, offset: Int, type: any Encodable.Type)]? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard case .plain(let fields)? = verdicts[ObjectIdentifier(T.self)] else { return nil }
+        return fields
+    }
+
+    /// `IdentityRanges` of `T`, once its verdict is known (nil before, and for types
+    /// without a plain verdict).
+    func identityRanges<T: Encodable>(of type: T.Type) -> IdentityRanges.Ranges? {
+        let id = ObjectIdentifier(T.self)
+        lock.lock()
+        defer { lock.unlock() }
+        if let known = identityRanges[id] { return known }
+        guard verdicts[id] != nil else { return nil }  // not judged yet: ask again later
+        let ranges = IdentityRanges.ranges(of: T.self, verdicts: verdicts)
+        identityRanges[id] = .some(ranges)
+        return ranges
+    }
 
     /// `T`'s plan, or nil when values of `T` should go through `Encodable` and be recorded.
     func plan<T: Encodable>(for type: T.Type) -> EncodingPlan? {

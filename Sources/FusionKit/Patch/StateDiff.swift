@@ -23,17 +23,47 @@ private protocol ComparableElements {
     func element(at index: Int) -> any Encodable
     /// The length of the common prefix and suffix with `other`.
     func commonEnds(with other: Any) -> (prefix: Int, suffix: Int)?
+    /// Diffs the element at `index` of `old` (the same kind of array) with this one's.
+    func diffElement(at index: Int, old: Any, into differ: inout Differ, path: String) throws
 }
 
 extension Array: ComparableElements where Element: Equatable & Encodable {
+    /// Elements whose stored fields hold the same bits are the same value, and need no
+    /// `==`: most elements of an array copied on write (strings share their storage).
+    /// Only the fields' own bytes are compared, not the padding between them, which a
+    /// copy leaves undefined; differing bits still go to `==`.
     func changedIndices(comparedTo other: Any) -> [Int]? {
         guard let other = other as? [Element], other.count == count else { return nil }
-        var changed: [Int] = []
-        for index in indices where self[index] != other[index] { changed.append(index) }
-        return changed
+        let ranges = EncodingPlans.shared.identityRanges(of: Element.self) ?? []
+        let stride = MemoryLayout<Element>.stride
+        return withUnsafeBufferPointer { new in
+            other.withUnsafeBufferPointer { old in
+                var changed: [Int] = []
+                guard let a = new.baseAddress, let b = old.baseAddress, a != b else { return changed }
+                ranges.withUnsafeBufferPointer { ranges in
+                    // Raw pointers and a stride read once: this loop runs as generic code.
+                    var newElement = UnsafeRawPointer(a)
+                    var oldElement = UnsafeRawPointer(b)
+                    for index in 0..<new.count {
+                        if ranges.isEmpty || !IdentityRanges.same(newElement, oldElement, ranges),
+                           newElement.assumingMemoryBound(to: Element.self).pointee != oldElement.assumingMemoryBound(to: Element.self).pointee {
+                            changed.append(index)
+                        }
+                        newElement += stride
+                        oldElement += stride
+                    }
+                }
+                return changed
+            }
+        }
     }
 
     var elementCount: Int { count }
+
+    func diffElement(at index: Int, old: Any, into differ: inout Differ, path: String) throws {
+        guard let old = old as? [Element] else { return }
+        try differ.diff(old[index], self[index], path: path)
+    }
 
     func element(at index: Int) -> any Encodable { self[index] }
 
@@ -58,21 +88,42 @@ private extension Equatable {
     }
 }
 
-private struct Differ {
+struct Differ {
     var operations: [JSONValue] = []
 
     mutating func diff<T: Encodable>(_ old: T, _ new: T, path: String) throws {
+        // The same bits are the same value: no need to ask `==`, which for a struct holding
+        // large arrays would compare all of them before the fields are looked at one by one.
+        if IdentityRanges.sameBits(old, new) { return }
+        // Numbers, booleans and strings: compared and replaced, without casts or captures.
+        if let equal = Self.leavesEqual(old, new) {
+            if !equal { try replace(path, with: new) }
+            return
+        }
+        // A struct written member by member: walk its stored properties in memory. (Asked
+        // before the array cast below, whose conformance lookup costs more.)
+        if let fields = EncodingPlans.shared.plainFields(of: T.self) {
+            try withUnsafePointer(to: old) { oldValue in
+                try withUnsafePointer(to: new) { newValue in
+                    for field in fields {
+                        try diffField(field.type, UnsafeRawPointer(oldValue) + field.offset, UnsafeRawPointer(newValue) + field.offset,
+                                      path: path + "/" + Self.escape(field.name))
+                    }
+                }
+            }
+            return
+        }
         if let array = new as? any ComparableElements {
             try diffArray(old: old, new: array, path: path, whole: new)
             return
         }
-        if let equatable = new as? any Equatable, equatable.isEqual(to: old) { return }
         switch (Captured.capture(old), Captured.capture(new)) {
         case (.keyed(let a), .keyed(let b)) where a.map(\.key) == b.map(\.key):
             for (oldField, newField) in zip(a, b) {
                 try diffParts(oldField.value, newField.value, path: path + "/" + Self.escape(newField.key))
             }
         default:
+            if let equatable = new as? any Equatable, equatable.isEqual(to: old) { return }
             try replace(path, with: new)
         }
     }
@@ -108,8 +159,16 @@ private struct Differ {
     }
 
     private mutating func diffElements<T: Encodable>(_ old: T, _ new: any ComparableElements, _ index: Int, path: String) throws {
-        guard let oldArray = old as? any ComparableElements else { return }
-        try diffExistentials(oldArray.element(at: index), new.element(at: index), path: path)
+        try new.diffElement(at: index, old: old, into: &self, path: path)
+    }
+
+    /// For the JSON leaf types, whether the two are equal; nil for other types.
+    private static func leavesEqual<T>(_ a: T, _ b: T) -> Bool? {
+        if T.self == String.self { return unsafeBitCast(a, to: String.self) == unsafeBitCast(b, to: String.self) }
+        if T.self == Int.self { return unsafeBitCast(a, to: Int.self) == unsafeBitCast(b, to: Int.self) }
+        if T.self == Double.self { return unsafeBitCast(a, to: Double.self) == unsafeBitCast(b, to: Double.self) }
+        if T.self == Bool.self { return unsafeBitCast(a, to: Bool.self) == unsafeBitCast(b, to: Bool.self) }
+        return nil
     }
 
     private mutating func diffParts(_ old: Captured.Part, _ new: Captured.Part, path: String) throws {
@@ -136,6 +195,17 @@ private struct Differ {
         default:
             operations.append(["op": "replace", "path": .string(path), "value": try Self.json(part)])
         }
+    }
+
+    /// The field of type `type` at `old` and `new`, diffed with its own type.
+    private mutating func diffField(_ type: any Encodable.Type, _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, path: @autoclosure () -> String) throws {
+        func open<F: Encodable>(_: F.Type) throws {
+            let oldField = old.assumingMemoryBound(to: F.self)
+            let newField = new.assumingMemoryBound(to: F.self)
+            if IdentityRanges.sameBits(oldField.pointee, newField.pointee) { return }
+            try diff(oldField.pointee, newField.pointee, path: path())
+        }
+        try open(type)
     }
 
     /// Opens the two existentials as one type and diffs them.
@@ -177,7 +247,8 @@ private struct Differ {
 
     /// RFC 6901: "~" is "~0", "/" is "~1".
     static func escape(_ key: String) -> String {
-        guard key.contains("~") || key.contains("/") else { return key }
+        // Bytes, not Characters: iterating Characters costs more than the rest of a patch.
+        guard key.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return key }
         return key.replacingOccurrences("~", "~0").replacingOccurrences("/", "~1")
     }
 }
