@@ -9,6 +9,7 @@ import PackageDescription
 //   CFFI            libffi from the system (pkg-config), for FusionHost
 //   FusionHost      loads any library exporting the C ABI at run time and calls it through libffi
 //   fusion          the shell client: inspect, run (REPL), send (one-shot)
+//   fusion-bench    the benchmarks (HeapProbe: malloc's count of bytes in use, in C)
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
@@ -32,8 +33,9 @@ let package = Package(
         .target(name: "FusionABI", dependencies: ["FusionKit", "CFusionKit"], swiftSettings: strict),
         .target(name: "FusionExamples", dependencies: ["FusionKit", "FusionABI"], swiftSettings: strict),
         .executableTarget(
-            name: "fusion-bench", dependencies: ["FusionKit", "FusionABI", "FusionExamples", "CFusionKit"],
+            name: "fusion-bench", dependencies: ["FusionKit", "FusionABI", "FusionExamples", "CFusionKit", "HeapProbe"],
             path: "Benchmarks/fusion-bench", swiftSettings: strict),
+        .target(name: "HeapProbe", path: "Benchmarks/heap-probe"),
         .testTarget(name: "FusionKitTests", dependencies: ["FusionKit"], swiftSettings: strict),
         .testTarget(
             name: "FusionExamplesTests", dependencies: ["FusionKit", "FusionABI", "FusionExamples", "CFusionKit"],

@@ -26,9 +26,9 @@ struct Report {
             text += "| two threads, one instance each | \(Int(throughput.twoThreads).formatted) (\(Harness.format3(throughput.scaling))× the one-thread rate) |\n"
         }
         if let memory {
-            text += "\n| \(memory.count.formatted) Counter instances alive | resident memory per instance |\n|---|---|\n"
-            text += "| created through the C ABI (fk_create, one input each) | \(Int(memory.abiBytesPerInstance).formatted) B |\n"
-            text += "| baseline: bare Swift `Store<Counter>` | \(Int(memory.storeBytesPerInstance).formatted) B |\n"
+            text += "\n| \(memory.count.formatted) Counter instances alive | resident memory per instance | heap (malloc) per instance |\n|---|---|---|\n"
+            text += "| created through the C ABI (fk_create, one input each) | \(Int(memory.abiBytesPerInstance).formatted) B | \(Int(memory.abiHeapPerInstance).formatted) B |\n"
+            text += "| baseline: bare Swift `Store<Counter>` | \(Int(memory.storeBytesPerInstance).formatted) B | \(Int(memory.storeHeapPerInstance).formatted) B |\n"
         }
         if let start {
             text += "\n| start, in a fresh process | median |\n|---|---|\n"
