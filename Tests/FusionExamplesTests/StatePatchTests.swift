@@ -158,6 +158,16 @@ enum PatchApplier {
         WiFiSettings.derive(&renamed)
         let patch = try expectPatchWorks(state, renamed)
         #expect(patch.contains { $0["path"] == "/foundNetworks/1/name" && $0["value"] == "Renamed" })
+        // An optional field walked in memory is still descended into.
+        var typing = renamed
+        typing.destination = .connect(ConnectToNetwork.State(network: typing.foundNetworks[0]))
+        _ = try JSONStreamEncoder().encode(typing)
+        var typed = typing
+        if case .connect(var screen)? = typed.destination {
+            screen.password = "blo"
+            typed.destination = .connect(screen)
+        }
+        #expect(try expectPatchWorks(typing, typed).map { $0["path"] } == ["/destination/connect/password"])
     }
 
     @Test func aStoreGivesPatchesFromRecentVersionsAndTheWholeStateOtherwise() throws {

@@ -385,3 +385,25 @@ private struct HoldsRefuser: Encodable {
         #expect(streamError.contains("list"))
     }
 }
+
+private struct Labelled: Codable, Equatable {
+    var label: String
+    var scores: [String: Int]
+}
+
+@Suite struct StateDiffTextTests {
+    @Test func canonicallyEquivalentStringsStillGiveAPatch() throws {
+        // "é" as one scalar, then as "e" and a combining accent: equal by ==, not as JSON.
+        let patch = try StateDiff.patch(from: Labelled(label: "caf\u{e9}", scores: [:]), to: Labelled(label: "cafe\u{301}", scores: [:]))
+        #expect(patch == [["op": "replace", "path": "/label", "value": "cafe\u{301}"]])
+    }
+
+    @Test func keysWithSlashesAndTildesAreEscapedScalarByScalar() throws {
+        let old = Labelled(label: "x", scores: ["a/\u{301}": 1, "~\u{301}": 1])
+        var new = old
+        new.scores["a/\u{301}"] = 2  // the same dictionary storage: its keys in the same order
+        let patch = try StateDiff.patch(from: old, to: new)
+        #expect(patch.count == 1)
+        #expect(patch.first?["path"] == .string("/scores/a~1\u{301}"))
+    }
+}

@@ -112,3 +112,19 @@ def test_after_close_every_read_is_refused(lib: fusionkit.Library) -> None:
         counter.send_and_read("increase")
     with pytest.raises(fusionkit.InvalidHandleError):
         counter.state
+
+
+def test_a_state_that_outgrew_the_buffer_comes_with_its_own_version(lib: fusionkit.Library) -> None:
+    with lib.create("wifi", settings={"liveScan": False}) as wifi:
+        def on_change(version: int) -> None:
+            if version == 1:
+                wifi.send("wifiToggled", isOn=False)
+
+        wifi.subscribe(on_change)
+        # The Wi-Fi state (about 900 bytes) does not fit the first buffer: it is read again
+        # after the callback's input, and the version says so.
+        text, version = wifi.send_and_read_json('{"networkTapped":{"id":"blob"}}')
+        assert (json.loads(text)["isOn"], version) == (False, 2)
+        # The buffer has grown: from now on the state is the one the input produced.
+        text, version = wifi.send_and_read_json('{"wifiToggled":{"isOn":true}}')
+        assert (json.loads(text)["isOn"], version) == (True, 3)

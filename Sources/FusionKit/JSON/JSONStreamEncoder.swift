@@ -136,7 +136,7 @@ final class StreamWriter: Encoder {
 
     private func reset() {
         count = 0
-        frames.removeAll(keepingCapacity: true)
+        if !frames.isEmpty { frames.removeAll(keepingCapacity: true) }
         nextFrameID = 0
         slotOpen = false
         broken = false

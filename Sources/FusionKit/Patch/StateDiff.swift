@@ -122,6 +122,10 @@ struct Differ {
             for (oldField, newField) in zip(a, b) {
                 try diffParts(oldField.value, newField.value, path: path + "/" + Self.escape(newField.key))
             }
+        case (.single(let a), .single(let b)):
+            // One value inside, such as an optional (a struct's field walked in memory has
+            // its declared type): compare what is inside.
+            try diffParts(a, b, path: path)
         default:
             if let equatable = new as? any Equatable, equatable.isEqual(to: old) { return }
             try replace(path, with: new)
@@ -164,7 +168,9 @@ struct Differ {
 
     /// For the JSON leaf types, whether the two are equal; nil for other types.
     private static func leavesEqual<T>(_ a: T, _ b: T) -> Bool? {
-        if T.self == String.self { return unsafeBitCast(a, to: String.self) == unsafeBitCast(b, to: String.self) }
+        // Strings by their bytes: `==` calls canonically equivalent strings equal ("é" as one
+        // scalar or as "e" and a combining accent), but their JSON differs.
+        if T.self == String.self { return unsafeBitCast(a, to: String.self).utf8.elementsEqual(unsafeBitCast(b, to: String.self).utf8) }
         if T.self == Int.self { return unsafeBitCast(a, to: Int.self) == unsafeBitCast(b, to: Int.self) }
         if T.self == Double.self { return unsafeBitCast(a, to: Double.self) == unsafeBitCast(b, to: Double.self) }
         if T.self == Bool.self { return unsafeBitCast(a, to: Bool.self) == unsafeBitCast(b, to: Bool.self) }
@@ -245,20 +251,18 @@ struct Differ {
         }
     }
 
-    /// RFC 6901: "~" is "~0", "/" is "~1".
+    /// RFC 6901: "~" is "~0", "/" is "~1". By Unicode scalars, not Characters: a "/"
+    /// followed by a combining mark is one Character, but still a "/" in the path.
     static func escape(_ key: String) -> String {
-        // Bytes, not Characters: iterating Characters costs more than the rest of a patch.
         guard key.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return key }
-        return key.replacingOccurrences("~", "~0").replacingOccurrences("/", "~1")
-    }
-}
-
-private extension String {
-    func replacingOccurrences(_ target: Character, _ replacement: String) -> String {
-        var result = ""
-        for character in self {
-            if character == target { result += replacement } else { result.append(character) }
+        var result = String.UnicodeScalarView()
+        for scalar in key.unicodeScalars {
+            switch scalar {
+            case "~": result.append(contentsOf: "~0".unicodeScalars)
+            case "/": result.append(contentsOf: "~1".unicodeScalars)
+            default: result.append(scalar)
+            }
         }
-        return result
+        return String(result)
     }
 }

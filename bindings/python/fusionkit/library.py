@@ -382,6 +382,7 @@ class Instance:
         # Free state buffers. A call takes one with list.pop and gives it back with
         # append, both atomic under the GIL: another thread may run between the library
         # writing into a buffer and this thread reading it, so each needs its own.
+        self._buffer_size = _STATE_BUFFER_START  # the largest state seen, rounded up: new buffers' size
         self._buffers: list[_StateBuffer] = [_StateBuffer(_STATE_BUFFER_START)]
         self._lock = threading.Lock()
         self._closed = False
@@ -477,14 +478,19 @@ class Instance:
         """Sends an input (as `send` takes it) and returns the state right after it, as a
         new dict: `send` then `state` in one call into the library (fk_send_and_read).
         The state is the one this input produced, even if other threads send inputs to
-        the instance at the same time."""
+        the instance at the same time; except when it outgrew the instance's buffer: then
+        it is read again (and the buffer grown), and may include changes made since.
+        `send_and_read_json` returns the version, which says."""
         text, _ = self.send_and_read_json(_input_json(input, fields))
         return _parse(text)  # type: ignore[no-any-return]
 
     def send_and_read_json(self, text: str | bytes) -> tuple[bytes, int]:
         """Sends an input written as JSON text and returns the state right after it as JSON
         text (UTF-8 bytes), with its version: JSON in, JSON out, in one call into the
-        library (fk_send_and_read), the fastest round trip the package has."""
+        library (fk_send_and_read), the fastest round trip the package has. As with
+        `send_and_read`, a state that outgrew the instance's buffer is read again (the
+        version then says whether later changes are in it); buffers grow to fit, so this
+        happens about once per instance."""
         # Every line here is on the hot path of a round trip: a Python operation costs tens
         # of nanoseconds, the library's own work a few hundred (see bench.py).
         data = text if type(text) is bytes else _utf8(text, "the input")
@@ -493,7 +499,7 @@ class Instance:
             self.send_json(data)
             return self.state_json()
         buffers = self._buffers
-        buffer = buffers.pop() if buffers else _StateBuffer(_STATE_BUFFER_START)
+        buffer = buffers.pop() if buffers else _StateBuffer(self._buffer_size)
         # `0 in data` (memchr) rather than b"\0" in data (a substring search, ten times slower).
         status = send_and_read(self._handle_arg, data, _NUL_TERMINATED_ARG if 0 not in data else c_size_t(len(data)), buffer.ref)
         struct = buffer.struct
@@ -507,10 +513,17 @@ class Instance:
                 raise self._fail(status, "fk_send_and_read")
             # Applied, but the state did not fit: read it again with room for it. (Another
             # thread's input may have landed in between; the version says.)
-            buffer.resize(max(length + 1, 2 * buffer.size))
+            self._grow(buffer, length + 1)
             return self._read_state(buffer)
         finally:
             buffers.append(buffer)
+
+    def _grow(self, buffer: _StateBuffer, needed: int) -> None:
+        """Grows `buffer` for a state of `needed` bytes, and new buffers of the pool with it."""
+        size = max(needed, 2 * buffer.size)
+        buffer.resize(size)
+        if size > self._buffer_size:
+            self._buffer_size = size
 
     def _read_state(self, buffer: _StateBuffer) -> tuple[bytes, int]:
         """fk_state_into, growing `buffer` (the caller's, taken from the pool) until the state fits."""
@@ -523,7 +536,7 @@ class Instance:
             length = buffer.struct.length
             if length < buffer.size:
                 return buffer.memory[:length], buffer.struct.version
-            buffer.resize(max(length + 1, 2 * buffer.size))
+            self._grow(buffer, length + 1)
 
     def send_json(self, text: str | bytes) -> None:
         """Sends an input written as JSON text, as it is: '"increase"', b'{"reset":{}}'."""
@@ -564,7 +577,7 @@ class Instance:
         if state_into is None:
             return self.snapshot()[0]
         buffers = self._buffers
-        buffer = buffers.pop() if buffers else _StateBuffer(_STATE_BUFFER_START)
+        buffer = buffers.pop() if buffers else _StateBuffer(self._buffer_size)
         try:
             status = state_into(self._handle_arg, buffer.ref)
             if status != _OK:
