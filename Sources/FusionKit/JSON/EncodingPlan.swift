@@ -54,6 +54,9 @@ final class EncodingPlan: @unchecked Sendable {
 
     let type: Any.Type
     let hasUnresolvedParts: Bool
+    /// Whether writing a value runs nothing but this program: no `encode(to:)` of any
+    /// type, so no code of the feature's (which could call back into its store).
+    @usableFromInline let runsOnlyItself: Bool
     private let ops: UnsafeMutableBufferPointer<Op>
     private let text: UnsafeMutableBufferPointer<UInt8>
     private let children: [EncodingPlan]
@@ -66,6 +69,7 @@ final class EncodingPlan: @unchecked Sendable {
         program.compile(node, at: 0)
         self.type = type
         hasUnresolvedParts = program.unresolved
+        runsOnlyItself = !program.callsOut
         ops = .allocate(capacity: program.ops.count)
         _ = ops.initialize(from: program.ops)
         // Eight bytes of padding: StreamWriter.appendPadded copies in whole words.
@@ -129,6 +133,7 @@ final class EncodingPlan: @unchecked Sendable {
         var optionals: [OptionalAccess] = []
         var codables: [CodableAccess] = []
         var unresolved = false
+        var callsOut = false
 
         mutating func compile(_ node: Node, at offset: Int) {
             switch node {
@@ -157,20 +162,24 @@ final class EncodingPlan: @unchecked Sendable {
             case .array(let access, let element):
                 let child = EncodingPlan(type: Any.self, node: element)
                 unresolved = unresolved || child.hasUnresolvedParts
+                callsOut = callsOut || !child.runsOnlyItself
                 children.append(child)
                 arrays.append(access)
                 ops.append(Op(kind: .array, offset: offset, child: children.count - 1, access: arrays.count - 1))
             case .optional(let access, let wrapped):
                 let child = EncodingPlan(type: Any.self, node: wrapped)
                 unresolved = unresolved || child.hasUnresolvedParts
+                callsOut = callsOut || !child.runsOnlyItself
                 children.append(child)
                 optionals.append(access)
                 ops.append(Op(kind: .optional, offset: offset, child: children.count - 1, access: optionals.count - 1))
             case .codable(let access):
+                callsOut = true
                 codables.append(access)
                 ops.append(Op(kind: .codable, offset: offset, access: codables.count - 1))
             case .unresolved(let access):
                 unresolved = true
+                callsOut = true
                 codables.append(access)
                 ops.append(Op(kind: .unresolved, offset: offset, access: codables.count - 1))
             }

@@ -24,6 +24,22 @@ public struct JSONStreamEncoder {
         try encode(value, plan: nil, scratch: nil).bytes
     }
 
+    /// `value` written by `plan` alone, when the plan runs no other code and the value
+    /// has nothing it cannot write (a non-finite number): what a store may do while
+    /// holding its lock. Nil otherwise, and the caller encodes as usual.
+    @usableFromInline
+    func encodeByPlanAlone<T: Encodable>(_ value: T, plan: EncodingPlan, scratch: AnyObject?) -> (bytes: [UInt8], scratch: AnyObject?)? {
+        guard plan.runsOnlyItself else { return nil }
+        let stream = scratch.map { unsafeDowncast($0, to: StreamWriter.self).startOver() } ?? StreamWriter()
+        do {
+            try withUnsafePointer(to: value) { _ = try plan.write(UnsafeRawPointer($0), to: stream) }
+            try stream.finish()
+        } catch {
+            return nil
+        }
+        return (stream.bytes, stream.reusable ? stream : nil)
+    }
+
     /// `encode(_:)` with the plan a caller kept from an earlier call (nil: look it up),
     /// returning the plan to keep: how a `Store` skips the shared table's lock.
     ///

@@ -59,6 +59,10 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// Recent states by version, kept once someone asks for patches (nil until then),
     /// so that a patch can be computed from any of them to the current state.
     @usableFromInline @exclusivity(unchecked) var history: [(version: UInt64, state: F.State)]?
+    /// States up to this many bytes of JSON are encoded under the store's lock when
+    /// their plan allows (see `encodeByPlanLocked`).
+    @usableFromInline static var smallState: Int { 16 * 1024 }
+
     /// How many versions back a patch can start.
     public static var patchHistoryLimit: Int { 16 }
 
@@ -120,12 +124,31 @@ public final class Store<F: Feature>: @unchecked Sendable {
         if !closed { applyLocked(feature.transform(input, state: current)) }
         let version = currentVersion
         let cached = encoded?.version == version ? encoded?.bytes : nil
+        if cached == nil, let bytes = encodeByPlanLocked(version: version) {
+            finishLocked()
+            return (bytes, version)
+        }
         let state = current
         let plan = statePlan
         let scratch = cached == nil ? takeScratchLocked() : nil
         finishLocked()
         if let cached { return (cached, version) }
         return (try encode(state, version: version, plan: plan, scratch: scratch), version)
+    }
+
+    /// Encodes the current state while the lock is held, when its plan runs no code but
+    /// its own (no feature code that could call back in under the lock) and the last
+    /// state written was small (other threads wait for the lock meanwhile), and keeps the
+    /// bytes: one lock acquisition less. Nil when that cannot be done. Lock held.
+    @inlinable
+    func encodeByPlanLocked(version: UInt64) -> [UInt8]? {
+        guard let previous = encoded?.bytes.count, previous <= Self.smallState,
+              let plan = statePlan,
+              let (bytes, scratch) = JSONStreamEncoder().encodeByPlanAlone(current, plan: plan, scratch: encodeScratch)
+        else { return nil }
+        encodeScratch = scratch
+        encoded = (version, bytes)
+        return bytes
     }
 
     /// Applies an action fed back by a running effect, unless it has been cancelled.
@@ -372,6 +395,10 @@ public final class Store<F: Feature>: @unchecked Sendable {
         if let cached = encoded, cached.version == version {
             lock.unlock()
             return (cached.bytes, version)
+        }
+        if let bytes = encodeByPlanLocked(version: version) {
+            lock.unlock()
+            return (bytes, version)
         }
         let state = current
         let plan = statePlan
