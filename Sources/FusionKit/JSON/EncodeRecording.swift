@@ -37,7 +37,7 @@ final class EncodeRecord {
             let plan = EncodingPlanBuilder.plan(for: T.self, verdicts: verdicts)
             let writer = StreamWriter()
             do {
-                try withUnsafePointer(to: value) { _ = try plan.write(UnsafeRawPointer($0), to: writer) }
+                try withUnsafePointer(to: value) { try plan.write(UnsafeRawPointer($0), to: writer) }
                 try writer.finish()
             } catch {
                 return false

@@ -86,11 +86,9 @@ final class EncodingPlan: @unchecked Sendable {
         text.deallocate()
     }
 
-    /// Writes the value at `value` (of this plan's type). Returns false when an
-    /// unresolved part met a value, i.e. when building the plan again would pay.
-    @discardableResult
-    func write(_ value: UnsafeRawPointer, to writer: StreamWriter) throws -> Bool {
-        var complete = true
+    /// Writes the value at `value` (of this plan's type). An unresolved part that meets a
+    /// value turns recording on in `writer`, for the plan to be completed afterwards.
+    func write(_ value: UnsafeRawPointer, to writer: StreamWriter) throws {
         let base = text.baseAddress!
         for op in UnsafeBufferPointer(ops) {
             let field = value + op.offset
@@ -114,14 +112,13 @@ final class EncodingPlan: @unchecked Sendable {
             case .optionalString:
                 if let string = field.assumingMemoryBound(to: String?.self).pointee { writer.writeString(string) } else { writer.writeNull() }
             case .array:
-                if try !arrays[op.access].write(field, children[op.child], writer) { complete = false }
+                try arrays[op.access].write(field, children[op.child], writer)
             case .optional:
-                if try !optionals[op.access].write(field, children[op.child], writer) { complete = false }
+                try optionals[op.access].write(field, children[op.child], writer)
             case .codable, .unresolved:
-                if try !codables[op.access].write(field, writer) { complete = false }
+                try codables[op.access].write(field, writer)
             }
         }
-        return complete
     }
 
     /// The program as it is being built.
@@ -160,19 +157,11 @@ final class EncodingPlan: @unchecked Sendable {
                 }
                 literal([UInt8(ascii: "}")])
             case .array(let access, let element):
-                let child = EncodingPlan(type: Any.self, node: element)
-                unresolved = unresolved || child.hasUnresolvedParts
-                callsOut = callsOut || !child.runsOnlyItself
-                children.append(child)
                 arrays.append(access)
-                ops.append(Op(kind: .array, offset: offset, child: children.count - 1, access: arrays.count - 1))
+                ops.append(Op(kind: .array, offset: offset, child: addChild(element), access: arrays.count - 1))
             case .optional(let access, let wrapped):
-                let child = EncodingPlan(type: Any.self, node: wrapped)
-                unresolved = unresolved || child.hasUnresolvedParts
-                callsOut = callsOut || !child.runsOnlyItself
-                children.append(child)
                 optionals.append(access)
-                ops.append(Op(kind: .optional, offset: offset, child: children.count - 1, access: optionals.count - 1))
+                ops.append(Op(kind: .optional, offset: offset, child: addChild(wrapped), access: optionals.count - 1))
             case .codable(let access):
                 callsOut = true
                 codables.append(access)
@@ -183,6 +172,15 @@ final class EncodingPlan: @unchecked Sendable {
                 codables.append(access)
                 ops.append(Op(kind: .unresolved, offset: offset, access: codables.count - 1))
             }
+        }
+
+        /// A sub-plan (an array's elements, an optional's value); returns its index.
+        mutating func addChild(_ node: Node) -> Int {
+            let child = EncodingPlan(type: Any.self, node: node)
+            unresolved = unresolved || child.hasUnresolvedParts
+            callsOut = callsOut || !child.runsOnlyItself
+            children.append(child)
+            return children.count - 1
         }
 
         /// Appends literal text, joined to the previous literal when it comes right before.
@@ -199,23 +197,22 @@ final class EncodingPlan: @unchecked Sendable {
 
 /// Type-specific code a plan step needs, made once per type by opening it generically.
 struct CodableAccess: @unchecked Sendable {
-    /// Writes the value through its `encode(to:)`; false when the plan is worth building again.
-    let write: (UnsafeRawPointer, StreamWriter) throws -> Bool
+    /// Writes the value through its `encode(to:)`.
+    let write: (UnsafeRawPointer, StreamWriter) throws -> Void
 }
 
 struct ArrayAccess: @unchecked Sendable {
-    let write: (UnsafeRawPointer, EncodingPlan, StreamWriter) throws -> Bool
+    let write: (UnsafeRawPointer, EncodingPlan, StreamWriter) throws -> Void
 }
 
 struct OptionalAccess: @unchecked Sendable {
-    let write: (UnsafeRawPointer, EncodingPlan, StreamWriter) throws -> Bool
+    let write: (UnsafeRawPointer, EncodingPlan, StreamWriter) throws -> Void
 }
 
 extension CodableAccess {
     static func of<T: Encodable>(_ type: T.Type) -> CodableAccess {
         CodableAccess { value, writer in
             try writer.writeValue(value.assumingMemoryBound(to: T.self).pointee)
-            return true
         }
     }
 
@@ -225,7 +222,6 @@ extension CodableAccess {
         CodableAccess { value, writer in
             if writer.recording == nil { writer.recording = EncodeRecording() }
             try writer.writeValue(value.assumingMemoryBound(to: T.self).pointee)
-            return false
         }
     }
 }
@@ -233,19 +229,17 @@ extension CodableAccess {
 extension ArrayAccess {
     static func of<Element>(_ type: Element.Type) -> ArrayAccess {
         ArrayAccess { value, element, writer in
-            var complete = true
             try value.assumingMemoryBound(to: [Element].self).pointee.withUnsafeBufferPointer { elements throws in
                 writer.append(UInt8(ascii: "["))
                 if var address = elements.baseAddress {
                     for index in 0..<elements.count {
                         if index > 0 { writer.append(UInt8(ascii: ",")) }
-                        if try !element.write(UnsafeRawPointer(address), to: writer) { complete = false }
+                        try element.write(UnsafeRawPointer(address), to: writer)
                         address += 1
                     }
                 }
                 writer.append(UInt8(ascii: "]"))
             }
-            return complete
         }
     }
 }
@@ -255,9 +249,9 @@ extension OptionalAccess {
         OptionalAccess { value, wrapped, writer in
             guard let present = value.assumingMemoryBound(to: Wrapped?.self).pointee else {
                 writer.writeNull()
-                return true
+                return
             }
-            return try withUnsafePointer(to: present) { try wrapped.write(UnsafeRawPointer($0), to: writer) }
+            try withUnsafePointer(to: present) { try wrapped.write(UnsafeRawPointer($0), to: writer) }
         }
     }
 }

@@ -32,7 +32,7 @@ public struct JSONStreamEncoder {
         guard plan.runsOnlyItself else { return nil }
         let stream = scratch.map { unsafeDowncast($0, to: StreamWriter.self).startOver() } ?? StreamWriter()
         do {
-            try withUnsafePointer(to: value) { _ = try plan.write(UnsafeRawPointer($0), to: stream) }
+            try withUnsafePointer(to: value) { try plan.write(UnsafeRawPointer($0), to: stream) }
             try stream.finish()
         } catch {
             return nil
@@ -51,7 +51,7 @@ public struct JSONStreamEncoder {
         var plan = known ?? EncodingPlans.shared.plan(for: T.self)
         do {
             if let plan {
-                try withUnsafePointer(to: value) { _ = try plan.write(UnsafeRawPointer($0), to: stream) }
+                try withUnsafePointer(to: value) { try plan.write(UnsafeRawPointer($0), to: stream) }
             } else {
                 stream.recording = EncodeRecording()
                 try stream.writeValue(value)
