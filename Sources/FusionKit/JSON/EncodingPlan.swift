@@ -52,7 +52,6 @@ final class EncodingPlan: @unchecked Sendable {
         var access: Int = 0
     }
 
-    let type: Any.Type
     let hasUnresolvedParts: Bool
     /// Whether writing a value runs nothing but this program: no `encode(to:)` of any
     /// type, so no code of the feature's (which could call back into its store).
@@ -64,10 +63,9 @@ final class EncodingPlan: @unchecked Sendable {
     private let optionals: [OptionalAccess]
     private let codables: [CodableAccess]
 
-    init(type: Any.Type, node: Node) {
+    init(node: Node) {
         var program = Program()
         program.compile(node, at: 0)
-        self.type = type
         hasUnresolvedParts = program.unresolved
         runsOnlyItself = !program.callsOut
         ops = .allocate(capacity: program.ops.count)
@@ -176,7 +174,7 @@ final class EncodingPlan: @unchecked Sendable {
 
         /// A sub-plan (an array's elements, an optional's value); returns its index.
         mutating func addChild(_ node: Node) -> Int {
-            let child = EncodingPlan(type: Any.self, node: node)
+            let child = EncodingPlan(node: node)
             unresolved = unresolved || child.hasUnresolvedParts
             callsOut = callsOut || !child.runsOnlyItself
             children.append(child)

@@ -53,7 +53,7 @@ enum EncodingPlanBuilder {
     /// The plan for `T`, from the verdicts known so far, by type.
     static func plan<T: Encodable>(for type: T.Type, verdicts: [ObjectIdentifier: Verdict]) -> EncodingPlan {
         var session = Session(verdicts: verdicts)
-        return EncodingPlan(type: T.self, node: session.node(T.self))
+        return EncodingPlan(node: session.node(T.self))
     }
 
     struct Session {
