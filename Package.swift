@@ -8,7 +8,8 @@ import PackageDescription
 //   FusionExamples  the seed features, shipped as libFusionExamples.so
 //   CFFI            libffi from the system (pkg-config), for FusionHost
 //   FusionHost      loads any library exporting the C ABI at run time and calls it through libffi
-//   fusion          the shell client: inspect, run (REPL), send (one-shot)
+//   FusionWeb       the web bridge: serves pages and one WebSocket, drives features through FusionHost
+//   fusion          the shell client: inspect, run (REPL), send (one-shot), serve (the web bridge)
 //   fusion-bench    the benchmarks (HeapProbe: malloc's count of bytes in use, in C)
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
@@ -26,6 +27,12 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(name: "FusionKit", swiftSettings: strict),
@@ -44,10 +51,25 @@ let package = Package(
         // depend on FusionKit, FusionABI or FusionExamples (CFusionKit is just the header).
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         .target(name: "FusionHost", dependencies: ["CFFI", "CFusionKit"], swiftSettings: strict),
+        .target(
+            name: "FusionWeb",
+            dependencies: [
+                "FusionHost",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "fusion",
-            dependencies: ["FusionHost", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["FusionHost", "FusionWeb", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         .testTarget(name: "FusionHostTests", dependencies: ["FusionHost"], swiftSettings: strict),
+        .testTarget(name: "FusionWebTests", dependencies: ["FusionWeb", "FusionHost"], swiftSettings: strict),
     ]
 )

@@ -7,7 +7,7 @@ import Glibc
 
 /// The shell client: drive any FusionKit library's features from a terminal or a script.
 @main
-struct Fusion: ParsableCommand {
+struct Fusion: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fusion",
         abstract: "Drive the features of a FusionKit library from a shell.",
@@ -20,7 +20,7 @@ struct Fusion: ParsableCommand {
 
             \(ExitStatus.help)
             """,
-        subcommands: [Inspect.self, Run.self, Send.self])
+        subcommands: [Inspect.self, Run.self, Send.self, Serve.self])
 
     static let libraryHelp = """
         LIB is optional and comes first. A word containing "/" or ending in ".so" is a \
@@ -37,10 +37,14 @@ struct Fusion: ParsableCommand {
 
     /// Runs a command, and reports the client's own errors as one line on stderr with
     /// the exit code of their kind (argument errors keep swift-argument-parser's 64).
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
         } catch let error as CLIError {
             Fusion.report(error)
             Glibc.exit(error.code.rawValue)

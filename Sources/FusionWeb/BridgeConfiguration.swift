@@ -1,0 +1,35 @@
+/// How `fusion serve` runs: where it listens, what it serves, and the limits that keep
+/// one page (or a thousand) from taking the process down. Every limit has a default
+/// and a flag; docs/web-protocol.md says what exceeding each one does.
+public struct BridgeConfiguration: Sendable {
+    /// The address to bind; loopback unless told otherwise.
+    public var host = "127.0.0.1"
+    /// The port; 0 asks the system for a free one (the URL printed says which).
+    public var port = 8080
+    /// The pages served at `/` (the demo pages of examples/web by default).
+    public var staticFolder: String
+    /// Where `fusionkit.js` and `fusionkit.d.ts` are served from (bindings/web).
+    public var clientFolder: String
+    /// Origins besides the server's own whose pages may open the WebSocket.
+    public var allowedOrigins: [String] = []
+
+    /// Sessions alive at once, connected or waiting to be rejoined.
+    public var maxSessions = 1000
+    /// Instances one session may hold.
+    public var maxInstancesPerSession = 16
+    /// The largest client message read; larger ones get an error and are dropped. A
+    /// single frame over four times this closes the connection (code 1009).
+    public var maxMessageBytes = 64 * 1024
+    /// Messages one connection may send per second (also the burst allowed).
+    public var maxMessagesPerSecond = 100
+    /// How long a session outlives its last connection, so that a reload rejoins it.
+    public var sessionTimeout: Duration = .seconds(60)
+
+    public init(staticFolder: String, clientFolder: String) {
+        self.staticFolder = staticFolder
+        self.clientFolder = clientFolder
+    }
+
+    /// The frame size at which the WebSocket layer gives up on a connection.
+    var hardFrameLimit: Int { max(maxMessageBytes, 1024) * 4 }
+}

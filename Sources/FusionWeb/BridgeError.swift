@@ -1,0 +1,47 @@
+import FusionHost
+
+/// Why the bridge refused a client message: a status name and words a person can act
+/// on. Library refusals keep the library's own status name (`FK_ERR_UNKNOWN_INPUT`) and
+/// message; the bridge's own are `BRIDGE_…` (docs/web-protocol.md lists them).
+public struct BridgeError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var status: String
+    public var message: String
+
+    public init(status: String, message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    public var description: String { "\(status): \(message)" }
+
+    static func malformed(_ message: String) -> BridgeError { BridgeError(status: "BRIDGE_MALFORMED_MESSAGE", message: message) }
+    static func unknownInstance(_ id: String) -> BridgeError {
+        BridgeError(status: "BRIDGE_UNKNOWN_INSTANCE", message: "no instance \"\(id)\" in this session")
+    }
+    static func keyTaken(_ message: String) -> BridgeError { BridgeError(status: "BRIDGE_KEY_TAKEN", message: message) }
+    static func tooLarge(size: Int, limit: Int) -> BridgeError {
+        BridgeError(status: "BRIDGE_MESSAGE_TOO_LARGE", message: "a message of \(size) bytes is over the limit of \(limit) bytes (--max-message-bytes); it was dropped")
+    }
+    static func rateLimited(limit: Int) -> BridgeError {
+        BridgeError(status: "BRIDGE_RATE_LIMITED", message: "more than \(limit) messages per second on this connection (--max-messages-per-second); the message was dropped")
+    }
+    static func instanceLimit(_ limit: Int) -> BridgeError {
+        BridgeError(status: "BRIDGE_INSTANCE_LIMIT", message: "this session has \(limit) instances already (--max-instances-per-session); destroy one first")
+    }
+    static func sessionLimit(_ limit: Int) -> BridgeError {
+        BridgeError(status: "BRIDGE_SESSION_LIMIT", message: "the server has \(limit) sessions already (--max-sessions); try again later")
+    }
+
+    /// A refusal from the library, in its own words; a host failure (an entry point the
+    /// library lacks) in the host's.
+    init(_ error: FusionHostError) {
+        switch error {
+        case .failed(let failure):
+            self.init(status: failure.statusName, message: failure.message)
+        case .missingEntryPoint:
+            self.init(status: "BRIDGE_UNSUPPORTED", message: error.description)
+        default:
+            self.init(status: "BRIDGE_HOST_FAILURE", message: error.description)
+        }
+    }
+}

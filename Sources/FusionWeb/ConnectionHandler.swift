@@ -1,0 +1,152 @@
+import FusionHost
+import HummingbirdWebSocket
+import NIOCore
+import NIOWebSocket
+
+/// Serves one WebSocket: joins its session, then reads messages one at a time and
+/// applies each, while the connection's writer sends what is queued.
+struct ConnectionHandler: Sendable {
+    let registry: SessionRegistry
+
+    private var configuration: BridgeConfiguration { registry.configuration }
+
+    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, requestedSession: Substring?) async {
+        let connection = registry.makeConnection()
+        let session: BridgeSession
+        let resumed: Bool
+        do throws(BridgeError) {
+            (session, resumed) = try registry.join(connection, requested: requestedSession)
+        } catch {
+            try? await outbound.write(.text(ServerMessage.error(re: nil, error)))
+            let reason = error.status == "BRIDGE_SESSION_LIMIT" ? "too many sessions" : error.message
+            try? await outbound.close(.init(codeNumber: 1013), reason: reason)
+            return
+        }
+        greet(connection, session: session, resumed: resumed)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await connection.runWriter(outbound: outbound, session: session) }
+            await read(inbound, connection: connection, session: session)
+            registry.leave(session, connection)
+            connection.finish()
+        }
+    }
+
+    /// The welcome, then every instance's whole state and its open host requests.
+    private func greet(_ connection: BridgeConnection, session: BridgeSession, resumed: Bool) {
+        let instances = session.instances
+        connection.send(ServerMessage.welcome(
+            session: session.id, resumed: resumed, instances: instances.map { ($0.id, $0.feature) },
+            library: registry.library, configuration: configuration))
+        for instance in instances {
+            connection.resend(instance.id)
+            instance.openRequestMessages.forEach(connection.send)
+        }
+    }
+
+    // MARK: Reading
+
+    /// Reads frames into messages, dropping (with an error) those over the size limit
+    /// without keeping their bytes, and those over the rate limit.
+    private func read(_ inbound: WebSocketInboundStream, connection: BridgeConnection, session: BridgeSession) async {
+        var frames = inbound.makeAsyncIterator()
+        var limiter = RateLimiter(perSecond: configuration.maxMessagesPerSecond)
+        var message: [UInt8] = []
+        var size = 0
+        var isBinary = false
+        do {
+            while let frame = try await frames.next() {
+                if frame.opcode != .continuation {
+                    message.removeAll(keepingCapacity: true)
+                    size = 0
+                    isBinary = frame.opcode == .binary
+                }
+                size += frame.data.readableBytes
+                if size <= configuration.maxMessageBytes { message.append(contentsOf: frame.data.readableBytesView) }
+                guard frame.fin else { continue }
+                guard limiter.allow() else {
+                    connection.send(ServerMessage.error(re: nil, .rateLimited(limit: configuration.maxMessagesPerSecond)))
+                    continue
+                }
+                if size > configuration.maxMessageBytes {
+                    connection.send(ServerMessage.error(re: nil, .tooLarge(size: size, limit: configuration.maxMessageBytes)))
+                } else if isBinary {
+                    connection.send(ServerMessage.error(re: nil, .malformed("messages are text frames holding JSON; got a binary frame")))
+                } else {
+                    handle(message, connection: connection, session: session)
+                }
+                if message.capacity > 4 * 1024 { message = [] }  // a large message's buffer is not kept
+            }
+        } catch {
+            // The socket failed or the peer broke the protocol; the session outlives it.
+        }
+    }
+
+    // MARK: Applying
+
+    private func handle(_ bytes: [UInt8], connection: BridgeConnection, session: BridgeSession) {
+        let envelope: ClientEnvelope
+        do throws(RejectedMessage) {
+            envelope = try ClientEnvelope.parse(bytes)
+        } catch {
+            connection.send(ServerMessage.error(re: error.id, error.error))
+            return
+        }
+        do throws(BridgeError) {
+            try apply(envelope, connection: connection, session: session)
+        } catch {
+            connection.send(ServerMessage.error(re: envelope.id, error))
+        }
+    }
+
+    private func apply(_ envelope: ClientEnvelope, connection: BridgeConnection, session: BridgeSession) throws(BridgeError) {
+        let re = envelope.id
+        switch envelope.message {
+        case .manifest:
+            let json: String
+            do throws(FusionHostError) { json = try registry.library.manifestJSON() } catch { throw BridgeError(error) }
+            connection.send(ServerMessage.manifest(re: re, json: json))
+
+        case .create(let feature, let options, let key, let reuse):
+            let (instance, existing) = try session.create(feature: feature, options: options, key: key, reuse: reuse)
+            // The state goes first (to every connection of the session), then the reply.
+            for other in session.connections where other !== connection { other.resend(instance.id) }
+            connection.resend(instance.id)
+            if existing { instance.openRequestMessages.forEach(connection.send) }
+            connection.send(ServerMessage.created(re: re, instance: instance.id, feature: instance.feature, existing: existing))
+
+        case .send(let id, let input):
+            let instance = try session.lookup(id)
+            do throws(FusionHostError) { try instance.hosted.send(input) } catch { throw BridgeError(error) }
+            // The change was marked dirty by the subscription, so its patch is queued
+            // ahead of this reply.
+            connection.send(ServerMessage.ok(re: re, version: try? instance.hosted.version()))
+
+        case .respond(let id, let request, let result):
+            let instance = try session.lookup(id)
+            do throws(FusionHostError) { try instance.hosted.respond(to: request, result: result) } catch { throw BridgeError(error) }
+            instance.answered(request)
+            connection.send(ServerMessage.ok(re: re, version: try? instance.hosted.version()))
+
+        case .fail(let id, let request, let message):
+            let instance = try session.lookup(id)
+            do throws(FusionHostError) { try instance.hosted.failRequest(request, message: message) } catch { throw BridgeError(error) }
+            instance.answered(request)
+            connection.send(ServerMessage.ok(re: re, version: try? instance.hosted.version()))
+
+        case .advanceClock(let id, let seconds):
+            let instance = try session.lookup(id)
+            let nanoseconds = UInt64((seconds * 1e9).rounded())
+            do throws(FusionHostError) { try instance.hosted.advanceClock(byNanoseconds: nanoseconds) } catch { throw BridgeError(error) }
+            connection.send(ServerMessage.ok(re: re, version: try? instance.hosted.version()))
+
+        case .resync(let id):
+            let instance = try session.lookup(id)
+            connection.resend(instance.id)
+            connection.send(ServerMessage.ok(re: re, version: nil))
+
+        case .destroy(let id):
+            try session.destroy(id)
+            connection.send(ServerMessage.ok(re: re, version: nil))
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import FusionHost
+import Synchronization
+
+/// Every session of the bridge by id: joins, rejoins, the timeout after a session's
+/// last connection, the limit on sessions, and shutdown.
+final class SessionRegistry: Sendable {
+    let library: HostedLibrary
+    let configuration: BridgeConfiguration
+
+    private struct State {
+        var sessions: [String: BridgeSession] = [:]
+        var nextConnection = 1
+        var shutDown = false
+    }
+    private let state = Mutex(State())
+
+    init(library: HostedLibrary, configuration: BridgeConfiguration) {
+        self.library = library
+        self.configuration = configuration
+    }
+
+    var sessionCount: Int { state.withLock { $0.sessions.count } }
+
+    func makeConnection() -> BridgeConnection {
+        BridgeConnection(number: state.withLock { state in
+            defer { state.nextConnection += 1 }
+            return state.nextConnection
+        })
+    }
+
+    /// Attaches a connection to the session it asks for, or to a new one when that
+    /// one is unknown or ended. Returns the session and whether it was resumed.
+    func join(_ connection: BridgeConnection, requested: Substring?) throws(BridgeError) -> (BridgeSession, resumed: Bool) {
+        let outcome = state.withLock { state -> Result<(BridgeSession, Bool), BridgeError> in
+            if state.shutDown { return .failure(BridgeError(status: "BRIDGE_SHUTTING_DOWN", message: "the server is shutting down")) }
+            if let requested, SessionID.isWellFormed(requested), let session = state.sessions[String(requested)],
+               session.attach(connection) {
+                return .success((session, true))
+            }
+            guard state.sessions.count < configuration.maxSessions else { return .failure(.sessionLimit(configuration.maxSessions)) }
+            var id = SessionID.make()
+            while state.sessions[id] != nil { id = SessionID.make() }
+            let session = BridgeSession(id: id, library: library, maxInstances: configuration.maxInstancesPerSession)
+            _ = session.attach(connection)
+            state.sessions[id] = session
+            return .success((session, false))
+        }
+        return try outcome.get()
+    }
+
+    /// Detaches a connection; a session left without any ends after the timeout,
+    /// unless a connection rejoins it first.
+    func leave(_ session: BridgeSession, _ connection: BridgeConnection) {
+        guard let generation = session.detach(connection) else { return }
+        let timeout = configuration.sessionTimeout
+        Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            self?.expire(session, generation: generation)
+        }
+    }
+
+    private func expire(_ session: BridgeSession, generation: Int) {
+        guard session.endIfIdle(since: generation) else { return }
+        state.withLock { state in
+            if state.sessions[session.id] === session { state.sessions[session.id] = nil }
+        }
+        session.destroyAll()
+    }
+
+    /// Closes every connection with a reason, then destroys every instance; joins
+    /// are refused from then on. Returns how many sessions there were.
+    @discardableResult
+    func shutdown(reason: String) -> Int {
+        let sessions = state.withLock { state -> [BridgeSession] in
+            state.shutDown = true
+            defer { state.sessions = [:] }
+            return Array(state.sessions.values)
+        }
+        for session in sessions {
+            for connection in session.end() { connection.close(.goingAway, reason: reason) }
+        }
+        for session in sessions { session.destroyAll() }
+        return sessions.count
+    }
+}

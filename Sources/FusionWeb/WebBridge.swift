@@ -1,0 +1,138 @@
+import FusionHost
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOWebSocket
+import ServiceLifecycle
+
+/// The web bridge: an HTTP server for the pages and the web client, and one WebSocket
+/// through which pages drive a library's features. It is a host like `fusion run`: it
+/// reaches the library only through `HostedLibrary` (the C ABI), never its Swift types.
+///
+/// `run()` serves until SIGINT or SIGTERM; then every socket is closed with the reason
+/// "server shutting down" and every instance destroyed before it returns.
+public struct WebBridge: Sendable {
+    public let library: HostedLibrary
+    public let configuration: BridgeConfiguration
+    private let registry: SessionRegistry
+    private let origins: OriginPolicy
+    private let pages: StaticFiles?
+    private let client: StaticFiles?
+
+    public init(library: HostedLibrary, configuration: BridgeConfiguration) {
+        self.library = library
+        self.configuration = configuration
+        registry = SessionRegistry(library: library, configuration: configuration)
+        origins = OriginPolicy(host: configuration.host, allowed: configuration.allowedOrigins)
+        pages = StaticFiles(folder: configuration.staticFolder)
+        client = StaticFiles(folder: configuration.clientFolder)
+    }
+
+    /// Serves until a signal stops it. `onListening` is called with the URL to open
+    /// once the socket is bound (with the port the system chose, for port 0).
+    public func run(logLevel: Logger.Level = .warning, onListening: @escaping @Sendable (String) -> Void) async throws {
+        var logger = Logger(label: "fusion.serve")
+        logger.logLevel = logLevel
+        let handler = ConnectionHandler(registry: registry)
+        let origins = origins
+        let host = configuration.host
+        let upgrade = HTTPServerBuilder.http1WebSocketUpgrade(
+            configuration: .init(ws: .init(maxFrameSize: configuration.hardFrameLimit))
+        ) { (request: HTTPRequest, _: any Channel, _: Logger) async throws -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> in
+            let (path, query) = Self.split(request.path ?? "/")
+            guard path == "/ws" else { return .dontUpgrade }
+            let origin = request.headerFields[.origin]
+            guard origins.allows(origin: origin, hostHeader: request.authority) else {
+                // A declined upgrade can only be answered with a bare 400 here; a close
+                // with a reason tells the page's developer what to change. Nothing is read.
+                let reason = "origin \(origin ?? "") may not open this bridge; see --allow-origin"
+                return .upgrade([:]) { _, outbound, _ in
+                    try? await outbound.close(.policyViolation, reason: String(reason.utf8.prefix(120)) ?? "origin not allowed")
+                }
+            }
+            let session = Self.queryValue("session", in: query)
+            return .upgrade([:]) { inbound, outbound, _ in
+                await handler.serve(inbound: inbound, outbound: outbound, requestedSession: session)
+            }
+        }
+        let app = Application(
+            responder: CallbackResponder<BasicRequestContext> { request, _ in self.respond(to: request) },
+            server: upgrade,
+            configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                origins.listening(on: port)
+                let shown = host.contains(":") ? "[\(host)]" : (OriginPolicy.isWildcard(host) ? "127.0.0.1" : host)
+                onListening("http://\(shown):\(port)/")
+            },
+            logger: logger)
+        let shutdown = BridgeShutdown(registry: registry)
+        // Services stop in reverse order: the bridge closes its sockets with a reason
+        // first, then the HTTP server stops.
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: app), .init(service: shutdown)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    /// The HTTP side: the web client, the manifest, the pages.
+    private func respond(to request: Request) -> Response {
+        guard request.method == .get || request.method == .head else {
+            return Self.text(.methodNotAllowed, "only GET and HEAD are served here\n")
+        }
+        let path = Substring(request.uri.path)
+        switch path {
+        case "/ws":
+            if !origins.allows(origin: request.headers[.origin], hostHeader: request.head.authority) {
+                return Self.text(.forbidden, "this origin may not open the bridge's WebSocket; allowed: \(origins.ownOrigins.joined(separator: ", ")) (add others with --allow-origin)\n")
+            }
+            return Self.text(.init(code: 426, reasonPhrase: "Upgrade Required"), "/ws is the bridge's WebSocket: open it with a WebSocket client\n")
+        case "/manifest.json":
+            guard let json = try? library.manifestJSON() else { return Self.text(.internalServerError, "the library's manifest could not be read\n") }
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: json)))
+        case "/fusionkit.js", "/fusionkit.d.ts":
+            if let response = client?.response(for: request) { return response }
+        default:
+            if let response = pages?.response(for: request) { return response }
+        }
+        return Self.text(.notFound, "not found\n")
+    }
+
+    private static func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    static func split(_ target: String) -> (path: Substring, query: Substring) {
+        guard let mark = target.firstIndex(of: "?") else { return (Substring(target), "") }
+        return (target[..<mark], target[target.index(after: mark)...])
+    }
+
+    static func queryValue(_ name: String, in query: Substring) -> Substring? {
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts.first == Substring(name) { return parts.count > 1 ? parts[1] : "" }
+        }
+        return nil
+    }
+}
+
+/// Waits for the signal to stop, then closes every socket with a reason and destroys
+/// every instance, before the HTTP server itself stops.
+struct BridgeShutdown: Service {
+    let registry: SessionRegistry
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        registry.shutdown(reason: "server shutting down")
+        // Give the writers a moment to put the close frames on the wire.
+        try? await Task.sleep(for: .milliseconds(100))
+    }
+}

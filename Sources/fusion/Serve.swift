@@ -1,0 +1,103 @@
+import ArgumentParser
+import FusionHost
+import FusionWeb
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `fusion serve [LIB]`: the web bridge. Serves the web client and the demo pages, and
+/// one WebSocket through which pages drive the library's features.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve a library's features to the browser: pages, the web client, one WebSocket.",
+        usage: "fusion serve [LIB] [--host 127.0.0.1] [--port 8080] [--static DIR]",
+        discussion: """
+            Open the URL it prints. The index page lists the library's features, with the \
+            demo page of each example feature and a generic page for any feature of any \
+            library. Pages import the client module from /fusionkit.js and speak the \
+            protocol of docs/web-protocol.md. Each tab gets its own session; a reload \
+            rejoins it. Ctrl-C (or SIGTERM) closes every socket with a reason and destroys \
+            every instance.
+
+            It binds to loopback unless --host says otherwise, and accepts WebSocket \
+            handshakes only from its own pages' origin (and --allow-origin).
+
+            \(Fusion.libraryHelp)
+
+            \(ExitStatus.help)
+            """)
+
+    @Argument(help: ArgumentHelp("The library (optional).", valueName: "lib"))
+    var words: [String] = []
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free one.")
+    var port = 8080
+
+    @Option(name: .customLong("static"), help: ArgumentHelp("The folder of pages served at / (default: the checkout's examples/web).", valueName: "dir"))
+    var staticFolder: String?
+
+    @Option(name: .customLong("allow-origin"), help: ArgumentHelp("Another origin whose pages may open the WebSocket, e.g. http://localhost:3000 (repeatable).", valueName: "origin"))
+    var allowedOrigins: [String] = []
+
+    @Option(name: .customLong("max-sessions"), help: "Sessions alive at once.")
+    var maxSessions = 1000
+
+    @Option(name: .customLong("max-instances-per-session"), help: "Instances one session may hold.")
+    var maxInstancesPerSession = 16
+
+    @Option(name: .customLong("max-message-bytes"), help: "The largest message a page may send.")
+    var maxMessageBytes = 64 * 1024
+
+    @Option(name: .customLong("max-messages-per-second"), help: "Messages one connection may send per second.")
+    var maxMessagesPerSecond = 100
+
+    @Option(name: .customLong("session-timeout"), help: "Seconds a session outlives its last connection (for reloads).")
+    var sessionTimeout: Double = 60
+
+    @Flag(help: "Log each connection and request.")
+    var verbose = false
+
+    func validate() throws {
+        let rest = LibraryChoice.split(words).rest
+        if !rest.isEmpty { throw ValidationError("serve takes no feature: it serves every feature of the library (unexpected \(rest.joined(separator: " ")))") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port is from 0 to 65535") }
+        for (name, value) in [("--max-sessions", maxSessions), ("--max-instances-per-session", maxInstancesPerSession),
+                              ("--max-message-bytes", maxMessageBytes), ("--max-messages-per-second", maxMessagesPerSecond)] where value < 1 {
+            throw ValidationError("\(name) is at least 1")
+        }
+        guard sessionTimeout >= 0, sessionTimeout.isFinite else { throw ValidationError("--session-timeout is 0 or more seconds") }
+    }
+
+    func run() async throws {
+        let library = try LibraryChoice.load(LibraryChoice.split(words).library)
+        let checkout = WebFolders.checkout()
+        guard let pages = staticFolder ?? checkout.map({ $0 + "/" + WebFolders.pagesFolder }) else {
+            throw CLIError(.usage, "no pages to serve: pass --static DIR (none given, and no FusionKit checkout found around the fusion executable or here)")
+        }
+        guard WebFolders.isFolder(pages) else { throw CLIError(.usage, "--static \(pages): not a folder") }
+        var configuration = BridgeConfiguration(
+            staticFolder: pages, clientFolder: checkout.map { $0 + "/" + WebFolders.clientFolder } ?? pages)
+        configuration.host = host
+        configuration.port = port
+        configuration.allowedOrigins = allowedOrigins
+        configuration.maxSessions = maxSessions
+        configuration.maxInstancesPerSession = maxInstancesPerSession
+        configuration.maxMessageBytes = maxMessageBytes
+        configuration.maxMessagesPerSecond = maxMessagesPerSecond
+        configuration.sessionTimeout = .milliseconds(Int64((sessionTimeout * 1000).rounded()))
+        let bridge = WebBridge(library: library, configuration: configuration)
+        let features = library.manifest.features.count
+        do {
+            try await bridge.run(logLevel: verbose ? .info : .warning) { url in
+                Terminal.write("Serving \(library.manifest.libraryName) \(library.manifest.libraryVersion) (\(features) features) at \(url)\nOpen it in a browser; Ctrl-C stops.\n", to: STDOUT_FILENO)
+            }
+        } catch {
+            throw CLIError(.failure, "the web bridge stopped: \(error)")
+        }
+        Terminal.write("Stopped: every socket closed, every instance destroyed.\n", to: STDOUT_FILENO)
+    }
+}
