@@ -23,12 +23,20 @@ struct ConnectionHandler: Sendable {
             return
         }
         greet(connection, session: session, resumed: resumed)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await connection.runWriter(outbound: outbound, session: session) }
-            await read(inbound, connection: connection, session: session)
-            registry.leave(session, connection)
+        enum Side { case reader, writer, timer }
+        await withTaskGroup(of: Side.self) { group in
+            group.addTask { await connection.runWriter(outbound: outbound, session: session); return .writer }
+            group.addTask { await read(inbound, connection: connection, session: session); return .reader }
+            if await group.next() == .writer {
+                // A close went out (or the socket broke): the peer has a second to answer
+                // before reading stops, so that a frozen tab cannot hold up shutdown.
+                group.addTask { try? await Task.sleep(for: .seconds(1)); return .timer }
+                if await group.next() == .timer { group.cancelAll() }
+            }
             connection.finish()
+            await group.waitForAll()
         }
+        registry.leave(session, connection)
     }
 
     /// The welcome, then every instance's whole state and its open host requests.

@@ -40,7 +40,9 @@ public struct WebBridge: Sendable {
         let origins = origins
         let host = configuration.host
         let upgrade = HTTPServerBuilder.http1WebSocketUpgrade(
-            configuration: .init(ws: .init(maxFrameSize: configuration.hardFrameLimit))
+            // A page that does not answer a close within a second is dropped, so that
+            // shutdown never waits long on a frozen tab.
+            configuration: .init(ws: .init(maxFrameSize: configuration.hardFrameLimit, closeTimeout: .seconds(1)))
         ) { (request: HTTPRequest, _: any Channel, _: Logger) async throws -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> in
             let (path, query) = Self.split(request.path ?? "/")
             guard path == "/ws" else { return .dontUpgrade }

@@ -1,0 +1,169 @@
+"""Helpers for testing `fusion serve` as browsers and programs use it: the server as a
+real process, and a WebSocket client that speaks docs/web-protocol.md."""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import websocket  # websocket-client, installed with selenium by scripts/setup
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Server:
+    """`fusion serve --port 0 …` running until stopped; `url` is the one it printed."""
+
+    def __init__(self, fusion: Path, *flags: str) -> None:
+        self.process = subprocess.Popen(
+            [str(fusion), "serve", "--port", "0", *flags],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if "Serving" not in line:
+            self.process.kill()
+            raise AssertionError(f"fusion serve did not start: {line!r} {self.process.stderr.read()!r}")
+        self.url = line.split(" at ")[1].split()[0]            # http://127.0.0.1:PORT/
+        self.port = int(self.url.rsplit(":", 1)[1].strip("/"))
+        self.ws_url = f"ws://127.0.0.1:{self.port}/ws"
+
+    def connect(self, session: str | None = None, origin: str | None = None) -> "Client":
+        url = self.ws_url + (f"?session={session}" if session else "")
+        return Client(url, origin)
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 10) -> tuple[int, str, str]:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        out, err = self.process.communicate(timeout=timeout)
+        return self.process.returncode, out, err
+
+    def rss_kib(self) -> int:
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise AssertionError("no VmRSS")
+
+
+class Client:
+    """One WebSocket: send messages, read them back in order, wait for replies."""
+
+    def __init__(self, url: str, origin: str | None = None, timeout: float = 5) -> None:
+        options: dict[str, Any] = {"timeout": timeout}
+        if origin is not None:
+            options["origin"] = origin
+        else:
+            options["suppress_origin"] = True
+        self.ws = websocket.create_connection(url, **options)
+        self.ids = itertools.count(1)
+        self.inbox: list[dict[str, Any]] = []
+        self.welcome = self.next("welcome")
+        self.session: str = self.welcome["session"]
+
+    def close(self) -> None:
+        self.ws.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def raw(self, text: str | bytes) -> None:
+        if isinstance(text, bytes):
+            self.ws.send_binary(text)
+        else:
+            self.ws.send(text)
+
+    def send(self, message: dict[str, Any]) -> Any:
+        """Sends a message with a fresh id; returns the id."""
+        message = dict(message)
+        message.setdefault("id", next(self.ids))
+        self.ws.send(json.dumps(message))
+        return message["id"]
+
+    def receive(self) -> dict[str, Any]:
+        if self.inbox:
+            return self.inbox.pop(0)
+        return json.loads(self.ws.recv())
+
+    def next(self, type_: str, **match: Any) -> dict[str, Any]:
+        """The next message of a type (and fields), keeping the others for later."""
+        skipped: list[dict[str, Any]] = []
+        while True:
+            message = self.inbox.pop(0) if self.inbox else json.loads(self.ws.recv())
+            if message.get("type") == type_ and all(message.get(k) == v for k, v in match.items()):
+                self.inbox = skipped + self.inbox
+                return message
+            skipped.append(message)
+
+    def request(self, message: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Sends a message and reads up to its reply: (reply, the messages before it)."""
+        id_ = self.send(message)
+        before: list[dict[str, Any]] = []
+        while True:
+            item = self.receive()
+            if item.get("re") == id_ and item.get("type") in ("ok", "created", "manifest", "error"):
+                return item, before
+            before.append(item)
+
+    def create(self, feature: str, **fields: Any) -> tuple[str, dict[str, Any]]:
+        """Creates an instance; returns its id and its first state message."""
+        reply, before = self.request({"type": "create", "feature": feature, **fields})
+        assert reply["type"] == "created", reply
+        states = [m for m in before if m["type"] == "state" and m["instance"] == reply["instance"]]
+        assert states, before
+        return reply["instance"], states[-1]
+
+    def call(self, **message: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        return self.request(message)
+
+    def close_frame(self, timeout: float = 5) -> tuple[int, str]:
+        """Reads until the server closes; returns its close code and reason."""
+        return close_frame(self.ws, timeout)
+
+
+def close_frame(ws: websocket.WebSocket, timeout: float = 5) -> tuple[int, str]:
+    """Reads frames until a close frame; returns its code and reason (without answering
+    it, since the server may already have dropped the connection)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        frame = ws.recv_frame()
+        if frame.opcode == websocket.ABNF.OPCODE_CLOSE:
+            data = frame.data
+            code = int.from_bytes(data[:2], "big") if len(data) >= 2 else 1005
+            return code, data[2:].decode()
+    raise AssertionError("no close frame")
+
+
+def apply_patch(state: Any, patch: list[dict[str, Any]]) -> Any:
+    """RFC 6902 as the library writes it (add, remove, replace), for checking patches."""
+    import copy
+    state = copy.deepcopy(state)
+    for op in patch:
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in op["path"].split("/")[1:]]
+        if not parts:
+            state = op.get("value")
+            continue
+        parent = state
+        for part in parts[:-1]:
+            parent = parent[int(part)] if isinstance(parent, list) else parent[part]
+        last = parts[-1]
+        if isinstance(parent, list):
+            index = len(parent) if last == "-" else int(last)
+            if op["op"] == "add":
+                parent.insert(index, op["value"])
+            elif op["op"] == "remove":
+                del parent[index]
+            else:
+                parent[index] = op["value"]
+        else:
+            if op["op"] == "remove":
+                del parent[last]
+            else:
+                parent[last] = op["value"]
+    return state

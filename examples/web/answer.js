@@ -1,0 +1,36 @@
+// Answer: draws {answer, isSubmitEnabled, isSubmitting, submitted};
+// sends answerChanged {text}, submitTapped, resultDismissed.
+import { $, Page, optionsFromQuery, bindTextField, setText } from "/common.js";
+
+const page = new Page();
+const field = $('[data-test="answer"]');
+const submit = $('[data-test="submit"]');
+const submitting = $('[data-test="submitting"]');
+const result = $('[data-test="result"]');
+const resultText = $('[data-test="result-text"]');
+
+const syncAnswer = bindTextField(field, page, (text) => ({ answerChanged: { text } }));
+
+function render(state) {
+    syncAnswer(state.answer);
+    submit.disabled = !state.isSubmitEnabled;
+    setText(submit, state.isSubmitting ? "Submitting…" : "Submit");
+    submitting.hidden = !state.isSubmitting;
+    result.hidden = state.submitted == null;
+    if (state.submitted != null) setText(resultText, state.submitted);
+}
+
+submit.addEventListener("click", () => page.send("submitTapped"));
+field.addEventListener("keydown", (event) => {
+    // The feature decides whether a submit counts (it ignores one while not enabled).
+    if (event.key === "Enter") page.send("submitTapped");
+});
+$('[data-test="dismiss-result"]').addEventListener("click", () => page.send("resultDismissed"));
+
+let options;
+try {
+    options = optionsFromQuery();
+} catch (error) {
+    page.showError(error);
+}
+page.open("answer", { options, render }).catch(() => {}); // shown in the error area

@@ -1,0 +1,293 @@
+// What every demo page shares: the status line, the error area, creation options
+// from the query string, and small DOM helpers. No feature logic lives here: pages
+// send inputs and draw the state they are given.
+
+import { connect, FusionError } from "/fusionkit.js";
+
+export { FusionError };
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+export const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+
+/** A DOM element: h("button", {class: "btn", "data-test": "increase", onclick}, "+"). */
+export function h(tag, props = {}, ...children) {
+    const element = document.createElement(tag);
+    for (const [name, value] of Object.entries(props ?? {})) {
+        if (value === undefined || value === null || value === false) continue;
+        if (name.startsWith("on") && typeof value === "function") element.addEventListener(name.slice(2), value);
+        else if (name === "class") element.className = value;
+        else if (name === "text") element.textContent = value;
+        else if (name in element && typeof value !== "string") element[name] = value;
+        else element.setAttribute(name, value === true ? "" : String(value));
+    }
+    for (const child of children.flat(Infinity)) {
+        if (child === null || child === undefined || child === false) continue;
+        element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return element;
+}
+
+/** Sets text only when it changed (keeps selections and avoids needless layout). */
+export function setText(element, text) {
+    const value = String(text);
+    if (element.textContent !== value) element.textContent = value;
+}
+
+// ---------------------------------------------------------------------------------
+// Creation options from the query string
+
+/** A query value as JSON when it reads as JSON (false, 3, {"a":1}), else as text. */
+function parseValue(raw) {
+    try {
+        return JSON.parse(raw);
+    } catch {
+        return raw;
+    }
+}
+
+/** Parameters that are the page's own, not creation options. */
+const PAGE_PARAMETERS = new Set(["feature", "key"]);
+
+/**
+ * Creation options from the query string: `seed`, `clock`, `requests`, `state` (JSON),
+ * `settings` (a JSON object); any other parameter is a feature setting
+ * (`?liveScan=false` → {"settings": {"liveScan": false}}). `base` holds what the page
+ * always asks for. Undefined when there are none.
+ */
+export function optionsFromQuery(search = location.search, base = {}) {
+    const params = new URLSearchParams(search);
+    const options = { ...base };
+    const settings = { ...(base.settings ?? {}) };
+    for (const [name, raw] of params) {
+        if (PAGE_PARAMETERS.has(name) || raw === "" && name !== "state") continue;
+        switch (name) {
+            case "seed":
+                options.seed = Number(raw);
+                break;
+            case "clock":
+            case "requests":
+                options[name] = raw;
+                break;
+            case "state":
+                options.state = JSON.parse(raw); // a bad one is shown as an error by the page
+                break;
+            case "settings":
+                Object.assign(settings, JSON.parse(raw));
+                break;
+            default:
+                settings[name] = parseValue(raw);
+        }
+    }
+    delete options.settings;
+    if (Object.keys(settings).length > 0) options.settings = settings;
+    return Object.keys(options).length > 0 ? options : undefined;
+}
+
+/** A short stable hash (FNV-1a, 32 bits) as 8 hex digits. */
+function hash(text) {
+    let value = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) {
+        value ^= text.charCodeAt(i);
+        value = Math.imul(value, 0x01000193) >>> 0;
+    }
+    return value.toString(16).padStart(8, "0");
+}
+
+/**
+ * The instance key for a feature made with these options: the feature's name alone
+ * without options, else the name and the options ("wifi.liveScan-false"), so pages
+ * asking for different options never share an instance, and pages asking for the same
+ * (a demo page and the generic page) do. At most 64 characters of A–Z a–z 0–9 _ . -.
+ */
+export function keyFor(feature, options) {
+    const clean = (text) => String(text).replace(/[^A-Za-z0-9_.-]/g, "_");
+    if (!options || Object.keys(options).length === 0) return clean(feature).slice(0, 64);
+    const parts = [];
+    for (const name of Object.keys(options).sort()) {
+        const value = options[name];
+        if (name === "settings" && value && typeof value === "object") {
+            for (const setting of Object.keys(value).sort()) parts.push(`${setting}-${JSON.stringify(value[setting])}`);
+        } else if (name === "state") {
+            parts.push(`state-${hash(JSON.stringify(value))}`);
+        } else {
+            parts.push(`${name}-${typeof value === "string" ? value : JSON.stringify(value)}`);
+        }
+    }
+    const key = clean(`${feature}.${parts.join(".")}`);
+    if (key.length <= 64) return key;
+    return `${clean(feature).slice(0, 50)}.${hash(JSON.stringify(options))}`;
+}
+
+// ---------------------------------------------------------------------------------
+// The page chrome: status line and error area (markup in each page's HTML)
+
+export class Page {
+    constructor() {
+        this.statusElement = $('[data-role="status"]');
+        this.sessionElement = $('[data-role="session"]');
+        this.versionElement = $('[data-role="version"]');
+        this.errorElement = $('[data-role="server-error"]');
+        this.errorStatus = this.errorElement?.querySelector(".error-status");
+        this.errorMessage = this.errorElement?.querySelector(".error-message");
+        this.errorElement?.querySelector("button")?.addEventListener("click", () => this.clearError());
+        this.bridge = null;
+        this.instance = null;
+        /** Instances the page destroys itself: no notice for those. */
+        this.destroying = new WeakSet();
+        this.showError = this.showError.bind(this);
+    }
+
+    setStatus(status) {
+        if (!this.statusElement) return;
+        this.statusElement.dataset.status = status;
+        setText(this.statusElement, status);
+    }
+
+    /** Shows an error in the page's error area: the server's status and message. */
+    showError(error) {
+        console.error(error);
+        if (!this.errorElement) return;
+        const status = error instanceof FusionError ? error.status : error?.name ?? "Error";
+        const message = error?.message ?? String(error);
+        setText(this.errorStatus, status);
+        setText(this.errorMessage, message);
+        this.errorElement.dataset.status = status;
+        this.errorElement.hidden = false;
+        // Restart the attention animation.
+        this.errorElement.classList.remove("flash");
+        void this.errorElement.offsetWidth;
+        this.errorElement.classList.add("flash");
+    }
+
+    clearError() {
+        if (!this.errorElement) return;
+        this.errorElement.hidden = true;
+        delete this.errorElement.dataset.status;
+    }
+
+    /** Connects; the status line follows the bridge. */
+    async connect() {
+        this.setStatus("connecting");
+        try {
+            this.bridge = await connect();
+        } catch (error) {
+            this.setStatus("closed");
+            this.showError(error);
+            throw error;
+        }
+        this.bridge.onStatus((status) => this.setStatus(status));
+        this.bridge.onError(this.showError);
+        if (this.sessionElement) {
+            const session = this.bridge.session ?? "";
+            setText(this.sessionElement, session ? `${session.slice(0, 8)}…` : "–");
+            this.sessionElement.title = session;
+        }
+        this.bridge.onStatus(() => {
+            const session = this.bridge.session ?? "";
+            if (this.sessionElement && this.sessionElement.title !== session) {
+                setText(this.sessionElement, session ? `${session.slice(0, 8)}…` : "–");
+                this.sessionElement.title = session;
+            }
+        });
+        return this.bridge;
+    }
+
+    /**
+     * Connects and gets the page's instance (`bridge.instance`: a reload finds it again),
+     * then attach()es it.
+     */
+    async open(feature, { options, key, render, ready = true } = {}) {
+        await this.connect();
+        let instance;
+        try {
+            instance = await this.bridge.instance(feature, { key: key ?? keyFor(feature, options), options });
+        } catch (error) {
+            this.showError(error);
+            throw error;
+        }
+        this.attach(instance, { render, ready });
+        return instance;
+    }
+
+    /**
+     * Makes `instance` the page's: `render(state, version)` draws every state, the
+     * status line's version follows, and `document.body.dataset.ready` becomes "true"
+     * after the first draw (unless `ready: false`: then the page calls markReady()).
+     */
+    attach(instance, { render, ready = true } = {}) {
+        this.instance = instance;
+        if (render) instance.onState(render);
+        instance.onState((_, version) => {
+            if (this.instance !== instance) return;
+            if (this.versionElement) setText(this.versionElement, version);
+            if (ready) this.markReady();
+        });
+        instance.onDestroyed(() => {
+            if (this.instance !== instance || this.destroying.has(instance)) return;
+            this.showError(new FusionError("DESTROYED", "This instance was destroyed (by another tab of this session?). Reload to make a new one."));
+        });
+    }
+
+    markReady() {
+        document.body.dataset.ready = "true";
+    }
+
+    /** Sends an input; a refusal is shown in the error area. Returns the send's promise
+     *  (resolving to undefined when refused). */
+    send(...input) {
+        if (!this.instance) return Promise.resolve();
+        return this.instance.send(...input).catch(this.showError);
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Controls drawn from state
+
+/**
+ * A text field whose value is the state's, while the person types into it: each input
+ * event sends `makeInput(value)`; the state's value is written back only once every
+ * edit sent has been acknowledged, so fast typing never loses characters.
+ * Returns sync(value), to call from render.
+ */
+export function bindTextField(field, page, makeInput) {
+    let inFlight = 0;
+    let latest = field.value;
+    const sync = (value) => {
+        latest = value ?? "";
+        if (inFlight === 0 && field.value !== latest) field.value = latest;
+    };
+    field.addEventListener("input", () => {
+        inFlight++;
+        page.send(makeInput(field.value)).finally(() => {
+            inFlight--;
+            sync(latest);
+        });
+    });
+    return sync;
+}
+
+/**
+ * Shows a <dialog> as a modal while `open`, closes it otherwise. When the person closes
+ * it themselves (Escape), `onDismiss` sends the input that says so; the state decides.
+ */
+export function setDialog(dialog, open) {
+    if (open && !dialog.open) {
+        dialog.showModal();
+    } else if (!open && dialog.open) {
+        dialog.dataset.closing = "render";
+        dialog.close();
+    }
+}
+
+export function onDialogDismiss(dialog, onDismiss) {
+    dialog.addEventListener("cancel", (event) => {
+        if (!event.cancelable) return; // the browser closes it anyway: `close` sends
+        event.preventDefault();
+        onDismiss();
+    });
+    dialog.addEventListener("close", () => {
+        const byRender = dialog.dataset.closing === "render";
+        delete dialog.dataset.closing;
+        if (!byRender) onDismiss();
+    });
+}

@@ -1,0 +1,31 @@
+// Counter: draws {value, isReset, alert}; sends increase, decrease, reset, show, alertDismissed.
+import { $, Page, optionsFromQuery, setDialog, onDialogDismiss, setText } from "/common.js";
+
+const page = new Page();
+const value = $('[data-test="value"]');
+const isReset = $('[data-test="is-reset"]');
+const alert = $('[data-test="alert"]');
+const alertMessage = $('[data-test="alert-message"]');
+
+function render(state) {
+    setText(value, state.value);
+    isReset.dataset.value = String(state.isReset);
+    isReset.classList.toggle("on", state.isReset);
+    setText(isReset, `isReset: ${state.isReset}`);
+    if (state.alert != null) setText(alertMessage, state.alert);
+    setDialog(alert, state.alert != null);
+}
+
+for (const input of ["increase", "decrease", "reset", "show"]) {
+    $(`[data-test="${input}"]`).addEventListener("click", () => page.send(input));
+}
+$('[data-test="alert-ok"]').addEventListener("click", () => page.send("alertDismissed"));
+onDialogDismiss(alert, () => page.send("alertDismissed"));
+
+let options;
+try {
+    options = optionsFromQuery();
+} catch (error) {
+    page.showError(error);
+}
+page.open("counter", { options, render }).catch(() => {}); // shown in the error area

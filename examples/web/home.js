@@ -1,0 +1,24 @@
+// Home: draws {title, desc}; sends viewDidLoad (on load, for a new instance), tap1, tap2.
+import { $, Page, optionsFromQuery, setText } from "/common.js";
+
+const page = new Page();
+const title = $('[data-test="title"]');
+const desc = $('[data-test="desc"]');
+
+function render(state) {
+    setText(title, state.title);
+    setText(desc, state.desc);
+}
+
+for (const input of ["viewDidLoad", "tap1", "tap2"]) {
+    $(`[data-test="${input}"]`).addEventListener("click", () => page.send(input));
+}
+
+try {
+    const instance = await page.open("home", { options: optionsFromQuery(), render, ready: false });
+    // The view loaded: a new instance hears about it; a reloaded page's instance already did.
+    if (instance.version === 0) await page.send("viewDidLoad");
+    page.markReady();
+} catch (error) {
+    page.showError(error);
+}

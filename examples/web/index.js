@@ -1,0 +1,45 @@
+// The index: the manifest's features, with links to their pages.
+import { $, h, Page, setText } from "/common.js";
+
+const page = new Page();
+const list = $('[data-test="features"]');
+
+/** Whether examples/web has a demo page for the feature. */
+async function hasDemo(name) {
+    if (["index", "feature"].includes(name)) return false; // pages of their own, not demos
+    try {
+        const response = await fetch(`/${encodeURIComponent(name)}.html`, { method: "HEAD" });
+        return response.ok;
+    } catch {
+        return false;
+    }
+}
+
+function card(feature, demo) {
+    const generic = `/feature.html?feature=${encodeURIComponent(feature.name)}`;
+    return h("article", { class: "card feature-card", "data-test": "feature", "data-name": feature.name },
+        h("h2", { "data-test": "feature-name" }, feature.name),
+        h("p", { class: "summary", "data-test": "summary" }, feature.summary || "No summary."),
+        h("div", { class: "chips", "aria-label": "Inputs" },
+            feature.inputs.map((input) => h("span", {
+                class: "pill mono",
+                "data-test": "input-name",
+                title: input.fields.map((field) => `${field.name}: ${field.type}`).join(", ") || "no fields",
+            }, input.name))),
+        h("div", { class: "links" },
+            demo ? h("a", { class: "btn small", href: `/${encodeURIComponent(feature.name)}.html`, "data-test": "demo-link" }, "Open demo") : null,
+            h("a", { class: demo ? "btn small secondary" : "btn small", href: generic, "data-test": "generic-link" }, "Generic page")));
+}
+
+try {
+    const bridge = await page.connect();
+    const manifest = await bridge.manifest();
+    const library = bridge.library ?? manifest.library;
+    setText($('[data-test="library"]'), `${library.name} ${library.version}`);
+    document.title = `${library.name} · FusionKit`;
+    const demos = await Promise.all(manifest.features.map((feature) => hasDemo(feature.name)));
+    list.replaceChildren(...manifest.features.map((feature, index) => card(feature, demos[index])));
+    page.markReady();
+} catch (error) {
+    page.showError(error);
+}

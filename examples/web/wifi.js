@@ -1,0 +1,180 @@
+// Wi-Fi settings: draws the `wifi` state (isOn, selectedNetwork, otherNetworks,
+// isScanning, destination) and sends the screen's inputs. No derived values here.
+import { $, h, Page, optionsFromQuery, bindTextField, setDialog, onDialogDismiss, setText } from "/common.js";
+
+const page = new Page();
+const toggle = $('[data-test="wifi-toggle"]');
+const toggleRow = $('[data-role="toggle-row"]');
+const networksSection = $('[data-test="networks-section"]');
+const networksList = $('[data-role="networks"]');
+const scanning = $('[data-test="scanning"]');
+
+const connectSheet = $('[data-test="connect-sheet"]');
+const connectName = $('[data-test="connect-name"]');
+const password = $('[data-test="password"]');
+const join = $('[data-test="join"]');
+const joining = $('[data-test="joining"]');
+const incorrectAlert = $('[data-test="incorrect-password-alert"]');
+const incorrectName = $('[data-role="incorrect-name"]');
+
+const detailSheet = $('[data-test="detail-sheet"]');
+const detailName = $('[data-test="detail-name"]');
+const detailSecurity = $('[data-test="detail-security"]');
+const detailSignal = $('[data-test="detail-signal"]');
+const detailID = $('[data-test="detail-id"]');
+const forgetAlert = $('[data-test="forget-alert"]');
+const forgetName = $('[data-role="forget-name"]');
+
+const LOCK = `<svg class="lock" data-test="lock" viewBox="0 0 12 16" role="img" aria-label="Secured"><path d="M3.2 7V5a2.8 2.8 0 0 1 5.6 0v2" fill="none" stroke="currentColor" stroke-width="1.7"/><rect x="1" y="7" width="10" height="8.2" rx="2" fill="currentColor"/></svg>`;
+const INFO = `<svg viewBox="0 0 22 22" aria-hidden="true"><circle cx="11" cy="11" r="9.6" fill="none" stroke="currentColor" stroke-width="1.5"/><circle cx="11" cy="6.9" r="1.25" fill="currentColor"/><rect x="10.05" y="9.4" width="1.9" height="6.6" rx="0.95" fill="currentColor"/></svg>`;
+
+// ---------------------------------------------------------------------------------
+// Network rows
+
+/** A row: [✓] name … 🔒 bars (i). Its buttons send the network's id. */
+function makeRow(network, selected) {
+    const main = h("button", { class: "net-main", type: "button" },
+        h("span", { class: "checkmark", "aria-hidden": "true" }, selected ? "✓" : ""),
+        h("span", { class: "label", "data-test": "network-name" }));
+    const icons = h("span", { class: "icons" });
+    const info = h("button", { class: "info-button", type: "button", "data-test": "info-button" });
+    info.innerHTML = INFO;
+    const row = h("li", { class: "net", "data-test": selected ? "selected-network" : "network-row" }, main, icons, info);
+    main.addEventListener("click", () => page.send({ networkTapped: { id: row.dataset.id } }));
+    info.addEventListener("click", () => page.send({ infoButtonTapped: { id: row.dataset.id } }));
+    return row;
+}
+
+/** The number of signal bars (0–3) that draws a connectivity of 0…1. */
+const barsFor = (connectivity) => Math.max(0, Math.min(3, Math.ceil(connectivity * 3 - 0.001)));
+
+function updateRow(row, network) {
+    row.dataset.id = network.id;
+    setText(row.querySelector('[data-test="network-name"]'), network.name);
+    row.querySelector(".info-button").setAttribute("aria-label", `About ${network.name}`);
+    const icons = row.querySelector(".icons");
+    const level = String(barsFor(network.connectivity));
+    const key = `${network.isSecured}:${level}`;
+    if (icons.dataset.key !== key) {
+        icons.dataset.key = key;
+        icons.innerHTML = `${network.isSecured ? LOCK : ""}<span class="bars" data-test="signal" data-level="${level}" role="img" aria-label="Signal ${level} of 3"><i></i><i></i><i></i></span>`;
+    }
+    icons.title = `Signal ${Math.round(network.connectivity * 100)} %`;
+}
+
+/** Draws `networks` into `list` in order, keeping each network's row (and focus). */
+function renderList(list, networks, animate) {
+    const rows = new Map([...list.children].map((row) => [row.dataset.id, row]));
+    let previous = null;
+    for (const network of networks) {
+        let row = rows.get(network.id);
+        if (row) {
+            rows.delete(network.id);
+        } else {
+            row = makeRow(network, false);
+            if (animate) row.classList.add("appearing");
+        }
+        updateRow(row, network);
+        const expected = previous ? previous.nextSibling : list.firstChild;
+        if (row !== expected) list.insertBefore(row, expected);
+        previous = row;
+    }
+    for (const row of rows.values()) row.remove();
+}
+
+let selectedRow = null;
+
+function renderSelected(network) {
+    if (!network) {
+        selectedRow?.remove();
+        selectedRow = null;
+        return;
+    }
+    if (!selectedRow || selectedRow.dataset.id !== network.id) {
+        selectedRow?.remove();
+        selectedRow = makeRow(network, true);
+        toggleRow.after(selectedRow);
+    }
+    updateRow(selectedRow, network);
+}
+
+// ---------------------------------------------------------------------------------
+// The screen
+
+const syncPassword = bindTextField(password, page, (value) => ({ passwordChanged: { password: value } }));
+let drawn = false;
+
+function render(state) {
+    toggle.checked = state.isOn;
+    renderSelected(state.selectedNetwork);
+    networksSection.hidden = !state.isOn;
+    renderList(networksList, state.otherNetworks, drawn);
+    scanning.hidden = !state.isScanning;
+
+    const connect = state.destination?.connect ?? null;
+    const detail = state.destination?.detail ?? null;
+
+    // Close from the top down, open from the bottom up: alerts sit on their sheets.
+    if (!connect?.incorrectPasswordAlertIsPresented) setDialog(incorrectAlert, false);
+    if (!detail?.forgetAlertIsPresented) setDialog(forgetAlert, false);
+
+    if (connect) {
+        setText(connectName, connect.network.name);
+        setText(incorrectName, connect.network.name);
+        syncPassword(connect.password);
+        password.disabled = connect.isConnecting;
+        join.disabled = connect.isConnecting;
+        joining.hidden = !connect.isConnecting;
+    }
+    setDialog(connectSheet, connect !== null);
+    setDialog(incorrectAlert, connect?.incorrectPasswordAlertIsPresented === true);
+
+    if (detail) {
+        setText(detailName, detail.network.name);
+        setText(forgetName, detail.network.name);
+        setText(detailSecurity, detail.network.isSecured ? "WPA2/WPA3 Personal" : "None");
+        setText(detailSignal, `${Math.round(detail.network.connectivity * 100)} %`);
+        setText(detailID, detail.network.id);
+    }
+    setDialog(detailSheet, detail !== null);
+    setDialog(forgetAlert, detail?.forgetAlertIsPresented === true);
+    drawn = true;
+}
+
+toggle.addEventListener("change", () => {
+    // Drawn from the state again once the feature has answered (a refusal puts it back).
+    page.send({ wifiToggled: { isOn: toggle.checked } }).finally(() => {
+        if (page.instance?.state) toggle.checked = page.instance.state.isOn;
+    });
+});
+
+join.addEventListener("click", () => page.send("joinButtonTapped"));
+password.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") page.send("joinButtonTapped");
+});
+$('[data-test="cancel"]').addEventListener("click", () => page.send("destinationDismissed"));
+$('[data-test="alert-ok"]').addEventListener("click", () => page.send("incorrectPasswordAlertDismissed"));
+$('[data-test="done"]').addEventListener("click", () => page.send("destinationDismissed"));
+$('[data-test="forget"]').addEventListener("click", () => page.send("forgetNetworkButtonTapped"));
+$('[data-test="confirm-forget"]').addEventListener("click", () => page.send("confirmForgetNetworkButtonTapped"));
+$('[data-test="cancel-forget"]').addEventListener("click", () => page.send("forgetAlertDismissed"));
+
+// Escape closes the top dialog in a browser: tell the feature, which decides.
+onDialogDismiss(connectSheet, () => page.send("destinationDismissed"));
+onDialogDismiss(incorrectAlert, () => page.send("incorrectPasswordAlertDismissed"));
+onDialogDismiss(detailSheet, () => page.send("destinationDismissed"));
+onDialogDismiss(forgetAlert, () => page.send("forgetAlertDismissed"));
+
+// The screen's lifetime, as a view controller reports it.
+addEventListener("pagehide", () => page.instance?.send("screenDisappeared").catch(() => {}));
+addEventListener("pageshow", (event) => {
+    if (event.persisted) page.send("screenAppeared");
+});
+
+try {
+    await page.open("wifi", { options: optionsFromQuery(), render, ready: false });
+    await page.send("screenAppeared");
+    page.markReady();
+} catch (error) {
+    page.showError(error);
+}
