@@ -67,7 +67,11 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "fusion",
-            dependencies: ["FusionHost", "FusionWeb", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "FusionHost", "FusionWeb",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         .testTarget(name: "FusionHostTests", dependencies: ["FusionHost"], swiftSettings: strict),
         .testTarget(name: "FusionWebTests", dependencies: ["FusionWeb", "FusionHost"], swiftSettings: strict),

@@ -1,5 +1,6 @@
 import FusionHost
 import HummingbirdWebSocket
+import Logging
 import NIOCore
 import NIOWebSocket
 
@@ -7,6 +8,7 @@ import NIOWebSocket
 /// applies each, while the connection's writer sends what is queued.
 struct ConnectionHandler: Sendable {
     let registry: SessionRegistry
+    let logger: Logger
 
     private var configuration: BridgeConfiguration { registry.configuration }
 
@@ -22,6 +24,7 @@ struct ConnectionHandler: Sendable {
             try? await outbound.close(.init(codeNumber: 1013), reason: reason)
             return
         }
+        logger.info("connection \(connection.number): session \(session.id.prefix(8))… \(resumed ? "rejoined" : "new")")
         greet(connection, session: session, resumed: resumed)
         enum Side { case reader, writer, timer }
         await withTaskGroup(of: Side.self) { group in
@@ -37,6 +40,7 @@ struct ConnectionHandler: Sendable {
             await group.waitForAll()
         }
         registry.leave(session, connection)
+        logger.info("connection \(connection.number): closed")
     }
 
     /// The welcome, then every instance's whole state and its open host requests.

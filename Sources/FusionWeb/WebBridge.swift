@@ -34,9 +34,8 @@ public struct WebBridge: Sendable {
     /// Serves until a signal stops it. `onListening` is called with the URL to open
     /// once the socket is bound (with the port the system chose, for port 0).
     public func run(logLevel: Logger.Level = .warning, onListening: @escaping @Sendable (String) -> Void) async throws {
-        var logger = Logger(label: "fusion.serve")
-        logger.logLevel = logLevel
-        let handler = ConnectionHandler(registry: registry)
+        let logger = { var logger = Logger(label: "fusion.serve"); logger.logLevel = logLevel; return logger }()
+        let handler = ConnectionHandler(registry: registry, logger: logger)
         let origins = origins
         let host = configuration.host
         let upgrade = HTTPServerBuilder.http1WebSocketUpgrade(
@@ -61,7 +60,11 @@ public struct WebBridge: Sendable {
             }
         }
         let app = Application(
-            responder: CallbackResponder<BasicRequestContext> { request, _ in self.respond(to: request) },
+            responder: CallbackResponder<BasicRequestContext> { request, _ in
+                let response = self.respond(to: request)
+                logger.info("\(request.method) \(request.uri.path) \(response.status.code)")
+                return response
+            },
             server: upgrade,
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in

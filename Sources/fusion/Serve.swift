@@ -1,6 +1,7 @@
 import ArgumentParser
 import FusionHost
 import FusionWeb
+import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -58,7 +59,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("session-timeout"), help: "Seconds a session outlives its last connection (for reloads).")
     var sessionTimeout: Double = 60
 
-    @Flag(help: "Log each connection and request.")
+    @Flag(help: "Log each connection and HTTP request on stderr.")
     var verbose = false
 
     func validate() throws {
@@ -89,6 +90,7 @@ struct Serve: AsyncParsableCommand {
         configuration.maxMessageBytes = maxMessageBytes
         configuration.maxMessagesPerSecond = maxMessagesPerSecond
         configuration.sessionTimeout = .milliseconds(Int64((sessionTimeout * 1000).rounded()))
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)  // stdout is for the URL
         let bridge = WebBridge(library: library, configuration: configuration)
         let features = library.manifest.features.count
         do {
