@@ -19,7 +19,10 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "FusionKit",
     products: [
+        // What a plugin package names: FusionKit to write features, FusionABI to export
+        // them through include/fusionkit.h (see README, "Write your own library").
         .library(name: "FusionKit", targets: ["FusionKit"]),
+        .library(name: "FusionABI", targets: ["FusionABI"]),
         .library(name: "FusionExamples", type: .dynamic, targets: ["FusionExamples"]),
         .executable(name: "fusion-bench", targets: ["fusion-bench"]),
         .library(name: "FusionHost", targets: ["FusionHost"]),

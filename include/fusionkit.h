@@ -26,6 +26,13 @@
 **   they are equal before any other call. The version changes only when an existing
 **   function changes meaning; adding functions or status codes does not change it.
 **
+** Optional functions.  Functions added to the ABI after its first release may be
+**   missing from a library built before them: fk_create_with_options,
+**   fk_state_patch, fk_state_into, fk_send_and_read, fk_advance_clock,
+**   fk_set_request_handler, fk_poll_request, fk_respond, fk_fail_request. A host
+**   looks each one up (dlsym) before it relies on it; the manifest lists those a
+**   library has under "optionalFunctions". Every other function is always there.
+**
 ** Status codes.  Every call that can fail returns an fk_status: FK_OK or one of the
 **   FK_ERR_ codes. Codes are only ever added, never renumbered. After a failure,
 **   fk_last_error_message() says in words what went wrong: which input, which
@@ -185,7 +192,8 @@ const char *fk_status_name(fk_status status);
 ** Thread safety: any thread; each thread has its own message. Never fails. */
 const char *fk_last_error_message(void);
 
-/* Describes the library: its name and version, the ABI version, and for each
+/* Describes the library: its name and version, the ABI version, the optional
+** functions it exports ("optionalFunctions", see CONVENTIONS), and for each
 ** feature its name, summary, input cases with their fields and types, and the
 ** JSON Schema of its inputs and of its state.
 **

@@ -10,5 +10,13 @@ func pluginLibrary() -> FusionLibrary
 /// The plugin's library, described once per process.
 let exportedLibrary: FusionLibrary = pluginLibrary()
 
+/// The optional functions of include/fusionkit.h ("Optional functions" there) that
+/// this module exports: all of them. A test checks the list against the exports.
+let optionalFunctions = [
+    "fk_create_with_options", "fk_state_patch", "fk_state_into", "fk_send_and_read", "fk_advance_clock",
+    "fk_set_request_handler", "fk_poll_request", "fk_respond", "fk_fail_request",
+]
+
 /// The manifest, built once: a library's features do not change while it is loaded.
-let manifestBytes: [UInt8] = JSONWriter.serialize(exportedLibrary.manifest(abiVersion: Int(FK_ABI_VERSION)))
+let manifestBytes: [UInt8] = JSONWriter.serialize(
+    exportedLibrary.manifest(abiVersion: Int(FK_ABI_VERSION), optionalFunctions: optionalFunctions))

@@ -4,7 +4,28 @@ import Glibc
 import Darwin
 #endif
 
-/// A shared object opened with dlopen, and symbol lookup in it.
+/// How this platform names a shared library: libName.so on Linux and the other ELF
+/// systems, libName.dylib on macOS, Name.dll on Windows. The one place hosts ask.
+public enum SharedLibraryName {
+    public static func forLibrary(_ name: String) -> String {
+        #if os(macOS) || os(iOS)
+        return "lib\(name).dylib"
+        #elseif os(Windows)
+        return "\(name).dll"
+        #else
+        return "lib\(name).so"
+        #endif
+    }
+
+    /// Whether a file name looks like a shared library on any platform FusionKit
+    /// knows (a host may be handed one built elsewhere): .so (also .so.1), .dylib, .dll.
+    public static func looksLikeLibrary(_ word: String) -> Bool {
+        word.hasSuffix(".so") || word.contains(".so.") || word.hasSuffix(".dylib") || word.hasSuffix(".dll")
+    }
+}
+
+/// A shared object opened with dlopen, and symbol lookup in it: the host's one
+/// platform-specific place for loading (a Windows port adds LoadLibrary here).
 ///
 /// RTLD_LOCAL keeps the library's `fk_` symbols out of the global namespace, so two
 /// FusionKit libraries in one process never bind to each other's functions.

@@ -5,6 +5,9 @@ public struct Manifest: Sendable, Equatable {
     public var libraryName: String
     public var libraryVersion: String
     public var features: [Feature]
+    /// The optional functions of the header the library says it exports; nil for a
+    /// library built before manifests said (`HostedLibrary.exports(_:)` always knows).
+    public var optionalFunctions: [String]?
     /// The whole manifest as the library wrote it, for what this model leaves out.
     public var json: JSONValue
 
@@ -45,6 +48,12 @@ public struct Manifest: Sendable, Equatable {
         let library = json["library"]
         libraryName = try Self.require(library?["name"]?.stringValue, "library.name", "a string")
         libraryVersion = try Self.require(library?["version"]?.stringValue, "library.version", "a string")
+        if let listed = json["optionalFunctions"] {
+            let items = try Self.require(listed.arrayValue, "optionalFunctions", "an array")
+            optionalFunctions = try items.enumerated().map { (position, item) throws(ManifestError) -> String in
+                try Self.require(item.stringValue, "optionalFunctions[\(position)]", "a string")
+            }
+        }
         let features = try Self.require(json["features"]?.arrayValue, "features", "an array")
         self.features = try features.enumerated().map { (position, item) throws(ManifestError) -> Feature in
             try Self.feature(item, at: "features[\(position)]")

@@ -20,11 +20,13 @@ struct Fusion: AsyncParsableCommand {
 
             \(ExitStatus.help)
             """,
-        subcommands: [Inspect.self, Run.self, Send.self, Serve.self])
+        subcommands: [Inspect.self, Run.self, Send.self, Serve.self, New.self])
 
     static let libraryHelp = """
-        LIB is optional and comes first. A word containing "/" or ending in ".so" is a \
-        library; any other word is a feature name. Without LIB, fusion uses \
+        LIB is optional and comes first; several may be given, loaded side by side. A \
+        word starting with "/", "./" or "../", or ending in ".so", is a library; any \
+        other word is a feature name. A feature that two libraries both have is named \
+        with its library's name: Chores/counter. Without LIB, fusion uses \
         libFusionExamples.so next to the fusion executable, else $FUSION_LIBRARY.
         """
 

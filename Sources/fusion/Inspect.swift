@@ -23,21 +23,30 @@ struct Inspect: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if LibraryChoice.split(words).rest.count > 1 { throw ValidationError("inspect takes at most one FEATURE") }
+        if LibraryChoice.split(words).rest.count > 1 { throw ValidationError("inspect takes at most one FEATURE (libraries come first: a path, or a name ending in .so)") }
     }
 
     func run() throws {
-        let (path, rest) = LibraryChoice.split(words)
-        let library = try LibraryChoice.load(path)
-        var features = library.manifest.features
-        if let name = rest.first { features = [try library.feature(named: name)] }
+        let (paths, rest) = LibraryChoice.split(words)
+        let set = try LibraryChoice.load(paths)
+        // What to show, library by library: all features, or the one named.
+        var shown: [(library: HostedLibrary, features: [Manifest.Feature])] = set.libraries.map { ($0, $0.manifest.features) }
+        if let name = rest.first {
+            let (library, feature) = try set.feature(named: name)
+            shown = [(library, [feature])]
+        }
         if json {
-            let document = rest.isEmpty ? library.manifest.json
-                : .array(features.map { feature in library.manifest.json["features"]?.arrayValue?.first { $0["name"]?.stringValue == feature.name } ?? .null })
-            print(document.prettyText())
+            let documents = shown.map { library, features -> JSONValue in
+                rest.isEmpty ? library.manifest.json
+                    : .array(features.map { feature in library.manifest.json["features"]?.arrayValue?.first { $0["name"]?.stringValue == feature.name } ?? .null })
+            }
+            // One library: its manifest as it is; several: a list of them.
+            print((documents.count == 1 ? documents[0] : .array(documents)).prettyText())
             return
         }
-        print(Self.describe(library, features: features, style: Style.for(descriptor: STDOUT_FILENO)), terminator: "")
+        let style = Style.for(descriptor: STDOUT_FILENO)
+        let text = shown.map { Self.describe($0.library, features: $0.features, style: style) }.joined(separator: "\n")
+        print(text, terminator: "")
     }
 
     static func describe(_ library: HostedLibrary, features: [Manifest.Feature], style: Style) -> String {

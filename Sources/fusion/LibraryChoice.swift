@@ -3,22 +3,25 @@ import Glibc
 #endif
 import FusionHost
 
-/// Which library a command uses, and how an optional leading LIB is told apart from
-/// FEATURE: a word containing "/" or ending in ".so" (or holding ".so.", as in
-/// libX.so.1) is a library; anything else is a feature name. Feature names never
-/// look like that, so `fusion run counter` and `fusion run ./libMine.so counter` both
-/// read as meant; a library in the current directory is written `./libMine.so`.
+/// Which libraries a command uses, and how the LIBs given first are told apart from
+/// FEATURE: a word ending in ".so" or ".dylib" (or holding ".so.", as in libX.so.1) or
+/// starting with "/", "./" or "../" is a library; anything else is a feature name,
+/// which may be qualified by its library's name ("Chores/counter"). So
+/// `fusion run counter`, `fusion run ./libMine.so counter` and
+/// `fusion run ./libA.so ./libB.so B/counter` all read as meant.
 enum LibraryChoice {
-    static let defaultName = "libFusionExamples.so"
+    static let defaultName = SharedLibraryName.forLibrary("FusionExamples")
 
     static func isLibrary(_ word: String) -> Bool {
-        word.contains("/") || word.hasSuffix(".so") || word.contains(".so.") || word.hasSuffix(".dylib")
+        word.hasPrefix("/") || word.hasPrefix("./") || word.hasPrefix("../") || word.hasPrefix("~")
+            || SharedLibraryName.looksLikeLibrary(word)
+            || (word.contains("/") && word.split(separator: "/").count > 2)
     }
 
-    /// Splits the positional words into the library (if given) and the rest.
-    static func split(_ words: [String]) -> (library: String?, rest: [String]) {
-        guard let first = words.first, isLibrary(first) else { return (nil, words) }
-        return (first, Array(words.dropFirst()))
+    /// Splits the positional words into the libraries given first (any number) and the rest.
+    static func split(_ words: [String]) -> (libraries: [String], rest: [String]) {
+        let libraries = words.prefix(while: isLibrary)
+        return (Array(libraries), Array(words.dropFirst(libraries.count)))
     }
 
     /// The library to use when none is given: libFusionExamples.so next to the fusion
@@ -51,6 +54,18 @@ enum LibraryChoice {
         }
     }
 
+    /// Loads every library given (side by side), or the default one.
+    static func load(_ paths: [String]) throws(CLIError) -> LibrarySet {
+        var libraries: [HostedLibrary] = []
+        if paths.isEmpty { libraries.append(try load(nil)) }
+        for path in paths { libraries.append(try load(path)) }
+        do throws(FeatureLookupError) {
+            return try LibrarySet(libraries)
+        } catch {
+            throw CLIError(.library, error.description)
+        }
+    }
+
     private static func executableDirectory() -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
@@ -61,13 +76,19 @@ enum LibraryChoice {
     }
 }
 
-extension HostedLibrary {
-    /// The named feature, or an error listing the library's features.
-    func feature(named name: String) throws(CLIError) -> Manifest.Feature {
-        guard let feature = manifest.feature(named: name) else {
-            let known = manifest.features.map(\.name).joined(separator: ", ")
-            throw CLIError(.unknownFeature, "unknown feature \"\(name)\" in \(path); its features: \(known)")
+extension LibrarySet {
+    /// The feature a name means ("todo", or "Chores/counter" when two libraries have a
+    /// "counter"), with its library; an error naming the choices otherwise.
+    func feature(named name: String) throws(CLIError) -> (library: HostedLibrary, feature: Manifest.Feature) {
+        do throws(FeatureLookupError) {
+            return try resolve(name)
+        } catch {
+            switch error {
+            case .unknownFeature:
+                throw CLIError(.unknownFeature, "\(error.description) (in \(libraries.map(\.path).joined(separator: ", ")))")
+            case .ambiguous, .unknownLibrary, .duplicateLibrary:
+                throw CLIError(.unknownFeature, error.description)
+            }
         }
-        return feature
     }
 }

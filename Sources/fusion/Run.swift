@@ -44,17 +44,16 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
-        let (path, rest) = LibraryChoice.split(words)
+        let (paths, rest) = LibraryChoice.split(words)
         guard let featureName = rest.first else { throw ValidationError("missing FEATURE") }
-        let library = try LibraryChoice.load(path)
-        let feature = try library.feature(named: featureName)
-        let saved = try stateFile.flatMap { (file) throws(CLIError) in try StateFile.load(file, feature: featureName) }
+        let (library, feature) = try LibraryChoice.load(paths).feature(named: featureName)
+        let saved = try stateFile.flatMap { (file) throws(CLIError) in try StateFile.load(file, feature: feature.name) }
         let instance: HostedInstance
         do {
-            instance = try library.create(feature: featureName, stateJSON: saved)
+            instance = try library.create(feature: feature.name, stateJSON: saved)
         } catch {
             if error.status == .invalidState, let stateFile {
-                throw CLIError(.stateFile, "state file \(stateFile) does not fit feature \"\(featureName)\": \(error)")
+                throw CLIError(.stateFile, "state file \(stateFile) does not fit feature \"\(feature.name)\": \(error)")
             }
             throw CLIError(error)
         }
@@ -62,6 +61,6 @@ struct Run: ParsableCommand {
         session.run()
         let final = try? instance.state()
         try? instance.destroy()
-        if let stateFile, let final { try StateFile.save(stateFile, feature: featureName, state: final) }
+        if let stateFile, let final { try StateFile.save(stateFile, feature: feature.name, state: final) }
     }
 }

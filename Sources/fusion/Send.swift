@@ -49,10 +49,9 @@ struct Send: ParsableCommand {
     }
 
     func run() throws {
-        let (path, rest) = LibraryChoice.split(words)
+        let (paths, rest) = LibraryChoice.split(words)
         guard let featureName = rest.first else { throw ValidationError("missing FEATURE") }
-        let library = try LibraryChoice.load(path)
-        let feature = try library.feature(named: featureName)
+        let (library, feature) = try LibraryChoice.load(paths).feature(named: featureName)
 
         // Every input is read before any is sent: a typo in the third changes nothing.
         let written: [InputSyntax.Written]
@@ -71,13 +70,13 @@ struct Send: ParsableCommand {
             }
         }
 
-        let saved = try stateFile.flatMap { (file) throws(CLIError) in try StateFile.load(file, feature: featureName) }
+        let saved = try stateFile.flatMap { (file) throws(CLIError) in try StateFile.load(file, feature: feature.name) }
         let instance: HostedInstance
         do {
-            instance = try library.create(feature: featureName, stateJSON: saved)
+            instance = try library.create(feature: feature.name, stateJSON: saved)
         } catch {
             if error.status == .invalidState, let stateFile {
-                throw CLIError(.stateFile, "state file \(stateFile) does not fit feature \"\(featureName)\": \(error)")
+                throw CLIError(.stateFile, "state file \(stateFile) does not fit feature \"\(feature.name)\": \(error)")
             }
             throw CLIError(error)
         }
@@ -102,9 +101,9 @@ struct Send: ParsableCommand {
         } catch {
             throw CLIError(error)
         }
-        if let stateFile { try StateFile.save(stateFile, feature: featureName, state: state) }
+        if let stateFile { try StateFile.save(stateFile, feature: feature.name, state: state) }
         if json {
-            print(try StateFile.document(feature: featureName, state: state).jsonText)
+            print(try StateFile.document(feature: feature.name, state: state).jsonText)
         } else {
             let value = (try? state.value()) ?? .string(state.json)
             let interactive = Terminal.isTerminal(STDOUT_FILENO)

@@ -63,7 +63,8 @@ struct Serve: AsyncParsableCommand {
     var verbose = false
 
     func validate() throws {
-        let rest = LibraryChoice.split(words).rest
+        let (libraries, rest) = LibraryChoice.split(words)
+        if libraries.count > 1 { throw ValidationError("serve takes one library (\(libraries.count) given); run one bridge per library") }
         if !rest.isEmpty { throw ValidationError("serve takes no feature: it serves every feature of the library (unexpected \(rest.joined(separator: " ")))") }
         guard (0...65535).contains(port) else { throw ValidationError("--port is from 0 to 65535") }
         for (name, value) in [("--max-sessions", maxSessions), ("--max-instances-per-session", maxInstancesPerSession),
@@ -74,7 +75,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let library = try LibraryChoice.load(LibraryChoice.split(words).library)
+        let library = try LibraryChoice.load(LibraryChoice.split(words).libraries.first)
         let checkout = WebFolders.checkout()
         guard let pages = staticFolder ?? checkout.map({ $0 + "/" + WebFolders.pagesFolder }) else {
             throw CLIError(.usage, "no pages to serve: pass --static DIR (none given, and no FusionKit checkout found around the fusion executable or here)")

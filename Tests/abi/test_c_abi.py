@@ -2,6 +2,7 @@
 linked with libFusionExamples.so, run, and run again under valgrind."""
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -191,3 +192,21 @@ def test_loads_from_python_ctypes_with_no_environment(library: Path):
     result = subprocess.run(["python3", "-c", code], capture_output=True, text=True, env=clean_env())
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "abi 1"
+
+
+def test_manifest_lists_the_optional_functions_the_header_names_and_the_library_exports(library: Path):
+    header = (INCLUDE / "fusionkit.h").read_text()
+    section = header.split("** Optional functions.")[1].split("**\n** ")[0]
+    optional = set(re.findall(r"\b(fk_[a-z0-9_]+)\b", section))
+    assert optional and optional <= declared_functions()
+    manifest = json.loads(subprocess.run(
+        ["python3", "-c", "import ctypes,sys\n"
+         f"lib = ctypes.CDLL({str(library)!r})\n"
+         "out = ctypes.c_char_p(); n = ctypes.c_size_t()\n"
+         "lib.fk_manifest.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_size_t)]\n"
+         "assert lib.fk_manifest(ctypes.byref(out), ctypes.byref(n)) == 0\n"
+         "sys.stdout.write(out.value.decode())"],
+        check=True, capture_output=True, text=True).stdout)
+    nm = subprocess.run(["nm", "-D", "--defined-only", str(library)], check=True, capture_output=True, text=True)
+    exported = {line.split()[-1] for line in nm.stdout.splitlines()}
+    assert set(manifest["optionalFunctions"]) == optional & exported

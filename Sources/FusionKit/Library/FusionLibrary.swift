@@ -21,11 +21,14 @@ public struct FusionLibrary: Sendable {
         features.first { $0.name == name }
     }
 
-    /// The manifest: the library, the ABI version it speaks, and every feature.
-    public func manifest(abiVersion: Int) -> JSONValue {
+    /// The manifest: the library, the ABI version it speaks, the optional functions of
+    /// the header it exports (those a host may not count on: see include/fusionkit.h),
+    /// and every feature.
+    public func manifest(abiVersion: Int, optionalFunctions: [String] = []) -> JSONValue {
         [
             "abiVersion": .integer(abiVersion),
             "library": ["name": .string(name), "version": .string(version)],
+            "optionalFunctions": .array(optionalFunctions.map(JSONValue.string)),
             "features": .array(features.map(\.manifest)),
         ]
     }

@@ -1,0 +1,76 @@
+/// Several libraries loaded side by side in one host, and which feature comes from
+/// which. A feature is named as in its library ("todo"), or qualified by its library's
+/// name ("Chores/counter") when two libraries have a feature of that name: a bare name
+/// that is ambiguous is refused with a message naming both libraries.
+public struct LibrarySet: Sendable {
+    public let libraries: [HostedLibrary]
+
+    /// Refuses two libraries of the same name: a qualified name would not tell them apart.
+    public init(_ libraries: [HostedLibrary]) throws(FeatureLookupError) {
+        var seen: [String: HostedLibrary] = [:]
+        for library in libraries {
+            let name = library.manifest.libraryName
+            if let other = seen[name] {
+                throw .duplicateLibrary(name: name, paths: [other.path, library.path])
+            }
+            seen[name] = library
+        }
+        self.libraries = libraries
+    }
+
+    /// The library and feature a name means: "feature" or "Library/feature".
+    public func resolve(_ name: String) throws(FeatureLookupError) -> (library: HostedLibrary, feature: Manifest.Feature) {
+        if let slash = name.firstIndex(of: "/") {
+            let libraryName = String(name[..<slash])
+            let featureName = String(name[name.index(after: slash)...])
+            guard let library = libraries.first(where: { $0.manifest.libraryName == libraryName }) else {
+                throw .unknownLibrary(name: libraryName, known: libraries.map(\.manifest.libraryName))
+            }
+            guard let feature = library.manifest.feature(named: featureName) else {
+                throw .unknownFeature(name: name, known: qualifiedNames)
+            }
+            return (library, feature)
+        }
+        let matches = libraries.compactMap { library in library.manifest.feature(named: name).map { (library, $0) } }
+        switch matches.count {
+        case 0: throw .unknownFeature(name: name, known: qualifiedNames)
+        case 1: return matches[0]
+        default: throw .ambiguous(name: name, libraries: matches.map { ($0.0.manifest.libraryName, $0.0.path) })
+        }
+    }
+
+    /// Every feature by the name that reaches it: bare where unique, qualified where not.
+    public var qualifiedNames: [String] {
+        let all = libraries.flatMap { library in library.manifest.features.map { (library.manifest.libraryName, $0.name) } }
+        return all.map { library, feature in
+            all.filter { $0.1 == feature }.count > 1 ? "\(library)/\(feature)" : feature
+        }
+    }
+}
+
+/// Why a feature name does not lead to one feature.
+public enum FeatureLookupError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unknownFeature(name: String, known: [String])
+    case unknownLibrary(name: String, known: [String])
+    case ambiguous(name: String, libraries: [(name: String, path: String)])
+    case duplicateLibrary(name: String, paths: [String])
+
+    public static func == (lhs: FeatureLookupError, rhs: FeatureLookupError) -> Bool {
+        lhs.description == rhs.description
+    }
+
+    public var description: String {
+        switch self {
+        case .unknownFeature(let name, let known):
+            return "unknown feature \"\(name)\"; the features: \(known.joined(separator: ", "))"
+        case .unknownLibrary(let name, let known):
+            return "no library named \"\(name)\" is loaded; the libraries: \(known.joined(separator: ", "))"
+        case .ambiguous(let name, let libraries):
+            let places = libraries.map { "\($0.name) (\($0.path))" }.joined(separator: " and ")
+            let choices = libraries.map { "\($0.name)/\(name)" }.joined(separator: " or ")
+            return "feature \"\(name)\" is in both \(places); name it \(choices)"
+        case .duplicateLibrary(let name, let paths):
+            return "two libraries are named \"\(name)\" (\(paths.joined(separator: " and "))); load one of them"
+        }
+    }
+}

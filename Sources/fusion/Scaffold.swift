@@ -1,0 +1,301 @@
+import FusionHost
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The files of a new plugin package (`fusion new`): what an outsider needs to write,
+/// build, test and drive a FusionKit library of their own, and nothing more.
+struct Scaffold {
+    enum Dependency {
+        case path(String)
+        case url(String, version: String)
+    }
+
+    struct Failure: Error {
+        let message: String
+    }
+
+    let name: String
+    let dependency: Dependency
+
+    /// The feature's name as hosts see it: the package's name in lower camel case.
+    var featureName: String { name.prefix(1).lowercased() + name.dropFirst() }
+    var typeName: String { name + "Feature" }
+
+    static func libraryFileName(_ name: String) -> String { SharedLibraryName.forLibrary(name) }
+
+    /// The package identity SwiftPM gives the dependency, which product lines name.
+    private var packageIdentity: String {
+        switch dependency {
+        case .path: return "FusionKit"  // named explicitly in the .package line
+        case .url(let url, _):
+            var last = url.split(separator: "/").last.map(String.init) ?? url
+            if last.hasSuffix(".git") { last.removeLast(4) }
+            return last
+        }
+    }
+
+    private var dependencyLine: String {
+        switch dependency {
+        case .path(let path): return ".package(name: \"FusionKit\", path: \(quoted(path)))"
+        case .url(let url, let version): return ".package(url: \(quoted(url)), from: \(quoted(version)))"
+        }
+    }
+
+    func write(into folder: String) throws(Failure) {
+        var info = stat()
+        if stat(folder, &info) == 0 { throw Failure(message: "\(folder) exists already; choose another NAME or --path") }
+        for directory in [folder, "\(folder)/Sources", "\(folder)/Sources/\(name)", "\(folder)/Tests", "\(folder)/Tests/\(name)Tests"] {
+            guard mkdir(directory, 0o755) == 0 else { throw Failure(message: "cannot create \(directory): \(String(cString: strerror(errno)))") }
+        }
+        for (file, text) in files {
+            try save(text, to: "\(folder)/\(file)")
+        }
+    }
+
+    private func save(_ text: String, to path: String) throws(Failure) {
+        guard let file = fopen(path, "w") else { throw Failure(message: "cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { fclose(file) }
+        guard fputs(text, file) >= 0 else { throw Failure(message: "cannot write \(path)") }
+    }
+
+    private func quoted(_ text: String) -> String {
+        "\"" + text.replacingBackslashesAndQuotes() + "\""
+    }
+
+    var files: [(String, String)] {
+        [
+            ("Package.swift", packageSwift),
+            (".gitignore", ".build/\n.swiftpm/\nPackage.resolved\n"),
+            ("Sources/\(name)/\(typeName).swift", featureSwift),
+            ("Sources/\(name)/Library.swift", librarySwift),
+            ("Tests/\(name)Tests/\(typeName)Tests.swift", testSwift),
+            ("README.md", readme),
+        ]
+    }
+
+    private var packageSwift: String {
+        """
+        // swift-tools-version:6.2
+        import PackageDescription
+
+        // A FusionKit feature library: lib\(name) exports the C ABI of FusionKit's
+        // include/fusionkit.h, so any FusionKit host (fusion, fusion serve, the Python
+        // package, a C program) can load it and drive its features.
+        let package = Package(
+            name: "\(name)",
+            products: [
+                .library(name: "\(name)", type: .dynamic, targets: ["\(name)"]),
+            ],
+            dependencies: [
+                \(dependencyLine),
+            ],
+            targets: [
+                .target(
+                    name: "\(name)",
+                    dependencies: [
+                        .product(name: "FusionKit", package: "\(packageIdentity)"),  // Feature, Store, Effect, …
+                        .product(name: "FusionABI", package: "\(packageIdentity)"),  // the exported fk_ functions
+                    ],
+                    swiftSettings: [.swiftLanguageMode(.v6)]),
+                .testTarget(
+                    name: "\(name)Tests",
+                    dependencies: ["\(name)", .product(name: "FusionKit", package: "\(packageIdentity)")],
+                    swiftSettings: [.swiftLanguageMode(.v6)]),
+            ]
+        )
+
+        """
+    }
+
+    private var librarySwift: String {
+        """
+        import FusionKit
+
+        /// The registration line: the features this library exports through the C ABI.
+        /// Add a feature by listing its type here.
+        @_silgen_name("fusionkit_library")
+        public func fusionLibrary() -> FusionLibrary {
+            FusionLibrary(name: "\(name)", version: "0.1.0", features: [\(typeName).self])
+        }
+
+        """
+    }
+
+    private var featureSwift: String {
+        """
+        import FusionKit
+
+        /// A greeting screen, to start from. Its Input/State spec:
+        ///
+        /// | input | state after |
+        /// | --- | --- |
+        /// | `nameChanged(name: "Ada")` | `name` is "Ada"; `canGreet` is true |
+        /// | `greetTapped` | `greetings` goes up by one; `message` is "Hello, Ada!" |
+        /// | `greetTapped` with a blank name | nothing changes |
+        /// | `reset` | back to the initial state |
+        public struct \(typeName): Feature {
+            /// The name hosts use: `fusion run lib\(name).so \(featureName)`.
+            public static let name = "\(featureName)"
+            public static let summary = "Type a name and greet it; a starting point for your own feature."
+
+            /// What the person does.
+            public enum Input: Decodable, Sendable {
+                case nameChanged(name: String)
+                case greetTapped
+                case reset
+            }
+
+            /// What the logic does.
+            public enum Action: Sendable {
+                case setName(String)
+                case greet
+                case reset
+            }
+
+            /// Everything the screen draws, derived values included.
+            public struct State: Codable, Equatable, Sendable {
+                public var name = ""
+                public var greetings = 0
+                /// Derived: the greeting to show, once there was one.
+                public var message: String?
+                /// Derived: whether the greet button is enabled.
+                public var canGreet = false
+
+                public init() {}
+            }
+
+            public init(environment: Environment) {}
+
+            public var initialState: State { State() }
+
+            public func transform(_ input: Input, state: State) -> [Action] {
+                switch input {
+                case .nameChanged(let name): return [.setName(name)]
+                case .greetTapped: return state.canGreet ? [.greet] : []
+                case .reset: return [.reset]
+                }
+            }
+
+            public func perform(_ action: Action, state: inout State) -> Effect<Action> {
+                switch action {
+                case .setName(let name):
+                    state.name = name
+                case .greet:
+                    state.greetings += 1
+                    state.message = "Hello, \\(state.name.trimmed)!"
+                case .reset:
+                    state = State()
+                }
+                state.canGreet = !state.name.trimmed.isEmpty
+                return .none
+            }
+        }
+
+        extension String {
+            var trimmed: String {
+                String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+            }
+        }
+
+        """
+    }
+
+    private var testSwift: String {
+        """
+        import FusionKit
+        import Testing
+        @testable import \(name)
+
+        /// The Input/State spec of \(typeName), input by input.
+        @Suite struct \(typeName)Tests {
+            @Test func greetsTheNameTyped() async throws {
+                let store = Store<\(typeName)>()
+                #expect(store.state.canGreet == false)
+                store.send(.nameChanged(name: " Ada "))
+                #expect(store.state.canGreet)
+                store.send(.greetTapped)
+                #expect(store.state.greetings == 1)
+                #expect(store.state.message == "Hello, Ada!")
+            }
+
+            @Test func aBlankNameCannotBeGreeted() async throws {
+                let store = Store<\(typeName)>()
+                store.send(.nameChanged(name: "   "))
+                let before = store.state
+                store.send(.greetTapped)
+                #expect(store.state == before)
+            }
+
+            @Test func resetStartsOver() async throws {
+                let store = Store<\(typeName)>()
+                store.send(.nameChanged(name: "Ada"))
+                store.send(.greetTapped)
+                store.send(.reset)
+                #expect(store.state == \(typeName).State())
+            }
+        }
+
+        """
+    }
+
+    private var readme: String {
+        let file = Self.libraryFileName(name)
+        return """
+        # \(name)
+
+        A FusionKit feature library: the logic of a screen written once in Swift
+        (`Sources/\(name)/\(typeName).swift`), exported through FusionKit's C ABI so that
+        every FusionKit front end can drive it.
+
+        ```sh
+        swift build        # builds .build/debug/\(file)
+        swift test         # runs the feature's Input/State spec (Tests/\(name)Tests)
+        ```
+
+        ## Drive it
+
+        From the shell, with the `fusion` client of FusionKit:
+
+        ```sh
+        fusion inspect .build/debug/\(file)
+        fusion run .build/debug/\(file) \(featureName)                  # type: nameChanged name=Ada, greetTapped
+        fusion send .build/debug/\(file) \(featureName) nameChanged name=Ada greetTapped
+        ```
+
+        In the browser: `fusion serve .build/debug/\(file)` and open the URL it prints; the
+        generic page draws the state and offers every input.
+
+        From Python (the `fusionkit` package of FusionKit's `bindings/python`):
+
+        ```python
+        import fusionkit
+        lib = fusionkit.load(".build/debug/\(file)")
+        with lib.create("\(featureName)") as greeter:
+            greeter.send("nameChanged", name="Ada")
+            print(greeter.send_and_read("greetTapped"))   # {'name': 'Ada', 'greetings': 1, 'message': 'Hello, Ada!', 'canGreet': True}
+        ```
+
+        From C: include FusionKit's `include/fusionkit.h` and link `-l\(name)`, or `dlopen`
+        the library and look up the `fk_` functions.
+
+        ## Grow it
+
+        Add a feature as a new type conforming to `Feature`, list it in
+        `Sources/\(name)/Library.swift`, and write its spec as tests with `Store`.
+
+        """
+    }
+}
+
+private extension String {
+    func replacingBackslashesAndQuotes() -> String {
+        var out = ""
+        for character in self {
+            if character == "\\" || character == "\"" { out.append("\\") }
+            out.append(character)
+        }
+        return out
+    }
+}
