@@ -5,7 +5,10 @@ import FusionKit
 /// Handles are numbers, not pointers, so that a stale, destroyed or made-up handle is
 /// a failed lookup rather than a dereference. They are never reused in a process: a
 /// counter spread over 64 bits by an odd multiplier (a bijection), so that small
-/// made-up numbers like 1 or 42 do not hit a live instance by accident.
+/// made-up numbers like 1 or 42 do not hit a live instance by accident. The counter
+/// starts at a random point in each loaded library, so that two libraries in one
+/// process hand out different handles, and one's handle given to the other is
+/// refused as invalid instead of reaching an instance of its own.
 ///
 /// Every call through the ABI looks its handle up, so the table is its own small hash
 /// map rather than a `Dictionary`: the handles' top bits are already well mixed by the
@@ -23,6 +26,8 @@ final class InstanceTable: @unchecked Sendable {
     static let shared = InstanceTable()
 
     init() {
+        var random = SystemRandomNumberGenerator()
+        created = random.next()
         bits = 6
         handles = Array(repeating: 0, count: 1 << bits)
         instances = Array(repeating: nil, count: 1 << bits)
@@ -30,7 +35,8 @@ final class InstanceTable: @unchecked Sendable {
 
     func insert(_ instance: any FeatureInstance) -> UInt64 {
         lock.withLock {
-            created += 1
+            created &+= 1
+            if created == 0 { created = 1 }  // 0 is never a handle
             let handle = created &* 0x9E37_79B9_7F4A_7C15
             // At most half full, so probes stay short and an empty slot always exists.
             if (live + 1) * 2 > handles.count { grow() }

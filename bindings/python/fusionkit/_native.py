@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 from ctypes import POINTER, c_char_p, c_int32, c_size_t, c_uint32, c_uint64, c_void_p
 from pathlib import Path
 from typing import Any
@@ -19,8 +20,18 @@ ABI_VERSION = 1
 NUL_TERMINATED = (1 << (8 * ctypes.sizeof(c_size_t))) - 1
 #: The environment variable naming a library to load when `load()` gets no path.
 LIBRARY_ENV = "FUSIONKIT_LIBRARY"
+def library_file_name(name: str) -> str:
+    """How this platform names a shared library: libName.so (Linux and other ELF
+    systems), libName.dylib (macOS), Name.dll (Windows). The package's one place for it."""
+    if sys.platform == "darwin":
+        return f"lib{name}.dylib"
+    if sys.platform == "win32":
+        return f"{name}.dll"
+    return f"lib{name}.so"
+
+
 #: The example library's file name.
-EXAMPLE_LIBRARY = "libFusionExamples.so"
+EXAMPLE_LIBRARY = library_file_name("FusionExamples")
 
 # fk_change_fn: void (*)(void *user_data, fk_instance instance, uint64_t version)
 CHANGE_FN = ctypes.CFUNCTYPE(None, c_void_p, c_uint64, c_uint64)

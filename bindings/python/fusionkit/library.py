@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from . import _lifetime
-from ._native import CHANGE_FN, NUL_TERMINATED, REQUEST_FN, Buffer, find_library, holding_the_gil, open_library
+from ._native import (CHANGE_FN, NUL_TERMINATED, PROTOTYPES, REQUEST_FN, Buffer, find_library, holding_the_gil,
+                      open_library)
 from .errors import (FusionError, InvalidArgumentError, InvalidHandleError, InvalidUTF8Error, MissingFunctionError,
                      UnknownSubscriptionError, error_for_status)
 from .manifest import Manifest
@@ -252,6 +253,13 @@ class Library:
     @property
     def features(self) -> tuple[str, ...]:
         return self.manifest.feature_names
+
+    @property
+    def optional_functions(self) -> tuple[str, ...]:
+        """The optional functions of include/fusionkit.h this library exports (looked up
+        in the library itself, so also right for one built before manifests listed them);
+        calling a missing one raises MissingFunctionError naming it."""
+        return tuple(name for name, (_, _, required) in PROTOTYPES.items() if not required and name not in self._missing)
 
     # -- instances -------------------------------------------------------------------
 
