@@ -7,7 +7,9 @@ public protocol FusionClock: Sendable {
 
 /// The real, monotonic clock.
 public struct SystemClock: FusionClock {
+    /// The clock every instance has unless its options say `"clock": "manual"`.
     public init() {}
+    /// Sleeps for real (`Task.sleep`); throws `CancellationError` when the effect is cancelled.
     public func sleep(for duration: Duration) async throws {
         try await Task.sleep(for: duration)
     }
@@ -29,6 +31,7 @@ public final class ManualClock: FusionClock, @unchecked Sendable {
     /// Waiters for `waitForSleepers`: resumed once at least `count` effects sleep here.
     private var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
+    /// A clock at time zero with no sleepers.
     public init() {}
 
     /// Returns once at least `count` effects are asleep on this clock. Tests call it
@@ -60,6 +63,8 @@ public final class ManualClock: FusionClock, @unchecked Sendable {
     /// How many effects are waiting on this clock.
     public var sleeperCount: Int { lock.withLock { sleepers.count } }
 
+    /// Suspends until `advance(by:)` moves the time past now + `duration`; throws
+    /// `CancellationError` when the effect is cancelled first.
     public func sleep(for duration: Duration) async throws {
         let id = lock.withLock { () -> UInt64 in
             nextID += 1

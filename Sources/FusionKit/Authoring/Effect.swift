@@ -81,6 +81,7 @@ public struct Effect<Action: Sendable>: Sendable {
     /// All of these, in order.
     public static func merge(_ effects: Effect...) -> Effect { merge(effects) }
 
+    /// All of these, in order (for a list built at run time).
     public static func merge(_ effects: [Effect]) -> Effect { Effect(work: effects.flatMap(\.work)) }
 
     /// The same work, with its actions wrapped for a parent feature: how a child's
@@ -108,9 +109,13 @@ public struct Effect<Action: Sendable>: Sendable {
 
 /// Identifies effects so they can be cancelled.
 public struct EffectID: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The id as written: effects with equal ids are the same effect for cancelling.
     public let rawValue: String
+    /// An id from text, e.g. `EffectID("wifi.scan")`.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// An id from a literal: `let scan: EffectID = "wifi.scan"`.
     public init(stringLiteral value: String) { self.rawValue = value }
+    /// The id's text, for messages.
     public var description: String { rawValue }
 }
 
@@ -118,6 +123,7 @@ public struct EffectID: Hashable, Sendable, ExpressibleByStringLiteral, CustomSt
 public struct Send<Action>: Sendable {
     let deliver: @Sendable (Action) -> Void
 
+    /// A sender that hands each action to `deliver`; the runtime makes these, tests may too.
     public init(_ deliver: @escaping @Sendable (Action) -> Void) {
         self.deliver = deliver
     }

@@ -2,13 +2,17 @@
 /// Tests replace them (a `ManualClock`, a seeded `RandomSource`) so that effects are
 /// deterministic; front ends choose them through the creation options.
 public struct Environment: Sendable {
+    /// The clock effects sleep on: `SystemClock`, or a `ManualClock` in tests and scripted runs.
     public var clock: any FusionClock
+    /// Where the feature draws random numbers: seeded by the creation option `"seed"`.
     public var random: RandomSource
     /// Work the front end does for the feature (see `HostRequest`).
     public var host: HostRequests
     /// Feature-specific settings from the creation options (`"settings"`), an object.
     public var settings: JSONValue
 
+    /// An environment; each part defaults to the live one (system clock, unpredictable
+    /// seed, built-in answers to host requests, no settings).
     public init(
         clock: any FusionClock = SystemClock(), random: RandomSource = RandomSource(),
         host: HostRequests = HostRequests(), settings: JSONValue = [:]

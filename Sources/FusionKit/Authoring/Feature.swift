@@ -39,8 +39,11 @@ public protocol Feature: Sendable {
 }
 
 extension Feature {
+    /// No summary unless the feature gives one.
     public static var summary: String { "" }
 
+    /// The default every feature uses: compiled in the feature's own module, so the
+    /// runtime's code is specialized for it. Not for authors to implement.
     @inlinable
     public static func _fusionDefinition() -> FeatureDefinition { FeatureDefinition(Self.self) }
 }

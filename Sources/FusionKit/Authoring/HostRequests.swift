@@ -23,6 +23,7 @@ public struct HostRequest<Response: Decodable & Sendable>: Sendable {
     /// (demos, tests). Nil: the request fails unless a host answers it.
     public var builtin: (@Sendable () async throws -> Response)?
 
+    /// A request of `kind` with its `payload`, and optionally how to answer it without a host.
     public init(kind: String, payload: JSONValue = [:], builtin: (@Sendable () async throws -> Response)? = nil) {
         self.kind = kind
         self.payload = payload
@@ -32,8 +33,11 @@ public struct HostRequest<Response: Decodable & Sendable>: Sendable {
 
 /// The host said the work could not be done; `message` is its words.
 public struct HostRequestError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Why the work could not be done, as the host said it (`fk_fail_request`).
     public var message: String
+    /// An error with the host's words.
     public init(_ message: String) { self.message = message }
+    /// The host's words.
     public var description: String { message }
 }
 
@@ -71,6 +75,7 @@ public enum RequestMode: String, Sendable {
 
 /// One instance's open requests, and the way their events reach the host.
 public final class HostRequests: @unchecked Sendable {
+    /// Told each event as JSON bytes: `{"event":"request",…}` or `{"event":"cancel",…}`.
     public typealias Handler = @Sendable ([UInt8]) -> Void
 
     private struct Open {
@@ -91,6 +96,7 @@ public final class HostRequests: @unchecked Sendable {
     private var nextID: UInt64 = 0
     private var closed = false
 
+    /// No open requests; `mode` says whether built-in answers are used or the host is asked.
     public init(mode: RequestMode = .builtin) {
         self.mode = mode
     }
@@ -98,6 +104,7 @@ public final class HostRequests: @unchecked Sendable {
     /// How many requests wait for an answer from the host.
     public var openCount: Int { lock.withLock { open.count } }
 
+    /// Who answers now: the library itself (`.builtin`) or the host (`.host`).
     public var currentMode: RequestMode { lock.withLock { mode } }
 
     /// Asks for work and waits for the answer.

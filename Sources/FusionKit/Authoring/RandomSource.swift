@@ -5,6 +5,7 @@
 public final class RandomSource: RandomNumberGenerator, @unchecked Sendable {
     private let lock = ConditionLock()
     private var stateValue: UInt64
+    /// The seed the sequence started from: record it to draw the same numbers again.
     public let seed: UInt64
 
     /// A source seeded with `seed`, or from the system's generator when nil.
@@ -15,6 +16,7 @@ public final class RandomSource: RandomNumberGenerator, @unchecked Sendable {
         self.stateValue = chosen
     }
 
+    /// The next number of the sequence; safe from any thread (draws are serialized).
     public func next() -> UInt64 {
         lock.withLock {
             stateValue &+= 0x9E37_79B9_7F4A_7C15

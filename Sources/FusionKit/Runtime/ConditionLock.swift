@@ -12,6 +12,7 @@ public final class ConditionLock: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
+    /// An unlocked lock with its condition.
     public init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -29,14 +30,18 @@ public final class ConditionLock: @unchecked Sendable {
     }
 
     // Inlinable: every call through the ABI takes two or three locks.
+    /// Takes the lock, waiting for it.
     @inlinable public func lock() { pthread_mutex_lock(mutex) }
+    /// Releases the lock taken by this thread.
     @inlinable public func unlock() { pthread_mutex_unlock(mutex) }
 
     /// Waits for `broadcast()`; the lock must be held, and is held again on return.
     public func wait() { pthread_cond_wait(condition, mutex) }
+    /// Wakes every thread waiting on the condition.
     public func broadcast() { pthread_cond_broadcast(condition) }
 
     @inline(__always)
+    /// Runs `body` with the lock held.
     public func withLock<R>(_ body: () throws -> R) rethrows -> R {
         lock()
         defer { unlock() }

@@ -1,13 +1,17 @@
 /// Why a call failed: a status that programs branch on, and a message for people.
 public struct FusionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The status the C ABI returns for it.
     public var status: FusionStatus
+    /// What went wrong, in words a person can act on (`fk_last_error_message`).
     public var message: String
 
+    /// An error of a status, with its explanation.
     public init(_ status: FusionStatus, _ message: String) {
         self.status = status
         self.message = message
     }
 
+    /// "FK_ERR_…: message".
     public var description: String { "\(status.symbol): \(message)" }
 }
 

@@ -13,6 +13,7 @@ import Glibc
 /// that looks up type metadata on every input. Mutable state is only touched with
 /// `lock` held, which is why its run-time exclusivity checks are turned off.
 public final class Store<F: Feature>: @unchecked Sendable {
+    /// The feature whose logic this store runs.
     public let feature: F
 
     @usableFromInline let lock = ConditionLock()
@@ -75,12 +76,16 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// time (nil while taken).
     @usableFromInline @exclusivity(unchecked) var encodeScratch: AnyObject?
 
+    /// A store running `feature`, from `state` (the feature's initial state when nil);
+    /// `host` receives the work it asks of the host.
     public init(feature: F, state: F.State? = nil, host: HostRequests = HostRequests()) {
         self.feature = feature
         self.current = state ?? feature.initialState
         self.host = host
     }
 
+    /// A store of a feature made from `environment` (the live one by default): how tests
+    /// start, e.g. `Store<Counter>()` or `Store<WiFiSettings>(environment: Environment(clock: ManualClock()))`.
     public convenience init(environment: Environment = .live, state: F.State? = nil) {
         self.init(feature: F(environment: environment), state: state, host: environment.host)
     }
@@ -98,6 +103,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// The state and its version, read together.
     public var snapshot: (state: F.State, version: UInt64) { lock.withLock { (current, currentVersion) } }
 
+    /// Whether `close()` ran: a closed store ignores inputs and has cancelled its effects.
     public var isClosed: Bool { lock.withLock { closed } }
 
     /// Applies an input: transform, then perform each action in order. Returns whether
