@@ -1,0 +1,61 @@
+"""Fixtures for plugins written outside FusionKit: the example plugin package
+(examples/plugins/chores) built as its own package, the example library, fusion."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PLUGIN = ROOT / "examples" / "plugins" / "chores"
+sys.path.insert(0, str(ROOT / "bindings" / "python"))
+
+
+def swift_build(package: Path, *args: str) -> Path:
+    """Builds a package (its own .build folder) and returns its debug bin folder."""
+    subprocess.run(["swift", "build", *args], cwd=package, check=True, stdout=subprocess.DEVNULL)
+    out = subprocess.run(["swift", "build", "--show-bin-path"], cwd=package, check=True,
+                         capture_output=True, text=True).stdout.strip()
+    return Path(out)
+
+
+def library_file_name(name: str) -> str:
+    import fusionkit._native
+    return fusionkit._native.library_file_name(name)
+
+
+@pytest.fixture(scope="session")
+def bin_dir() -> Path:
+    configured = os.environ.get("FUSION_BIN_DIR")
+    if configured:
+        return Path(configured)
+    for product in ("FusionExamples", "fusion"):
+        subprocess.run(["swift", "build", "--product", product], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return swift_build(ROOT, "--product", "fusion")
+
+
+@pytest.fixture(scope="session")
+def fusion(bin_dir: Path) -> Path:
+    return bin_dir / "fusion"
+
+
+@pytest.fixture(scope="session")
+def examples_library(bin_dir: Path) -> Path:
+    return bin_dir / library_file_name("FusionExamples")
+
+
+@pytest.fixture(scope="session")
+def chores_library() -> Path:
+    """examples/plugins/chores built as an outsider builds it: `swift build` in its folder."""
+    path = swift_build(PLUGIN) / library_file_name("Chores")
+    assert path.exists(), f"{path} was not built"
+    return path
+
+
+@pytest.fixture(scope="session")
+def cc() -> str:
+    return os.environ.get("CC") or shutil.which("cc") or "gcc"
