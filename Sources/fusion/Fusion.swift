@@ -3,6 +3,8 @@ import FusionHost
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The shell client: drive any FusionKit library's features from a terminal or a script.
@@ -49,7 +51,7 @@ struct Fusion: AsyncParsableCommand {
             }
         } catch let error as CLIError {
             Fusion.report(error)
-            Glibc.exit(error.code.rawValue)
+            exitProcess(error.code.rawValue)
         } catch {
             exit(withError: error)
         }

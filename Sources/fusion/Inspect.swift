@@ -3,6 +3,8 @@ import FusionHost
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// `fusion inspect [LIB] [FEATURE]`: what a library offers, from its manifest.

@@ -3,6 +3,8 @@ import FusionWeb
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// `fusion new NAME`: a plugin package of one's own, ready to build, test and drive.

@@ -3,6 +3,8 @@ import FusionHost
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// `fusion run [LIB] FEATURE`: an interactive session with one instance.

@@ -2,6 +2,8 @@ import FusionHost
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The files of a new plugin package (`fusion new`): what an outsider needs to write,

@@ -3,6 +3,8 @@ import FusionHost
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// `fusion send [LIB] FEATURE INPUT…`: one shot, for scripts.

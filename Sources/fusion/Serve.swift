@@ -5,6 +5,8 @@ import Logging
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// `fusion serve [LIB]`: the web bridge. Serves the web client and the demo pages, and

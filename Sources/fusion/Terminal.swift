@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The terminal under the REPL: raw mode for the line editor, its width, and writing
@@ -21,7 +23,7 @@ enum Terminal {
         bytes.withUnsafeMutableBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             while offset < buffer.count {
-                let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
+                let written = systemWrite(descriptor, base + offset, buffer.count - offset)
                 if written > 0 {
                     offset += written
                 } else if written < 0 && errno == EINTR {

@@ -111,3 +111,10 @@ def test_a_c_program_dlopens_both_and_drives_them_from_two_threads(tmp_path: Pat
                             capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
     assert result.returncode == 0, result.stdout + result.stderr
     assert "passed" in result.stdout and "0 failed" in result.stdout, result.stdout
+
+
+def test_the_plugins_own_spec_passes(chores_library: Path) -> None:
+    """examples/plugins/chores' Input/State spec, as its author runs it: swift test."""
+    result = subprocess.run(["swift", "test"], cwd=chores_library.parents[2], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "16 tests in 2 suites passed" in result.stdout
