@@ -5,6 +5,7 @@ or refused naming both."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import threading
 from pathlib import Path
@@ -117,4 +118,4 @@ def test_the_plugins_own_spec_passes(chores_library: Path) -> None:
     """examples/plugins/chores' Input/State spec, as its author runs it: swift test."""
     result = subprocess.run(["swift", "test"], cwd=chores_library.parents[2], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "16 tests in 2 suites passed" in result.stdout
+    assert re.search(r"Test run with \d+ tests in \d+ suites passed", result.stdout), result.stdout[-2000:]

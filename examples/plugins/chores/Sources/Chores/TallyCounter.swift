@@ -1,77 +1,123 @@
 import FusionKit
 
-/// A tally counter with a step and undo. Its name is "counter" on purpose: the example
-/// library has a "counter" too, and hosts that load both tell them apart as
-/// "Chores/counter" and "FusionExamples/counter".
+/// A tally counter: each tap adds the step, and the last taps can be taken back. Its
+/// Input/State spec:
 ///
 /// | input | state after |
 /// | --- | --- |
-/// | `tapped` | `count` up by `step`; the tap remembered (the last 10) |
-/// | `stepChanged(step:)` | `step` is 1…100 (other values change nothing) |
-/// | `undoTapped` | the last remembered tap taken back (nothing when there is none) |
-/// | `reset` | back to the initial state |
+/// | `tapped` | `count` up by `step`; the tap's step remembered in `history` (the last 10) |
+/// | `stepChanged(step:)` with 1…100 | `step` is that value; later taps add it |
+/// | `stepChanged(step:)` outside 1…100 | nothing changes |
+/// | `undoTapped` | the last remembered tap taken back: `count` down by its step |
+/// | `undoTapped` with no history | nothing changes |
+/// | `reset` | `count` is 0 and `history` empty; `step` stays |
+///
+/// `canUndo` is derived here, in ``derive(_:)``, after every action.
+///
+/// Its name is "counter" on purpose: the example library FusionExamples has a "counter"
+/// too. A host that loads both tells them apart as "Chores/counter" and
+/// "FusionExamples/counter".
 public struct TallyCounter: Feature {
+    /// The name hosts use: `fusion run libChores.so counter`, or `Chores/counter` beside
+    /// another library that has a "counter".
     public static let name = "counter"
-    public static let summary = "A tally counter with a step and undo (a \"counter\" of another library)."
-    /// How many taps `undoTapped` can take back.
+    /// One line for `fusion inspect` and the manifest.
+    public static let summary = "A tally counter: tap to add the step (1…100), undo the last taps, reset."
+
+    /// The steps `stepChanged(step:)` accepts.
+    public static let steps = 1...100
+    /// How many taps `history` keeps, and so how many `undoTapped` can take back.
     public static let historyLimit = 10
 
     /// What the person does.
     public enum Input: Decodable, Sendable {
+        /// The big button: adds `step` to `count`.
         case tapped
+        /// The step picker: later taps add `step`. Values outside 1…100 are ignored.
         case stepChanged(step: Int)
+        /// Takes back the last tap still in `history`. Ignored when `history` is empty.
         case undoTapped
+        /// Starts counting again from 0, forgetting the taps; the step stays.
         case reset
     }
 
     /// What the logic does.
     public enum Action: Sendable {
-        case add
+        /// Adds this step to the count and remembers the tap.
+        case add(Int)
+        /// Makes this the step of later taps.
         case setStep(Int)
+        /// Takes back the last remembered tap.
         case undo
+        /// Zeroes the count and forgets the taps.
         case reset
     }
 
-    /// The screen.
+    /// Everything the screen draws, derived values included.
     public struct State: Codable, Equatable, Sendable {
-        public var count = 0
-        /// What a tap adds.
-        public var step = 1
-        /// The steps of the last taps, oldest first (at most `historyLimit`).
-        public var history: [Int] = []
-        /// Derived: whether a tap can be taken back.
+        /// The tally: the sum of the steps of the taps since the start or the last reset,
+        /// less those undone.
+        public var count: Int
+        /// What a tap adds, 1…100.
+        public var step: Int
+        /// The step of each of the last taps, oldest first; at most `historyLimit`.
+        public var history: [Int]
+        /// Derived: whether `undoTapped` has a tap to take back (the undo button is enabled).
         public var canUndo = false
 
-        public init() {}
-    }
-
-    public init(environment: Environment) {}
-
-    public var initialState: State { State() }
-
-    public func transform(_ input: Input, state: State) -> [Action] {
-        switch input {
-        case .tapped: return [.add]
-        case .stepChanged(let step): return (1...100).contains(step) && step != state.step ? [.setStep(step)] : []
-        case .undoTapped: return state.canUndo ? [.undo] : []
-        case .reset: return state == State() ? [] : [.reset]
+        /// A state with its derived field computed from the rest.
+        public init(count: Int = 0, step: Int = 1, history: [Int] = []) {
+            self.count = count
+            self.step = step
+            self.history = history
+            TallyCounter.derive(&self)
         }
     }
 
+    /// Needs nothing from its environment: no time, no randomness, no host requests.
+    public init(environment: Environment) {}
+
+    /// A count of 0, a step of 1, nothing to undo.
+    public var initialState: State { State() }
+
+    /// Turns an input into actions; a refused or ignored input gives none.
+    public func transform(_ input: Input, state: State) -> [Action] {
+        switch input {
+        case .tapped:
+            // A state given from outside may sit next to Int.max: stop there rather than trap.
+            return state.count.addingReportingOverflow(state.step).overflow ? [] : [.add(state.step)]
+        case .stepChanged(let step):
+            return Self.steps.contains(step) && step != state.step ? [.setStep(step)] : []
+        case .undoTapped:
+            guard let last = state.history.last, !state.count.subtractingReportingOverflow(last).overflow else { return [] }
+            return [.undo]
+        case .reset:
+            return [.reset]
+        }
+    }
+
+    /// Applies one action, then recomputes the derived fields. No effects.
     public func perform(_ action: Action, state: inout State) -> Effect<Action> {
+        defer { Self.derive(&state) }
         switch action {
-        case .add:
-            state.count += state.step
-            state.history.append(state.step)
-            if state.history.count > Self.historyLimit { state.history.removeFirst() }
+        case .add(let step):
+            state.count += step
+            state.history.append(step)
+            if state.history.count > Self.historyLimit { state.history.removeFirst(state.history.count - Self.historyLimit) }
         case .setStep(let step):
             state.step = step
         case .undo:
-            state.count -= state.history.removeLast()
+            guard let last = state.history.popLast() else { break }
+            state.count -= last
         case .reset:
-            state = State()
+            state.count = 0
+            state.history = []
         }
-        state.canUndo = !state.history.isEmpty
         return .none
+    }
+
+    /// Recomputes the derived field (`canUndo`) from the rest of the state.
+    public static func derive(_ state: inout State) {
+        state.canUndo = !state.history.isEmpty
     }
 }

@@ -23,6 +23,7 @@ import FusionKit
 public struct TodoList: Feature {
     /// The name hosts use: `fusion run libChores.so todo`.
     public static let name = "todo"
+    /// One line for `fusion inspect` and the manifest.
     public static let summary = "A to-do list: add, toggle, remove, toggle all, clear completed; filter all, active or completed."
 
     /// Which items the list shows. Sent and drawn as its raw value: `"all"`, `"active"`, `"completed"`.
@@ -75,12 +76,19 @@ public struct TodoList: Feature {
 
     /// What the logic does.
     public enum Action: Sendable {
+        /// Keeps the text typed as the draft.
         case setDraft(String)
+        /// Appends an item with this title and a fresh id, and clears the draft.
         case add(title: String)
+        /// Flips whether the item is done.
         case toggle(id: Int)
+        /// Removes the item.
         case remove(id: Int)
+        /// Marks every item done (true) or not done (false).
         case setAllDone(Bool)
+        /// Removes every item that is done.
         case clearCompleted
+        /// Shows the items this filter lets through.
         case setFilter(Filter)
     }
 
@@ -107,20 +115,24 @@ public struct TodoList: Feature {
         /// Derived: whether there are items and all of them are done (the "all" checkbox is checked).
         public var allDone = false
 
-        /// A state with its derived fields computed from the rest.
-        public init(items: [Item] = [], draft: String = "", filter: Filter = .all, nextID: Int = 1) {
+        /// A state with its derived fields computed from the rest. `nextID` defaults to
+        /// one past the highest id in `items` (1 for an empty list).
+        public init(items: [Item] = [], draft: String = "", filter: Filter = .all, nextID: Int? = nil) {
             self.items = items
             self.draft = draft
             self.filter = filter
-            self.nextID = nextID
+            self.nextID = nextID ?? ((items.map(\.id).max() ?? 0) &+ 1)
             TodoList.derive(&self)
         }
     }
 
+    /// Needs nothing from its environment: no time, no randomness, no host requests.
     public init(environment: Environment) {}
 
+    /// An empty list showing all items, with nothing typed; the first item gets id 1.
     public var initialState: State { State() }
 
+    /// Turns an input into actions; a refused or ignored input gives none.
     public func transform(_ input: Input, state: State) -> [Action] {
         // Decided from the items and the draft themselves, so that a state given at
         // creation with stale derived fields is still answered right.
@@ -145,6 +157,7 @@ public struct TodoList: Feature {
         }
     }
 
+    /// Applies one action, then recomputes the derived fields. No effects.
     public func perform(_ action: Action, state: inout State) -> Effect<Action> {
         defer { Self.derive(&state) }
         switch action {

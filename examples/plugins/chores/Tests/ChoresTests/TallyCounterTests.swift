@@ -1,50 +1,135 @@
 import FusionKit
 import Testing
+
 @testable import Chores
 
-/// The Input/State spec of the tally counter.
+/// The Input/State spec of the tally counter, input by input, through `Store`.
 @Suite struct TallyCounterTests {
-    @Test func tapsAddTheStep() {
+    /// Sends `input` and checks that it was ignored: no change, no new version.
+    func expectIgnored(_ store: Store<TallyCounter>, _ input: TallyCounter.Input, sourceLocation: SourceLocation = #_sourceLocation) {
+        let before = store.snapshot
+        #expect(!store.send(input), "\(input) changed the state", sourceLocation: sourceLocation)
+        #expect(store.state == before.state, sourceLocation: sourceLocation)
+        #expect(store.version == before.version, sourceLocation: sourceLocation)
+    }
+
+    @Test func startsAtZeroWithAStepOfOneAndNothingToUndo() throws {
+        let store = Store<TallyCounter>()
+        #expect(store.state == TallyCounter.State(count: 0, step: 1, history: []))
+        #expect(!store.state.canUndo)
+        let json = String(decoding: try store.encodedState().bytes, as: UTF8.self)
+        #expect(json == #"{"count":0,"step":1,"history":[],"canUndo":false}"#)
+    }
+
+    @Test func tappedAddsTheStepAndRemembersIt() {
         let store = Store<TallyCounter>()
         store.send(.tapped)
+        #expect(store.state == TallyCounter.State(count: 1, step: 1, history: [1]))
+        #expect(store.state.canUndo)
         store.send(.stepChanged(step: 5))
         store.send(.tapped)
-        #expect(store.state.count == 6 && store.state.history == [1, 5] && store.state.canUndo)
+        store.send(.tapped)
+        #expect(store.state.count == 11)
+        #expect(store.state.history == [1, 5, 5])
+        #expect(store.version == 4)
     }
 
-    @Test func stepsOutsideOneToAHundredAreIgnored() {
-        let store = Store<TallyCounter>()
-        #expect(!store.send(.stepChanged(step: 0)))
-        #expect(!store.send(.stepChanged(step: 101)))
-        #expect(!store.send(.stepChanged(step: 1)))  // unchanged
-        #expect(store.state.step == 1 && store.version == 0)
+    @Test(arguments: [1, 2, 7, 50, 99, 100])
+    func stepChangedTakesAStepFromOneToAHundred(step: Int) {
+        let store = Store<TallyCounter>(state: TallyCounter.State(step: step == 1 ? 2 : 1))
+        store.send(.stepChanged(step: step))
+        #expect(store.state.step == step)
+        store.send(.tapped)
+        #expect(store.state.count == step && store.state.history == [step])
     }
 
-    @Test func undoTakesBackTheLastTap() {
+    @Test(arguments: [0, -1, -100, 101, 1_000, Int.max, Int.min])
+    func stepChangedOutsideOneToAHundredIsIgnored(step: Int) {
         let store = Store<TallyCounter>()
         store.send(.stepChanged(step: 3))
         store.send(.tapped)
+        expectIgnored(store, .stepChanged(step: step))
+        #expect(store.state.step == 3)
+    }
+
+    @Test func stepChangedToTheSameStepChangesNothing() {
+        let store = Store<TallyCounter>()
+        expectIgnored(store, .stepChanged(step: 1))
+    }
+
+    @Test func changingTheStepLeavesPastTapsAlone() {
+        let store = Store<TallyCounter>()
+        store.send(.tapped)
+        store.send(.stepChanged(step: 10))
+        #expect(store.state.count == 1 && store.state.history == [1])
+    }
+
+    @Test func undoTappedTakesBackTheLastTapWithItsOwnStep() {
+        let store = Store<TallyCounter>()
+        store.send(.stepChanged(step: 3))
+        store.send(.tapped)
+        store.send(.stepChanged(step: 10))
+        store.send(.tapped)
+        #expect(store.state.count == 13)
+        store.send(.undoTapped)
+        #expect(store.state.count == 3 && store.state.history == [3] && store.state.canUndo)
+        #expect(store.state.step == 10)  // the step chosen stays
+        store.send(.undoTapped)
+        #expect(store.state.count == 0 && store.state.history.isEmpty)
+        #expect(!store.state.canUndo)
+    }
+
+    @Test func undoTappedWithNothingToUndoIsIgnored() {
+        expectIgnored(Store<TallyCounter>(), .undoTapped)
+        let store = Store<TallyCounter>()
         store.send(.tapped)
         store.send(.undoTapped)
-        #expect(store.state.count == 3 && store.state.history == [3])
-        store.send(.undoTapped)
-        #expect(store.state.count == 0 && !store.state.canUndo)
-        #expect(!store.send(.undoTapped))
-    }
-
-    @Test func historyKeepsTheLastTen() {
-        let store = Store<TallyCounter>()
-        for _ in 0..<12 { store.send(.tapped) }
-        #expect(store.state.count == 12 && store.state.history.count == TallyCounter.historyLimit)
-        for _ in 0..<10 { store.send(.undoTapped) }
-        #expect(store.state.count == 2 && !store.state.canUndo)
-    }
-
-    @Test func resetStartsOver() {
-        let store = Store<TallyCounter>()
+        expectIgnored(store, .undoTapped)
         store.send(.tapped)
         store.send(.reset)
-        #expect(store.state == TallyCounter.State())
-        #expect(!store.send(.reset))
+        expectIgnored(store, .undoTapped)
+    }
+
+    @Test func historyKeepsTheLastTenTaps() {
+        let store = Store<TallyCounter>()
+        for step in 1...12 {
+            store.send(.stepChanged(step: step))
+            store.send(.tapped)
+        }
+        #expect(store.state.count == 78)
+        #expect(store.state.history == Array(3...12))
+        #expect(TallyCounter.historyLimit == 10)
+        for _ in 1...10 { store.send(.undoTapped) }
+        #expect(store.state.count == 3)  // the first two taps are beyond undo
+        #expect(!store.state.canUndo)
+        expectIgnored(store, .undoTapped)
+    }
+
+    @Test func resetCountsFromZeroAgainKeepingTheStep() {
+        let store = Store<TallyCounter>()
+        store.send(.stepChanged(step: 4))
+        store.send(.tapped)
+        store.send(.tapped)
+        store.send(.reset)
+        #expect(store.state == TallyCounter.State(count: 0, step: 4, history: []))
+        #expect(!store.state.canUndo)
+        store.send(.tapped)
+        #expect(store.state.count == 4)
+    }
+
+    @Test func resetWithNothingCountedChangesNothing() {
+        expectIgnored(Store<TallyCounter>(), .reset)
+    }
+
+    @Test func aTapPastTheLargestIntIsIgnoredInsteadOfTrapping() {
+        let store = Store<TallyCounter>(state: TallyCounter.State(count: .max - 1, step: 2))
+        expectIgnored(store, .tapped)
+        let undo = Store<TallyCounter>(state: TallyCounter.State(count: .min, step: 1, history: [1]))
+        expectIgnored(undo, .undoTapped)
+    }
+
+    @Test func aStateMadeInSwiftHasItsDerivedField() {
+        #expect(TallyCounter.State(count: 2, history: [1, 1]).canUndo)
+        #expect(!TallyCounter.State(count: 2).canUndo)
     }
 }
