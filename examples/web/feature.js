@@ -101,7 +101,12 @@ function fieldControl(caseName, field) {
     const test = `field-${caseName}-${field.name}`;
     let control;
     let read;
-    switch (type) {
+    const choices = Array.isArray(field.schema?.enum) ? field.schema.enum : null;
+    switch (choices ? "enum" : type) {
+        case "enum":  // a fixed set of values (a String-backed Swift enum): pick one
+            control = h("select", { "data-test": test }, choices.map((choice) => h("option", { value: JSON.stringify(choice) }, String(choice))));
+            read = () => JSON.parse(control.value);
+            break;
         case "string":
             control = h("input", { type: "text", "data-test": test, autocomplete: "off" });
             read = () => control.value;

@@ -4,8 +4,13 @@ import { $, h, Page, setText } from "/common.js";
 const page = new Page();
 const list = $('[data-test="features"]');
 
+/** The library the demo pages of examples/web draw: another library's feature of the
+ *  same name (Chores' "counter") is not the feature a demo page knows. */
+const DEMO_LIBRARY = "FusionExamples";
+
 /** Whether examples/web has a demo page for the feature. */
-async function hasDemo(name) {
+async function hasDemo(name, library) {
+    if (library !== DEMO_LIBRARY) return false;
     if (["index", "feature"].includes(name)) return false; // pages of their own, not demos
     try {
         const response = await fetch(`/${encodeURIComponent(name)}.html`, { method: "HEAD" });
@@ -37,7 +42,7 @@ try {
     const library = bridge.library ?? manifest.library;
     setText($('[data-test="library"]'), `${library.name} ${library.version}`);
     document.title = `${library.name} · FusionKit`;
-    const demos = await Promise.all(manifest.features.map((feature) => hasDemo(feature.name)));
+    const demos = await Promise.all(manifest.features.map((feature) => hasDemo(feature.name, manifest.library?.name)));
     list.replaceChildren(...manifest.features.map((feature, index) => card(feature, demos[index])));
     page.markReady();
 } catch (error) {
