@@ -31,5 +31,5 @@ public struct BridgeConfiguration: Sendable {
     }
 
     /// The frame size at which the WebSocket layer gives up on a connection.
-    var hardFrameLimit: Int { max(maxMessageBytes, 1024) * 4 }
+    var hardFrameLimit: Int { maxMessageBytes * 4 }
 }

@@ -19,33 +19,41 @@ final class BridgeConnection: Sendable {
         case close(WebSocketErrorCode, String)
     }
 
-    /// Messages queued and not yet written, past which the page is taken not to be
-    /// reading and the connection is closed (memory stays bounded).
-    static let maxQueued = 4096
+    /// What may wait in the queue for a page that does not read: past either, the
+    /// connection is dropped at once (not through the queue, which is not moving).
+    static let maxQueuedMessages = 4096
+    static let maxQueuedBytes = 8 << 20
 
     let number: Int
     let outgoing: AsyncStream<Outgoing>
     private let continuation: AsyncStream<Outgoing>.Continuation
+    /// Fires once when the connection must be dropped without a close handshake.
+    let aborted: AsyncStream<Void>
+    private let abortContinuation: AsyncStream<Void>.Continuation
 
     private struct Pending {
         /// Instances changed since the last flush, in the order they changed.
         var dirty: [String] = []
+        /// Instances whose whole state the next flush sends (new here, or resync).
+        var whole: Set<String> = []
+        /// The version of each instance this connection was last sent.
+        var sent: [String: UInt64] = [:]
         var flushQueued = false
-        var queued = 0
+        var queuedMessages = 0
+        var queuedBytes = 0
         var closing = false
     }
     private let pending = Mutex(Pending())
-    /// The version of each instance this connection was last sent (writer only).
-    private let sent = Mutex<[String: UInt64]>([:])
 
     init(number: Int) {
         self.number = number
         (outgoing, continuation) = AsyncStream.makeStream(of: Outgoing.self)
+        (aborted, abortContinuation) = AsyncStream.makeStream(of: Void.self)
     }
 
     /// Queues a message.
     func send(_ text: String) {
-        enqueue(.text(text))
+        enqueue(.text(text), bytes: text.utf8.count)
     }
 
     /// Queues a close with a code and a reason; nothing queued after it is written.
@@ -60,6 +68,7 @@ final class BridgeConnection: Sendable {
     /// Ends the queue once the connection is gone.
     func finish() {
         continuation.finish()
+        abortContinuation.finish()
     }
 
     /// Notes that an instance changed; queues a flush unless one is queued already.
@@ -71,28 +80,41 @@ final class BridgeConnection: Sendable {
             state.flushQueued = true
             return true
         }
-        if queueFlush { enqueue(.flush) }
+        if queueFlush { enqueue(.flush, bytes: 0) }
     }
 
-    /// Forgets what this connection was sent of an instance, so the next flush sends
-    /// its whole state, and queues that flush.
+    /// Makes the next flush send an instance's whole state (a new instance here, a
+    /// rejoin, a resync), and queues that flush.
     func resend(_ instance: String) {
-        _ = sent.withLock { $0.removeValue(forKey: instance) }
+        pending.withLock { _ = $0.whole.insert(instance) }
         markDirty(instance)
     }
 
-    private func enqueue(_ item: Outgoing) {
+    /// Forgets an instance that is gone, so nothing is kept for it.
+    func forget(_ instance: String) {
+        pending.withLock { state in
+            state.sent[instance] = nil
+            state.whole.remove(instance)
+            state.dirty.removeAll { $0 == instance }
+        }
+    }
+
+    private func enqueue(_ item: Outgoing, bytes: Int) {
         enum Verdict { case queue, drop, overflow }
         let verdict = pending.withLock { state -> Verdict in
             if state.closing { return .drop }  // nothing after a close is written
-            guard state.queued < Self.maxQueued else { return .overflow }
-            state.queued += 1
+            guard state.queuedMessages < Self.maxQueuedMessages, state.queuedBytes + bytes <= Self.maxQueuedBytes else {
+                state.closing = true
+                return .overflow
+            }
+            state.queuedMessages += 1
+            state.queuedBytes += bytes
             return .queue
         }
         switch verdict {
         case .queue: continuation.yield(item)
         case .drop: break
-        case .overflow: close(.policyViolation, reason: "the page is not reading its messages")
+        case .overflow: abortContinuation.yield()
         }
     }
 
@@ -100,11 +122,12 @@ final class BridgeConnection: Sendable {
     func runWriter(outbound: WebSocketOutboundWriter, session: BridgeSession) async {
         do {
             for await item in outgoing {
-                pending.withLock { $0.queued -= 1 }
                 switch item {
                 case .text(let text):
+                    pending.withLock { $0.queuedMessages -= 1; $0.queuedBytes -= text.utf8.count }
                     try await outbound.write(.text(text))
                 case .flush:
+                    pending.withLock { $0.queuedMessages -= 1 }
                     for message in flush(session) { try await outbound.write(.text(message)) }
                 case .close(let code, let reason):
                     try await outbound.close(code, reason: reason)
@@ -112,28 +135,27 @@ final class BridgeConnection: Sendable {
                 }
             }
         } catch {
-            // The socket is gone; the reading side sees it end and detaches.
+            // The socket is gone (or the task was cancelled); the reader sees it end.
         }
     }
 
-    /// The state and patch messages for every dirty instance.
+    /// The state and patch messages for every dirty instance. Versions sent are read
+    /// and recorded under the same lock as `whole`, so a resync arriving mid-flush is
+    /// never lost: it is either taken by this flush or left for the next.
     private func flush(_ session: BridgeSession) -> [String] {
-        let dirty = pending.withLock { state -> [String] in
+        let (dirty, whole) = pending.withLock { state -> ([String], Set<String>) in
             state.flushQueued = false
-            defer { state.dirty.removeAll(keepingCapacity: true) }
-            return state.dirty
+            defer { state.dirty.removeAll(keepingCapacity: true); state.whole.removeAll() }
+            return (state.dirty, state.whole)
         }
         var messages: [String] = []
         for id in dirty {
-            guard let instance = session.instance(id) else {
-                _ = sent.withLock { $0.removeValue(forKey: id) }
-                continue
-            }
-            let since = sent.withLock { $0[id] }
+            guard let instance = session.instance(id) else { continue }
+            let since = whole.contains(id) ? nil : pending.withLock { $0.sent[id] }
             // UInt64.max is never a kept version: it asks for the whole state.
             guard let change = try? instance.hosted.statePatch(since: since ?? .max) else { continue }
             if let since, change.version == since { continue }
-            sent.withLock { $0[id] = change.version }
+            pending.withLock { $0.sent[id] = change.version }
             messages.append(ServerMessage.change(instance: id, statePatch: change.json))
         }
         return messages

@@ -28,6 +28,7 @@ public struct BridgeError: Error, Sendable, Equatable, CustomStringConvertible {
     static func instanceLimit(_ limit: Int) -> BridgeError {
         BridgeError(status: "BRIDGE_INSTANCE_LIMIT", message: "this session has \(limit) instances already (--max-instances-per-session); destroy one first")
     }
+    static let shuttingDown = BridgeError(status: "BRIDGE_SHUTTING_DOWN", message: "the server is shutting down; connect again in a moment")
     static func sessionLimit(_ limit: Int) -> BridgeError {
         BridgeError(status: "BRIDGE_SESSION_LIMIT", message: "the server has \(limit) sessions already (--max-sessions); try again later")
     }

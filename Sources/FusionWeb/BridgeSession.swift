@@ -33,10 +33,14 @@ final class BridgeSession: Sendable {
 
     // MARK: Connections
 
-    /// Adds a connection; false if the session has ended.
-    func attach(_ connection: BridgeConnection) -> Bool {
+    /// Adds a connection; false if the session has ended. `greet` runs under the
+    /// session's lock with the instances in creation order, so what it queues (the
+    /// welcome, whole states, open requests) comes before any change or request the
+    /// library reports to this connection afterwards, and none comes twice.
+    func attach(_ connection: BridgeConnection, greet: ([BridgeInstance]) -> Void) -> Bool {
         state.withLock { state in
             guard !state.ended else { return false }
+            greet(state.order.compactMap { state.instances[$0] })
             state.connections[connection.number] = connection
             state.generation += 1
             return true
@@ -107,6 +111,7 @@ final class BridgeSession: Sendable {
                 if reuse && other.feature == feature { return .existing(other) }
                 return .raced(.keyTaken("this session already has an instance \"\(key)\""))
             }
+            if state.ended { return .raced(BridgeError(status: "BRIDGE_SHUTTING_DOWN", message: "the session has ended")) }
             if state.instances.count >= maxInstances { return .raced(.instanceLimit(maxInstances)) }
             let id: String
             if let key { id = key } else {
@@ -129,7 +134,7 @@ final class BridgeSession: Sendable {
             do throws(FusionHostError) {
                 try listen(to: instance, hostRequests: options?["requests"]?.stringValue == "host")
             } catch {
-                _ = remove(instance.id)
+                _ = remove(instance)
                 try? hosted.destroy()
                 throw BridgeError(error)
             }
@@ -155,26 +160,37 @@ final class BridgeSession: Sendable {
         }
         guard hostRequests else { return }
         try instance.hosted.setRequestHandler { [weak self, weak instance] event in
-            guard let self, let instance, let message = instance.record(eventJSON: event.json) else { return }
-            // The state first: a request often follows a change its input made.
-            for connection in self.connections {
-                connection.markDirty(id)
-                connection.send(message)
+            guard let self, let instance else { return }
+            // Recorded and passed on under the session's lock, so that a connection
+            // attaching meanwhile gets each request once: in its greeting or from here.
+            self.state.withLock { state in
+                guard let message = instance.record(eventJSON: event.json) else { return }
+                // The state first: a request often follows a change its input made.
+                for connection in state.connections.values {
+                    connection.markDirty(id)
+                    connection.send(message)
+                }
             }
         }
     }
 
     /// Destroys one instance and tells every connection.
     func destroy(_ id: String) throws(BridgeError) {
-        guard let instance = remove(id) else { throw .unknownInstance(id) }
+        guard let instance = instance(id), remove(instance) else { throw .unknownInstance(id) }
         try? instance.hosted.destroy()
-        connections.forEach { $0.send(ServerMessage.destroyed(instance: id)) }
+        for connection in connections {
+            connection.forget(id)
+            connection.send(ServerMessage.destroyed(instance: id))
+        }
     }
 
-    private func remove(_ id: String) -> BridgeInstance? {
+    /// Removes this very instance (not another one since created under its id).
+    private func remove(_ instance: BridgeInstance) -> Bool {
         state.withLock { state in
-            state.order.removeAll { $0 == id }
-            return state.instances.removeValue(forKey: id)
+            guard state.instances[instance.id] === instance else { return false }
+            state.order.removeAll { $0 == instance.id }
+            state.instances[instance.id] = nil
+            return true
         }
     }
 

@@ -67,6 +67,7 @@ extension ClientEnvelope {
         if let given = json["id"] {
             switch given {
             case .number, .string: id = given
+            case .null: id = nil  // the same as no id
             default: throw RejectedMessage(id: nil, error: .malformed("\"id\" is a number or a string; got a \(given.kindName)"))
             }
         }
@@ -94,6 +95,9 @@ extension ClientEnvelope {
         case "create":
             let key = try fields.optionalString("key")
             if let key { try checkKey(key) }
+            if json["reuse"] != nil, json["reuse"] != .null, json["key"] == nil || json["key"] == .null {
+                throw .malformed("\"reuse\" finds an instance by its \"key\"; give one")
+            }
             var options = json["options"]
             if options == .null { options = nil }
             if let options, options.objectValue == nil {

@@ -1,3 +1,4 @@
+import Dispatch
 import FusionHost
 import HummingbirdWebSocket
 import Logging
@@ -15,37 +16,48 @@ struct ConnectionHandler: Sendable {
     func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, requestedSession: Substring?) async {
         let connection = registry.makeConnection()
         let session: BridgeSession
-        let resumed: Bool
         do throws(BridgeError) {
-            (session, resumed) = try registry.join(connection, requested: requestedSession)
+            session = try registry.join(connection, requested: requestedSession) { session, resumed, instances in
+                logger.info("connection \(connection.number): session \(session.id.prefix(8))… \(resumed ? "rejoined" : "new")")
+                greet(connection, session: session, resumed: resumed, instances: instances)
+            }
         } catch {
             try? await outbound.write(.text(ServerMessage.error(re: nil, error)))
-            let reason = error.status == "BRIDGE_SESSION_LIMIT" ? "too many sessions" : error.message
-            try? await outbound.close(.init(codeNumber: 1013), reason: reason)
+            // A full server is worth trying later (1013); one shutting down will be back (1001).
+            if error == .shuttingDown {
+                try? await outbound.close(.goingAway, reason: "server shutting down")
+            } else {
+                try? await outbound.close(.init(codeNumber: 1013), reason: "too many sessions")
+            }
             return
         }
-        logger.info("connection \(connection.number): session \(session.id.prefix(8))… \(resumed ? "rejoined" : "new")")
-        greet(connection, session: session, resumed: resumed)
-        enum Side { case reader, writer, timer }
+        enum Side { case reader, writer, aborted, timer }
         await withTaskGroup(of: Side.self) { group in
             group.addTask { await connection.runWriter(outbound: outbound, session: session); return .writer }
             group.addTask { await read(inbound, connection: connection, session: session); return .reader }
-            if await group.next() == .writer {
+            group.addTask { for await _ in connection.aborted { break }; return .aborted }
+            switch await group.next() {
+            case .writer:
                 // A close went out (or the socket broke): the peer has a second to answer
                 // before reading stops, so that a frozen tab cannot hold up shutdown.
                 group.addTask { try? await Task.sleep(for: .seconds(1)); return .timer }
-                if await group.next() == .timer { group.cancelAll() }
+                while let side = await group.next(), side != .reader, side != .timer {}
+            case .aborted:
+                logger.info("connection \(connection.number): dropped, the page is not reading its messages")
+            default:
+                break
             }
+            // Whatever is left (the writer stuck on a peer that does not read, the
+            // timer, the abort watch) ends now.
+            group.cancelAll()
             connection.finish()
-            await group.waitForAll()
         }
         registry.leave(session, connection)
         logger.info("connection \(connection.number): closed")
     }
 
     /// The welcome, then every instance's whole state and its open host requests.
-    private func greet(_ connection: BridgeConnection, session: BridgeSession, resumed: Bool) {
-        let instances = session.instances
+    private func greet(_ connection: BridgeConnection, session: BridgeSession, resumed: Bool, instances: [BridgeInstance]) {
         connection.send(ServerMessage.welcome(
             session: session.id, resumed: resumed, instances: instances.map { ($0.id, $0.feature) },
             library: registry.library, configuration: configuration))
@@ -84,7 +96,7 @@ struct ConnectionHandler: Sendable {
                 } else if isBinary {
                     connection.send(ServerMessage.error(re: nil, .malformed("messages are text frames holding JSON; got a binary frame")))
                 } else {
-                    handle(message, connection: connection, session: session)
+                    await handle(message, connection: connection, session: session)
                 }
                 if message.capacity > 4 * 1024 { message = [] }  // a large message's buffer is not kept
             }
@@ -95,7 +107,22 @@ struct ConnectionHandler: Sendable {
 
     // MARK: Applying
 
-    private func handle(_ bytes: [UInt8], connection: BridgeConnection, session: BridgeSession) {
+    /// The `ok` for a message that may have changed an instance. The instance is marked
+    /// dirty first: a change can be reported after the call that made it returned
+    /// (another thread was delivering changes then), and its patch must still come
+    /// before this `ok`. A flush with nothing new sends nothing.
+    private func acknowledge(_ re: JSONValue?, _ instance: BridgeInstance, on connection: BridgeConnection) {
+        connection.markDirty(instance.id)
+        connection.send(ServerMessage.ok(re: re, version: try? instance.hosted.version()))
+    }
+
+    /// A library refusal as the page sees it: an instance destroyed meanwhile (by another
+    /// connection of the session) is unknown here, never a library handle.
+    private func refusal(_ error: FusionHostError, _ id: String) -> BridgeError {
+        error.status == .invalidHandle ? .unknownInstance(id) : BridgeError(error)
+    }
+
+    private func handle(_ bytes: [UInt8], connection: BridgeConnection, session: BridgeSession) async {
         let envelope: ClientEnvelope
         do throws(RejectedMessage) {
             envelope = try ClientEnvelope.parse(bytes)
@@ -104,13 +131,13 @@ struct ConnectionHandler: Sendable {
             return
         }
         do throws(BridgeError) {
-            try apply(envelope, connection: connection, session: session)
+            try await apply(envelope, connection: connection, session: session)
         } catch {
             connection.send(ServerMessage.error(re: envelope.id, error))
         }
     }
 
-    private func apply(_ envelope: ClientEnvelope, connection: BridgeConnection, session: BridgeSession) throws(BridgeError) {
+    private func apply(_ envelope: ClientEnvelope, connection: BridgeConnection, session: BridgeSession) async throws(BridgeError) {
         let re = envelope.id
         switch envelope.message {
         case .manifest:
@@ -128,28 +155,38 @@ struct ConnectionHandler: Sendable {
 
         case .send(let id, let input):
             let instance = try session.lookup(id)
-            do throws(FusionHostError) { try instance.hosted.send(input) } catch { throw BridgeError(error) }
-            // The change was marked dirty by the subscription, so its patch is queued
-            // ahead of this reply.
-            connection.send(ServerMessage.ok(re: re, version: try? instance.hosted.version()))
+            do throws(FusionHostError) { try instance.hosted.send(input) } catch { throw refusal(error, id) }
+            acknowledge(re, instance, on: connection)
 
         case .respond(let id, let request, let result):
             let instance = try session.lookup(id)
-            do throws(FusionHostError) { try instance.hosted.respond(to: request, result: result) } catch { throw BridgeError(error) }
+            do throws(FusionHostError) { try instance.hosted.respond(to: request, result: result) } catch { throw refusal(error, id) }
             instance.answered(request)
-            connection.send(ServerMessage.ok(re: re, version: try? instance.hosted.version()))
+            acknowledge(re, instance, on: connection)
 
         case .fail(let id, let request, let message):
             let instance = try session.lookup(id)
-            do throws(FusionHostError) { try instance.hosted.failRequest(request, message: message) } catch { throw BridgeError(error) }
+            do throws(FusionHostError) { try instance.hosted.failRequest(request, message: message) } catch { throw refusal(error, id) }
             instance.answered(request)
-            connection.send(ServerMessage.ok(re: re, version: try? instance.hosted.version()))
+            acknowledge(re, instance, on: connection)
 
         case .advanceClock(let id, let seconds):
             let instance = try session.lookup(id)
             let nanoseconds = UInt64((seconds * 1e9).rounded())
-            do throws(FusionHostError) { try instance.hosted.advanceClock(byNanoseconds: nanoseconds) } catch { throw BridgeError(error) }
-            connection.send(ServerMessage.ok(re: re, version: try? instance.hosted.version()))
+            // fk_advance_clock waits (up to a second) for effects to settle, and those
+            // effects run on the concurrency pool: wait for it on a thread of its own.
+            let outcome = await withCheckedContinuation { (done: CheckedContinuation<FusionHostError?, Never>) in
+                DispatchQueue.global().async {
+                    do throws(FusionHostError) {
+                        try instance.hosted.advanceClock(byNanoseconds: nanoseconds)
+                        done.resume(returning: nil)
+                    } catch {
+                        done.resume(returning: error)
+                    }
+                }
+            }
+            if let outcome { throw refusal(outcome, id) }
+            acknowledge(re, instance, on: connection)
 
         case .resync(let id):
             let instance = try session.lookup(id)

@@ -2,39 +2,43 @@ import Synchronization
 
 /// Which pages may open the WebSocket: those served by this server itself, and the
 /// origins given with --allow-origin. A browser always sends `Origin` on a WebSocket
-/// handshake, so a page from another site (or a rebound DNS name) is refused; a
-/// program that sends no `Origin` is not a browser page and is let in.
+/// handshake, so a page from another site is refused; a program that sends no
+/// `Origin` is not a browser page and is let in.
 final class OriginPolicy: Sendable {
     private let host: String
     private let extra: Set<String>
-    private let port = Mutex(0)
+    /// The server's own origins, known once it listens (the port may be the system's choice).
+    private let own = Mutex<[String]>([])
 
     init(host: String, allowed: [String]) {
-        self.host = host
+        self.host = host.lowercased()
         extra = Set(allowed.map(Self.normalized))
     }
 
-    /// Set once the server listens (the port may have been chosen by the system).
+    /// Called once the server listens.
     func listening(on port: Int) {
-        self.port.withLock { $0 = port }
-    }
-
-    /// The origins of this server's own pages.
-    var ownOrigins: [String] {
-        let port = port.withLock { $0 }
         var hosts = [Self.bracketed(host)]
         if Self.isLoopback(host) { hosts += ["localhost", "127.0.0.1", "[::1]"] }
-        return Array(Set(hosts)).sorted().map { "http://\($0):\(port)" }
+        // A browser leaves the scheme's default port out of Origin.
+        let suffix = port == 80 ? "" : ":\(port)"
+        let origins = Array(Set(hosts)).sorted().map { "http://\($0)\(suffix)" }
+        own.withLock { $0 = origins }
     }
+
+    /// The origins of this server's own pages, then those allowed with --allow-origin.
+    var allowedOrigins: [String] { own.withLock { $0 } + extra.sorted() }
 
     /// Whether a handshake with this `Origin` (nil: none sent) and `Host` may open the socket.
     func allows(origin: String?, hostHeader: String?) -> Bool {
         guard let origin else { return true }
         let given = Self.normalized(origin)
-        if extra.contains(given) || ownOrigins.contains(given) { return true }
+        if extra.contains(given) || own.withLock({ $0.contains(given) }) { return true }
         // Bound to every address, the server cannot list its names: a page it served
-        // itself has the origin of the Host it was asked by.
-        if Self.isWildcard(host), let hostHeader { return given == "http://" + hostHeader.lowercased() }
+        // itself has the origin of the Host it was asked by. Only an address, never a
+        // name: a name could be one rebound to this machine by another site's DNS.
+        if Self.isWildcard(host), let hostHeader, Self.isAddressLiteral(hostHeader) {
+            return given == "http://" + hostHeader.lowercased()
+        }
         return false
     }
 
@@ -43,6 +47,14 @@ final class OriginPolicy: Sendable {
     }
 
     static func isWildcard(_ host: String) -> Bool { host == "0.0.0.0" || host == "::" || host == "[::]" }
+
+    /// "192.168.1.4:8080" or "[fe80::1]:8080": an IP address, with or without a port.
+    static func isAddressLiteral(_ authority: String) -> Bool {
+        if authority.hasPrefix("[") { return authority.contains("]") }
+        let host = authority.split(separator: ":", maxSplits: 1).first ?? ""
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { part in !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isNumber) }
+    }
 
     private static func bracketed(_ host: String) -> String {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host

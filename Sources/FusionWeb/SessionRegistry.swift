@@ -30,20 +30,22 @@ final class SessionRegistry: Sendable {
 
     /// Attaches a connection to the session it asks for, or to a new one when that
     /// one is unknown or ended. Returns the session and whether it was resumed.
-    func join(_ connection: BridgeConnection, requested: Substring?) throws(BridgeError) -> (BridgeSession, resumed: Bool) {
-        let outcome = state.withLock { state -> Result<(BridgeSession, Bool), BridgeError> in
-            if state.shutDown { return .failure(BridgeError(status: "BRIDGE_SHUTTING_DOWN", message: "the server is shutting down")) }
+    /// `greet` queues the connection's first messages (see `BridgeSession.attach`).
+    func join(_ connection: BridgeConnection, requested: Substring?,
+              greet: (BridgeSession, _ resumed: Bool, [BridgeInstance]) -> Void) throws(BridgeError) -> BridgeSession {
+        let outcome = state.withLock { state -> Result<BridgeSession, BridgeError> in
+            if state.shutDown { return .failure(.shuttingDown) }
             if let requested, SessionID.isWellFormed(requested), let session = state.sessions[String(requested)],
-               session.attach(connection) {
-                return .success((session, true))
+               session.attach(connection, greet: { greet(session, true, $0) }) {
+                return .success(session)
             }
             guard state.sessions.count < configuration.maxSessions else { return .failure(.sessionLimit(configuration.maxSessions)) }
             var id = SessionID.make()
             while state.sessions[id] != nil { id = SessionID.make() }
             let session = BridgeSession(id: id, library: library, maxInstances: configuration.maxInstancesPerSession)
-            _ = session.attach(connection)
+            _ = session.attach(connection, greet: { greet(session, false, $0) })
             state.sessions[id] = session
-            return .success((session, false))
+            return .success(session)
         }
         return try outcome.get()
     }

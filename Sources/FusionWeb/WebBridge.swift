@@ -33,7 +33,14 @@ public struct WebBridge: Sendable {
 
     /// Serves until a signal stops it. `onListening` is called with the URL to open
     /// once the socket is bound (with the port the system chose, for port 0).
-    public func run(logLevel: Logger.Level = .warning, onListening: @escaping @Sendable (String) -> Void) async throws {
+    ///
+    /// `onStuck` is called when, a second and a half after every socket was closed
+    /// and every instance destroyed, the HTTP server has still not stopped: it waits
+    /// for connections that never sent a request (browsers keep spare ones open), and
+    /// neither graceful shutdown nor cancellation ends that wait. Nothing is left to
+    /// lose then, so a command-line host exits; nil waits.
+    public func run(logLevel: Logger.Level = .warning, onListening: @escaping @Sendable (String) -> Void,
+                    onStuck: (@Sendable () -> Void)? = nil) async throws {
         let logger = { var logger = Logger(label: "fusion.serve"); logger.logLevel = logLevel; return logger }()
         let handler = ConnectionHandler(registry: registry, logger: logger)
         let origins = origins
@@ -74,7 +81,7 @@ public struct WebBridge: Sendable {
                 onListening("http://\(shown):\(port)/")
             },
             logger: logger)
-        let shutdown = BridgeShutdown(registry: registry)
+        let shutdown = BridgeShutdown(registry: registry, onStuck: onStuck)
         // Services stop in reverse order: the bridge closes its sockets with a reason
         // first, then the HTTP server stops.
         let group = ServiceGroup(configuration: .init(
@@ -92,7 +99,7 @@ public struct WebBridge: Sendable {
         switch path {
         case "/ws":
             if !origins.allows(origin: request.headers[.origin], hostHeader: request.head.authority) {
-                return Self.text(.forbidden, "this origin may not open the bridge's WebSocket; allowed: \(origins.ownOrigins.joined(separator: ", ")) (add others with --allow-origin)\n")
+                return Self.text(.forbidden, "this origin may not open the bridge's WebSocket; allowed: \(origins.allowedOrigins.joined(separator: ", ")) (add others with --allow-origin)\n")
             }
             return Self.text(.init(code: 426, reasonPhrase: "Upgrade Required"), "/ws is the bridge's WebSocket: open it with a WebSocket client\n")
         case "/manifest.json":
@@ -133,10 +140,17 @@ public struct WebBridge: Sendable {
 /// every instance, before the HTTP server itself stops.
 struct BridgeShutdown: Service {
     let registry: SessionRegistry
+    let onStuck: (@Sendable () -> Void)?
 
     func run() async throws {
         try? await gracefulShutdown()
         registry.shutdown(reason: "server shutting down")
+        if let onStuck {
+            Task.detached {
+                try? await Task.sleep(for: .milliseconds(1500))
+                onStuck()
+            }
+        }
         // Give the writers a moment to put the close frames on the wire.
         try? await Task.sleep(for: .milliseconds(100))
     }

@@ -47,9 +47,24 @@ struct New: ParsableCommand {
         guard let first = name.unicodeScalars.first, ("A"..."Z").contains(first) || ("a"..."z").contains(first),
               name.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" })
         else { throw ValidationError("NAME is a Swift identifier of letters, digits and _ starting with a letter (got \"\(name)\")") }
+        if Self.reserved.contains(name) || Self.reserved.contains(name.lowercased()) {
+            throw ValidationError("NAME \"\(name)\" is a Swift keyword or a module FusionKit already has; choose another")
+        }
         if fusionKitURL != nil, fusionKitPath != nil { throw ValidationError("give --fusionkit-path or --fusionkit-url, not both") }
         if (fusionKitURL == nil) != (fusionKitVersion == nil) { throw ValidationError("--fusionkit-url and --fusionkit-version go together") }
     }
+
+    /// Names a package cannot take: Swift keywords (the test's `@testable import NAME`
+    /// would not parse) and the modules of FusionKit's own package graph.
+    static let reserved: Set<String> = [
+        "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
+        "internal", "let", "open", "operator", "private", "precedencegroup", "protocol", "public", "rethrows",
+        "static", "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue", "default", "defer",
+        "do", "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw", "switch", "where",
+        "while", "any", "as", "await", "false", "is", "nil", "self", "super", "throws", "true", "try", "some",
+        "FusionKit", "FusionABI", "CFusionKit", "FusionHost", "FusionWeb", "FusionExamples", "CFFI", "Swift", "Foundation",
+        "fusionkit", "fusionabi", "cfusionkit", "fusionhost", "fusionweb", "fusionexamples", "cffi", "swift", "foundation",
+    ]
 
     func run() throws {
         let dependency: Scaffold.Dependency
@@ -71,12 +86,18 @@ struct New: ParsableCommand {
         }
         Terminal.write("""
             Created \(folder): the package \(name), with the feature "\(scaffold.featureName)".
-              cd \(folder)
+              cd \(Self.shellQuoted(folder))
               swift build          # .build/debug/\(Scaffold.libraryFileName(name))
               swift test           # the feature's Input/State spec
               fusion run .build/debug/\(Scaffold.libraryFileName(name)) \(scaffold.featureName)
 
             """, to: STDOUT_FILENO)
+    }
+
+    /// A word the shell reads back as it is: bare when plain, else in single quotes.
+    static func shellQuoted(_ text: String) -> String {
+        let plain = text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "/._-~+".unicodeScalars.contains($0) }
+        return plain ? text : "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     private func absolute(_ path: String) -> String {

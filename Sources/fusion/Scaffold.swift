@@ -48,6 +48,14 @@ struct Scaffold {
     func write(into folder: String) throws(Failure) {
         var info = stat()
         if stat(folder, &info) == 0 { throw Failure(message: "\(folder) exists already; choose another NAME or --path") }
+        // The folder it goes in is made too, as mkdir -p would.
+        var parent = ""
+        for part in folder.split(separator: "/", omittingEmptySubsequences: false).dropLast() {
+            parent += (parent.isEmpty && !folder.hasPrefix("/") ? "" : "/") + part
+            if !parent.isEmpty, stat(parent, &info) != 0, mkdir(parent, 0o755) != 0 {
+                throw Failure(message: "cannot create \(parent): \(String(cString: strerror(errno)))")
+            }
+        }
         for directory in [folder, "\(folder)/Sources", "\(folder)/Sources/\(name)", "\(folder)/Tests", "\(folder)/Tests/\(name)Tests"] {
             guard mkdir(directory, 0o755) == 0 else { throw Failure(message: "cannot create \(directory): \(String(cString: strerror(errno)))") }
         }
@@ -292,11 +300,16 @@ struct Scaffold {
 }
 
 private extension String {
+    /// The text as the inside of a Swift string literal: quotes and backslashes escaped,
+    /// control characters (a newline in a path) written as \u{…}.
     func replacingBackslashesAndQuotes() -> String {
         var out = ""
-        for character in self {
-            if character == "\\" || character == "\"" { out.append("\\") }
-            out.append(character)
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "\\", "\"": out += "\\" + String(scalar)
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default: out.unicodeScalars.append(scalar)
+            }
         }
         return out
     }

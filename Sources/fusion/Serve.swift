@@ -73,7 +73,8 @@ struct Serve: AsyncParsableCommand {
                               ("--max-message-bytes", maxMessageBytes), ("--max-messages-per-second", maxMessagesPerSecond)] where value < 1 {
             throw ValidationError("\(name) is at least 1")
         }
-        guard sessionTimeout >= 0, sessionTimeout.isFinite else { throw ValidationError("--session-timeout is 0 or more seconds") }
+        guard sessionTimeout >= 0, sessionTimeout <= 86_400 else { throw ValidationError("--session-timeout is 0 to 86400 seconds") }
+        guard maxMessageBytes <= 64 << 20 else { throw ValidationError("--max-message-bytes is at most 67108864 (64 MiB)") }
     }
 
     func run() async throws {
@@ -97,9 +98,12 @@ struct Serve: AsyncParsableCommand {
         let bridge = WebBridge(library: library, configuration: configuration)
         let features = library.manifest.features.count
         do {
-            try await bridge.run(logLevel: verbose ? .info : .warning) { url in
+            try await bridge.run(logLevel: verbose ? .info : .warning, onListening: { url in
                 Terminal.write("Serving \(library.manifest.libraryName) \(library.manifest.libraryVersion) (\(features) features) at \(url)\nOpen it in a browser; Ctrl-C stops.\n", to: STDOUT_FILENO)
-            }
+            }, onStuck: {
+                Terminal.write("Stopped: every socket closed, every instance destroyed (idle connections dropped).\n", to: STDOUT_FILENO)
+                exitProcess(0)
+            })
         } catch {
             throw CLIError(.failure, "the web bridge stopped: \(error)")
         }

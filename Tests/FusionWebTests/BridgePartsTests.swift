@@ -104,11 +104,20 @@ import Testing
         #expect(!policy.allows(origin: "http://rebound.example:8080", hostHeader: "rebound.example:8080"))
     }
 
-    @Test func onEveryAddressTheHostAskedForIsTheOrigin() {
+    @Test func onEveryAddressTheAddressAskedForIsTheOrigin() {
         let policy = OriginPolicy(host: "0.0.0.0", allowed: [])
         policy.listening(on: 8080)
-        #expect(policy.allows(origin: "http://box.lan:8080", hostHeader: "box.lan:8080"))
-        #expect(!policy.allows(origin: "http://evil.example", hostHeader: "box.lan:8080"))
+        #expect(policy.allows(origin: "http://192.168.1.4:8080", hostHeader: "192.168.1.4:8080"))
+        #expect(!policy.allows(origin: "http://evil.example", hostHeader: "192.168.1.4:8080"))
+        // A name may be rebound to this machine by another site's DNS: never by Host alone.
+        #expect(!policy.allows(origin: "http://rebound.example:8080", hostHeader: "rebound.example:8080"))
+    }
+
+    @Test func thePortABrowserLeavesOutAndTheCaseOfTheHost() {
+        let policy = OriginPolicy(host: "MyBox.local", allowed: [])
+        policy.listening(on: 80)
+        #expect(policy.allows(origin: "http://mybox.local", hostHeader: nil))
+        #expect(!policy.allows(origin: "http://mybox.local:8080", hostHeader: nil))
     }
 
     @Test func sessionIdsAre128RandomBits() {

@@ -749,8 +749,14 @@ export class Bridge {
             },
             (error) => {
                 instance._ready = null;
-                // Dropped again: the next welcome tries again. Refused: say so.
-                if (error.status !== "CLIENT_DISCONNECTED" && error.status !== "CLIENT_CLOSED") this._emitError(error);
+                // Dropped again: the next welcome tries again.
+                if (error.status === "CLIENT_DISCONNECTED" || error.status === "CLIENT_CLOSED") return;
+                // Refused: the instance is gone for good. Its id may now name another
+                // instance of the session, so nothing may be sent under it any more.
+                if (this._table.get(instance.id) === instance) this._table.delete(instance.id);
+                this._owned.delete(instance);
+                instance._receivedDestroyed();
+                this._emitError(error);
             },
         );
         instance._ready = done;

@@ -153,6 +153,9 @@ export class Page {
         setText(this.errorMessage, message);
         this.errorElement.dataset.status = status;
         this.errorElement.hidden = false;
+        // Where the person looks: an error caused low on a long page would otherwise
+        // appear above the window, and nothing they see would change.
+        this.errorElement.scrollIntoView({ block: "nearest", behavior: "instant" });
         // Restart the attention animation.
         this.errorElement.classList.remove("flash");
         void this.errorElement.offsetWidth;

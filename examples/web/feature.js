@@ -175,6 +175,10 @@ function inputForm(input) {
             return;
         }
         const shown = JSON.stringify(message);
+        if (!page.instance) {
+            page.showError(new FusionError("PAGE_NO_INSTANCE", "there is no instance to send to: it could not be created (see the error above), or change the options and reload"));
+            return;
+        }
         page.instance.send(message).then(
             ({ version }) => note(`→ ${shown}  ✓ v${version}`),
             (error) => {
@@ -232,6 +236,10 @@ $('[data-test="advance"]').addEventListener("click", () => {
     const seconds = $('[data-test="advance-seconds"]').valueAsNumber;
     if (!Number.isFinite(seconds) || seconds < 0) {
         page.showError(new FusionError("PAGE_INVALID_FIELD", "seconds: a number ≥ 0"));
+        return;
+    }
+    if (!page.instance) {
+        page.showError(new FusionError("PAGE_NO_INSTANCE", "there is no instance whose clock to advance"));
         return;
     }
     page.instance.advanceClock(seconds).then(
@@ -326,8 +334,10 @@ async function start() {
     $('[data-test="restart"]').addEventListener("click", async () => {
         const old = page.instance;
         try {
-            page.destroying.add(old);
-            await old.destroy();
+            if (old) {
+                page.destroying.add(old);
+                await old.destroy();
+            }
             previousState = undefined;
             expanded.clear();
             attach(await bridge.instance(feature.name, { key, options }));
