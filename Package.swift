@@ -9,7 +9,8 @@ import PackageDescription
 //   CFFI            libffi from the system (pkg-config), for FusionHost
 //   FusionHost      loads any library exporting the C ABI at run time and calls it through libffi
 //   FusionWeb       the web bridge: serves pages and one WebSocket, drives features through FusionHost
-//   fusion          the shell client: inspect, run (REPL), send (one-shot), serve (the web bridge)
+//   FusionScenario  scenarios (*.scenario.json): Input/State specs run through the C ABI
+//   fusion          the shell client: inspect, run (REPL), send, serve (the web bridge), test, new
 //   fusion-bench    the benchmarks (HeapProbe: malloc's count of bytes in use, in C)
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
@@ -68,15 +69,18 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: strict),
+        .target(name: "FusionScenario", dependencies: ["FusionHost"], swiftSettings: strict),
         .executableTarget(
             name: "fusion",
             dependencies: [
-                "FusionHost", "FusionWeb",
+                "FusionHost", "FusionWeb", "FusionScenario",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(name: "FusionHostTests", dependencies: ["FusionHost"], swiftSettings: strict),
         .testTarget(name: "FusionWebTests", dependencies: ["FusionWeb", "FusionHost"], swiftSettings: strict),
+        // Every scenario of examples/scenarios (and Tests/scenarios/failing) as a Swift test.
+        .testTarget(name: "ScenarioTests", dependencies: ["FusionScenario", "FusionHost"], swiftSettings: strict),
     ]
 )

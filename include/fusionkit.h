@@ -28,7 +28,7 @@
 **
 ** Optional functions.  Functions added to the ABI after its first release may be
 **   missing from a library built before them: fk_create_with_options,
-**   fk_state_patch, fk_state_into, fk_send_and_read, fk_advance_clock,
+**   fk_state_patch, fk_state_into, fk_send_and_read, fk_advance_clock, fk_pending,
 **   fk_set_request_handler, fk_poll_request, fk_respond, fk_fail_request. A host
 **   looks each one up (dlsym) before it relies on it; the manifest lists those a
 **   library has under "optionalFunctions". Every other function is always there.
@@ -393,6 +393,19 @@ fk_status fk_unsubscribe(fk_instance instance, uint64_t subscription);
 **         system clock).
 ** Thread safety: any thread. */
 fk_status fk_advance_clock(fk_instance instance, uint64_t nanoseconds);
+
+/* Counts what an instance still has under way: effects that have not finished
+** (running, or waiting on the clock or on a host request), and host requests not
+** answered yet. Test runners check both are 0 at the end of a scenario ("nothing
+** pending"); on the manual clock, call fk_advance_clock() by 0 first so that effects
+** an input just started have reached their wait.
+**
+** out_effects   receives the number of unfinished effects. May be NULL.
+** out_requests  receives the number of open host requests. May be NULL.
+**
+** Errors: FK_ERR_INVALID_HANDLE.
+** Thread safety: any thread; the counts may change as soon as it returns. */
+fk_status fk_pending(fk_instance instance, uint64_t *out_effects, uint64_t *out_requests);
 
 /* ---------------------------------------------------------------------------
 ** Host requests

@@ -62,3 +62,12 @@ private struct CRequestHandler: @unchecked Sendable {
         try InstanceTable.shared.lookup(instance).advanceClock(by: nanoseconds)
     }
 }
+
+@c public func fk_pending(_ instance: fk_instance, _ outEffects: UnsafeMutablePointer<UInt64>?, _ outRequests: UnsafeMutablePointer<UInt64>?) -> fk_status {
+    abiCall { () throws(FusionError) in
+        let target = try InstanceTable.shared.lookup(instance)
+        let (effects, requests) = target.pending
+        outEffects?.pointee = UInt64(effects)
+        outRequests?.pointee = UInt64(requests)
+    }
+}

@@ -178,6 +178,20 @@ struct Calls {
         try statusCall(.advanceClock, .uint64(instance), .uint64(nanoseconds))
     }
 
+    func pending(_ instance: UInt64) throws(FusionHostError) -> (effects: UInt64, requests: UInt64) {
+        var effects: UInt64 = 0
+        var requests: UInt64 = 0
+        let outcome: Result<Void, FusionHostError> = withUnsafeMutablePointer(to: &effects) { effectsOut in
+            withUnsafeMutablePointer(to: &requests) { requestsOut in
+                Result { () throws(FusionHostError) in
+                    try statusCall(.pending, .uint64(instance), .pointer(UnsafeRawPointer(effectsOut)), .pointer(UnsafeRawPointer(requestsOut)))
+                }
+            }
+        }
+        try outcome.get()
+        return (effects, requests)
+    }
+
     // MARK: Host requests
 
     func setRequestHandler(_ instance: UInt64, _ handler: fk_request_fn?, _ userData: UnsafeRawPointer?) throws(FusionHostError) {

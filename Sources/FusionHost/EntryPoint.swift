@@ -31,6 +31,7 @@ enum EntryPoint: String, CaseIterable, Sendable {
     case subscribe = "fk_subscribe"
     case unsubscribe = "fk_unsubscribe"
     case advanceClock = "fk_advance_clock"
+    case pending = "fk_pending"
     case setRequestHandler = "fk_set_request_handler"
     case pollRequest = "fk_poll_request"
     case respond = "fk_respond"
@@ -64,6 +65,7 @@ enum EntryPoint: String, CaseIterable, Sendable {
         case .subscribe: return (.int32, [.uint64, .pointer, .pointer, .pointer], true)
         case .unsubscribe: return (.int32, [.uint64, .uint64], true)
         case .advanceClock: return (.int32, [.uint64, .uint64], false)
+        case .pending: return (.int32, [.uint64, .pointer, .pointer], false)
         case .setRequestHandler: return (.int32, [.uint64, .pointer, .pointer], false)
         case .pollRequest: return (.int32, [.uint64, .pointer, .pointer], false)
         case .respond: return (.int32, [.uint64, .uint64, .pointer, .size], false)

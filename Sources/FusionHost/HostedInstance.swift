@@ -120,6 +120,12 @@ public final class HostedInstance: Sendable {
         try advanceClock(byNanoseconds: nanoseconds)
     }
 
+    /// fk_pending: effects not finished (running, or waiting on the clock or a host
+    /// request) and host requests not answered.
+    public func pending() throws(FusionHostError) -> (effects: UInt64, requests: UInt64) {
+        try calls.pending(handle)
+    }
+
     /// fk_set_request_handler: `handler` is told about the requests and cancellations
     /// of this instance and selects "host" requests; nil removes it, and requests then
     /// wait for `pollRequest()`. The previous handler is not called after this returns.

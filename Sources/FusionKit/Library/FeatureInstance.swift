@@ -17,6 +17,8 @@ public protocol FeatureInstance: AnyObject, Sendable {
     func close()
     /// Moves a manual clock and waits for the woken effects to settle.
     func advanceClock(by nanoseconds: UInt64) throws(FusionError)
+    /// Effects not finished and host requests not answered (fk_pending).
+    var pending: (effects: Int, requests: Int) { get }
     /// The instance's host requests: handler, polling, answers.
     var hostRequests: HostRequests { get }
 }
@@ -101,6 +103,10 @@ final class JSONStore<F: Feature>: FeatureInstance {
         // Requests first: the host hears of each cancellation before destroy returns.
         environment.host.close()
         store.close()
+    }
+
+    @usableFromInline var pending: (effects: Int, requests: Int) {
+        (store.runningEffectCount, environment.host.openCount)
     }
 
     @usableFromInline func advanceClock(by nanoseconds: UInt64) throws(FusionError) {

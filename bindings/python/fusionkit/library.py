@@ -763,6 +763,16 @@ class Instance:
         if status != _OK:
             raise self._fail(status, "fk_advance_clock")
 
+    def pending(self) -> tuple[int, int]:
+        """(effects, requests): effects not finished (running, or waiting on the clock or
+        a host request) and host requests not answered (fk_pending)."""
+        self.library.require("fk_pending")
+        effects, requests = c_uint64(), c_uint64()
+        status = self._c.fk_pending(self.handle, byref(effects), byref(requests))
+        if status != _OK:
+            raise self._fail(status, "fk_pending")
+        return effects.value, requests.value
+
     # -- host requests ---------------------------------------------------------------
 
     def set_request_handler(self, handler: Callable[[HostEvent], object] | None) -> None:

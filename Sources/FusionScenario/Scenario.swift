@@ -1,0 +1,165 @@
+import FusionHost
+
+/// An Input/State spec as a file (docs/scenarios.md): a feature, how it starts, and
+/// steps, each doing at most one thing and checking what it names.
+public struct Scenario: Sendable {
+    public var name: String
+    /// Where it was read from, for messages; nil for one built in code.
+    public var path: String?
+    /// "wifi", or "Chores/counter" qualified by its library's name.
+    public var feature: String
+    /// The creation options, the manual clock by default.
+    public var options: JSONValue
+    public var exhaustive: Bool
+    public var nothingPending: Bool
+    public var steps: [Step]
+
+    public struct Step: Sendable {
+        public enum Action: Sendable, Equatable {
+            case send(JSONValue)
+            case advance(seconds: Double)
+            case respond(kind: String, payload: JSONValue?, result: JSONValue)
+            case fail(kind: String, payload: JSONValue?, message: String)
+            case check
+        }
+
+        public var action: Action
+        /// Fields of the state that must have these values (objects compared field by field).
+        public var expect: JSONValue?
+        /// The whole state, exactly.
+        public var state: JSONValue?
+        /// The status the step must be refused with.
+        public var error: String?
+        /// The kinds of the host requests open after the step, oldest first.
+        public var requests: [String]?
+
+        /// How the step is named in a failure: `send "increase"`, `advance 1`, `respond fetchPet`.
+        public var label: String {
+            switch action {
+            case .send(let input): return "send \(input.jsonText)"
+            case .advance(let seconds): return "advance \(JSONValue.number(Scenario.numberText(seconds)).jsonText)"
+            case .respond(let kind, _, _): return "respond \(kind)"
+            case .fail(let kind, _, _): return "fail \(kind)"
+            case .check: return "check"
+            }
+        }
+    }
+
+    static func numberText(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+/// A scenario file that cannot be read, with what is wrong and where.
+public struct ScenarioFileError: Error, Sendable, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+    public var description: String { "\(path): \(reason)" }
+}
+
+extension Scenario {
+    static let topLevelKeys = ["$schema", "name", "note", "feature", "options", "exhaustive", "nothingPending", "steps"]
+    static let stepKeys = ["send", "advance", "respond", "fail", "expect", "state", "error", "requests", "note"]
+
+    /// Reads a scenario from its JSON, checking every key.
+    public init(json: JSONValue, path: String) throws(ScenarioFileError) {
+        func fail(_ reason: String) -> ScenarioFileError { ScenarioFileError(path: path, reason: reason) }
+        guard let members = json.objectValue else { throw fail("a scenario is a JSON object; got a \(json.kindName)") }
+        for (key, _) in members where !Self.topLevelKeys.contains(key) {
+            throw fail("unknown key \"\(key)\"; the keys: \(Self.topLevelKeys.joined(separator: ", "))")
+        }
+        guard let feature = json["feature"]?.stringValue, !feature.isEmpty else { throw fail("\"feature\" is required: the feature's name") }
+        let fileName = path.split(separator: "/").last.map(String.init) ?? path
+        let name = json["name"].map { $0.stringValue } ?? fileName
+        guard let name else { throw fail("\"name\" is a string") }
+        var options: [(key: String, value: JSONValue)] = [("clock", .string("manual"))]
+        if let given = json["options"] {
+            guard let entries = given.objectValue else { throw fail("\"options\" is an object (the creation options); got a \(given.kindName)") }
+            for (key, value) in entries {
+                options.removeAll { $0.key == key }
+                options.append((key, value))
+            }
+        }
+        func flag(_ key: String, _ fallback: Bool) throws(ScenarioFileError) -> Bool {
+            guard let value = json[key] else { return fallback }
+            guard let flag = value.boolValue else { throw fail("\"\(key)\" is true or false; got a \(value.kindName)") }
+            return flag
+        }
+        guard let stepsJSON = json["steps"]?.arrayValue else { throw fail("\"steps\" is required: a list of steps") }
+        var steps: [Step] = []
+        for (index, item) in stepsJSON.enumerated() {
+            do throws(ScenarioFileError) {
+                steps.append(try Step(json: item, path: path))
+            } catch {
+                throw fail("step \(index + 1): \(error.reason)")
+            }
+        }
+        self.init(name: name, path: path, feature: feature, options: .object(options),
+                  exhaustive: try flag("exhaustive", false), nothingPending: try flag("nothingPending", true), steps: steps)
+    }
+
+    /// Reads a scenario file.
+    public init(contentsOf path: String) throws(ScenarioFileError) {
+        let bytes: [UInt8]
+        do throws(FileReadError) { bytes = try FileText.read(path) } catch { throw ScenarioFileError(path: path, reason: error.reason) }
+        let json: JSONValue
+        do throws(JSONParseError) { json = try JSONParser.parse(bytes) } catch {
+            throw ScenarioFileError(path: path, reason: "not JSON: \(error)")
+        }
+        try self.init(json: json, path: path)
+    }
+}
+
+extension Scenario.Step {
+    init(json: JSONValue, path: String) throws(ScenarioFileError) {
+        func fail(_ reason: String) -> ScenarioFileError { ScenarioFileError(path: path, reason: reason) }
+        guard let members = json.objectValue else { throw fail("a step is a JSON object; got a \(json.kindName)") }
+        for (key, _) in members where !Scenario.stepKeys.contains(key) {
+            throw fail("unknown key \"\(key)\"; a step's keys: \(Scenario.stepKeys.joined(separator: ", "))")
+        }
+        let actions = ["send", "advance", "respond", "fail"].filter { json[$0] != nil }
+        guard actions.count <= 1 else { throw fail("a step does one thing; this one has \(actions.joined(separator: " and "))") }
+        switch actions.first {
+        case "send":
+            action = .send(json["send"]!)
+        case "advance":
+            guard case .number(let text) = json["advance"]!, let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+                throw fail("\"advance\" is a number of seconds, 0 or more")
+            }
+            action = .advance(seconds: seconds)
+        case "respond", "fail":
+            let key = actions[0]
+            let answer = json[key]!
+            guard answer.objectValue != nil, let kind = answer["kind"]?.stringValue else {
+                throw fail("\"\(key)\" is an object with the request's \"kind\"")
+            }
+            if key == "respond" {
+                guard let result = answer["result"] else { throw fail("\"respond\" needs the \"result\" to answer with") }
+                action = .respond(kind: kind, payload: answer["payload"], result: result)
+            } else {
+                guard let message = answer["message"]?.stringValue else { throw fail("\"fail\" needs a \"message\" (a string)") }
+                action = .fail(kind: kind, payload: answer["payload"], message: message)
+            }
+        default:
+            action = .check
+        }
+        expect = json["expect"]
+        if let expect, expect.objectValue == nil { throw fail("\"expect\" is an object: the fields to check") }
+        state = json["state"]
+        if let state, state.objectValue == nil { throw fail("\"state\" is an object: the whole state") }
+        if let error = json["error"] {
+            guard let status = error.stringValue else { throw fail("\"error\" is a status name such as \"FK_ERR_UNKNOWN_INPUT\"") }
+            self.error = status
+        } else {
+            self.error = nil
+        }
+        if let requests = json["requests"] {
+            guard let kinds = requests.arrayValue?.compactMap(\.stringValue), kinds.count == requests.arrayValue?.count else {
+                throw fail("\"requests\" is a list of request kinds")
+            }
+            self.requests = kinds
+        } else {
+            self.requests = nil
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import FusionHost
+import FusionScenario
+import Testing
+
+/// The third runner: `swift test` runs every scenario of the repository through
+/// FusionScenario, as `fusion test` and the Python package do, and expects the same
+/// verdicts: examples/scenarios pass, Tests/scenarios/failing fail.
+///
+/// The runner waits for effects to settle on the thread it runs on, as a front end's
+/// thread does. A test runs on the concurrency pool, which the effects need too, so
+/// each scenario runs on a thread of its own, one at a time.
+@Suite(.serialized) struct ScenarioTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func files(_ folder: String) -> [String] {
+        (try? ScenarioFiles.collect([root.appendingPathComponent(folder).path])) ?? []
+    }
+
+    static let passing = files("examples/scenarios")
+    static let failing = files("Tests/scenarios/failing")
+
+    static func runner() throws -> ScenarioRunner {
+        var candidates: [String] = []
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append(URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(SharedLibraryName.forLibrary("FusionExamples")).path)
+        }
+        candidates.append(root.appendingPathComponent(".build/debug/" + SharedLibraryName.forLibrary("FusionExamples")).path)
+        guard let path = candidates.first(where: FileManager.default.fileExists(atPath:)) else {
+            throw ScenarioTestError("libFusionExamples not found (looked at \(candidates)); run `swift build --product FusionExamples`")
+        }
+        return ScenarioRunner(libraries: try LibrarySet([try HostedLibrary(path: path)]))
+    }
+
+    @Test func theRepositoryHasScenarios() {
+        #expect(Self.passing.count >= 5, "examples/scenarios")
+        #expect(Self.failing.count >= 3, "Tests/scenarios/failing")
+    }
+
+    /// Runs a file on a thread outside the concurrency pool.
+    static func run(_ file: String) async throws -> ScenarioResult {
+        let runner = try runner()
+        return await withCheckedContinuation { done in
+            Thread { done.resume(returning: runner.run(file: file)) }.start()
+        }
+    }
+
+    @Test(arguments: passing) func passes(_ file: String) async throws {
+        let result = try await Self.run(file)
+        #expect(result.passed, "\(file):\n\(result.failures.joined(separator: "\n"))")
+    }
+
+    @Test(arguments: failing) func failsAsWritten(_ file: String) async throws {
+        let result = try await Self.run(file)
+        #expect(!result.passed, "\(file) was written to fail, and passed")
+        #expect(!result.failures.contains { $0.contains("cannot read the scenario") }, "\(file) should fail a step, not be unreadable")
+    }
+}
+
+struct ScenarioTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,62 @@
+"""The three scenario runners agree: `fusion test`, the Python package
+(fusionkit.scenario) and `swift test` (Tests/ScenarioTests) give every scenario of the
+repository the same verdict. Each is held to the same expectation: every file of
+examples/scenarios passes and every file of Tests/scenarios/failing fails. This test
+runs the first two side by side, file by file; Tests/ScenarioTests holds the third to
+the same list (scripts/test runs it with swift test)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bindings" / "python"))
+import fusionkit  # noqa: E402
+import fusionkit.scenario  # noqa: E402
+
+PASSING = fusionkit.scenario.collect(ROOT / "examples" / "scenarios")
+FAILING = fusionkit.scenario.collect(ROOT / "Tests" / "scenarios" / "failing")
+
+
+@pytest.fixture(scope="module")
+def bin_dir() -> Path:
+    configured = os.environ.get("FUSION_BIN_DIR")
+    if configured:
+        return Path(configured)
+    for product in ("FusionExamples", "fusion"):
+        subprocess.run(["swift", "build", "--product", product], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return Path(subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, check=True,
+                               capture_output=True, text=True).stdout.strip())
+
+
+def test_there_are_scenarios_of_both_kinds() -> None:
+    assert len(PASSING) >= 15 and len(FAILING) >= 5
+    features = {fusionkit.scenario.load(path).feature for path in PASSING}
+    assert {"counter", "answer", "home", "wifi", "profile"} <= features
+
+
+@pytest.mark.parametrize("path, should_pass", [(p, True) for p in PASSING] + [(p, False) for p in FAILING],
+                         ids=lambda value: value.name if isinstance(value, Path) else None)
+def test_fusion_test_and_python_give_the_same_verdict(bin_dir: Path, path: Path, should_pass: bool) -> None:
+    library = fusionkit.load(bin_dir / "libFusionExamples.so")
+    python = fusionkit.scenario.run(path, library=library)
+    shell = subprocess.run([str(bin_dir / "fusion"), "test", str(path)], capture_output=True, text=True, timeout=60)
+    assert shell.returncode in (0, 1), shell.stderr
+    shell_passed = shell.returncode == 0
+    assert shell.stdout.splitlines()[-1] == ("1 passed, 0 failed" if shell_passed else "0 passed, 1 failed")
+    assert (python.passed, shell_passed) == (should_pass, should_pass), (python.failures, shell.stdout)
+
+
+def test_fusion_test_runs_folders_and_says_how_many(bin_dir: Path) -> None:
+    result = subprocess.run([str(bin_dir / "fusion"), "test", str(ROOT / "examples" / "scenarios"),
+                             str(ROOT / "Tests" / "scenarios" / "failing")], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[-1] == f"{len(PASSING)} passed, {len(FAILING)} failed"
+    assert "step 3 (send \"joinButtonTapped\"):" in result.stdout
+    assert "destination.connect.isConnecting: expected false, got true" in result.stdout
+    missing = subprocess.run([str(bin_dir / "fusion"), "test", "nowhere"], capture_output=True, text=True)
+    assert missing.returncode == 64 and "no such file or folder" in missing.stderr
