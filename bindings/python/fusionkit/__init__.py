@@ -9,8 +9,8 @@
 
 Pure Python over ctypes: no compiled extension. See `load()` for where the library is
 looked for, `Library` and `Instance` for the API, and `fusionkit.errors` for the
-exception raised for each status code of include/fusionkit.h. `fusionkit.scenario` runs
-scenario files (`*.scenario.json`, docs/scenarios.md) through the library.
+exception raised for each status code of include/fusionkit.h. `import fusionkit.scenario`
+runs scenario files (`*.scenario.json`, docs/scenarios.md) through the library.
 """
 from __future__ import annotations
 
@@ -21,12 +21,11 @@ from .errors import (AbiVersionError, FusionError, InternalError, InvalidArgumen
                      UnknownInputError, UnknownRequestError, UnknownSubscriptionError)
 from .library import JSON, HostEvent, Instance, Library, Subscription, load
 from .manifest import FeatureSpec, InputCase, InputField, LibraryInfo, Manifest
-from . import scenario  # after .library, which it uses
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ABI_VERSION", "LIBRARY_ENV", "JSON", "load", "scenario", "find_library", "candidate_paths", "Buffer",
+    "ABI_VERSION", "LIBRARY_ENV", "JSON", "load", "find_library", "candidate_paths", "Buffer",
     "Library", "Instance", "Subscription", "HostEvent",
     "Manifest", "LibraryInfo", "FeatureSpec", "InputCase", "InputField",
     "FusionError", "LibraryLoadError", "AbiVersionError", "MissingFunctionError",
