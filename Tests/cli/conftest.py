@@ -10,32 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fusion_cli import ROOT, Tmux
-
-
-def _bin_dir() -> Path:
-    """The debug bin dir with `fusion` and libFusionExamples.so, built if needed."""
-    configured = os.environ.get("FUSION_BIN_DIR")
-    if configured:
-        return Path(configured)
-    for product in ("FusionExamples", "fusion"):
-        subprocess.run(["swift", "build", "--product", product], cwd=ROOT, check=True,
-                       stdout=subprocess.DEVNULL)
-    out = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, check=True,
-                         capture_output=True, text=True).stdout.strip()
-    return Path(out)
-
-
-@pytest.fixture(scope="session")
-def bin_dir() -> Path:
-    return _bin_dir()
-
-
-@pytest.fixture(scope="session")
-def fusion(bin_dir: Path) -> Path:
-    path = bin_dir / "fusion"
-    assert path.exists(), f"{path} was not built"
-    return path
+from fusion_cli import Tmux
 
 
 @pytest.fixture(scope="session")

@@ -29,21 +29,6 @@ def library_file_name(name: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def bin_dir() -> Path:
-    configured = os.environ.get("FUSION_BIN_DIR")
-    if configured:
-        return Path(configured)
-    for product in ("FusionExamples", "fusion"):
-        subprocess.run(["swift", "build", "--product", product], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    return swift_build(ROOT, "--product", "fusion")
-
-
-@pytest.fixture(scope="session")
-def fusion(bin_dir: Path) -> Path:
-    return bin_dir / "fusion"
-
-
-@pytest.fixture(scope="session")
 def examples_library(bin_dir: Path) -> Path:
     return bin_dir / library_file_name("FusionExamples")
 

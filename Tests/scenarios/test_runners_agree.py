@@ -6,7 +6,6 @@ runs the first two side by side, file by file; Tests/ScenarioTests holds the thi
 the same list (scripts/test runs it with swift test)."""
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,17 +19,6 @@ import fusionkit.scenario  # noqa: E402
 
 PASSING = fusionkit.scenario.collect(ROOT / "examples" / "scenarios")
 FAILING = fusionkit.scenario.collect(ROOT / "Tests" / "scenarios" / "failing")
-
-
-@pytest.fixture(scope="module")
-def bin_dir() -> Path:
-    configured = os.environ.get("FUSION_BIN_DIR")
-    if configured:
-        return Path(configured)
-    for product in ("FusionExamples", "fusion"):
-        subprocess.run(["swift", "build", "--product", product], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    return Path(subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, check=True,
-                               capture_output=True, text=True).stdout.strip())
 
 
 def test_there_are_scenarios_of_both_kinds() -> None:

@@ -121,8 +121,29 @@ export function keyFor(feature, options) {
 // ---------------------------------------------------------------------------------
 // The page chrome: status line and error area (markup in each page's HTML)
 
+/** Builds the chrome every page shares in place of its `<header data-role="chrome">`:
+ *  the top bar (back link, connection status, session, version) and the error area.
+ *  `data-home` on the placeholder: the index's bar (no back link, no version);
+ *  `data-error-test`: the error area's test hook, "error" unless the page needs that name. */
+function buildChrome() {
+    const placeholder = $('[data-role="chrome"]');
+    if (!placeholder) return;
+    const home = placeholder.hasAttribute("data-home");
+    const bar = h("header", { class: "topbar" },
+        home ? h("a", { class: "back", href: "/" }, "FusionKit") : h("a", { class: "back", href: "/", "data-test": "back" }, "← Features"),
+        h("div", { class: "status-line" },
+            h("span", { class: "status", "data-role": "status", "data-test": "status", "data-status": "connecting" }, "connecting"),
+            h("span", { class: "sep" }, "·"), " session ", h("code", { "data-role": "session", "data-test": "session" }, "–"),
+            home ? null : [h("span", { class: "sep" }, "·"), " version ", h("code", { "data-role": "version", "data-test": "version" }, "–")]));
+    const errorArea = h("div", { class: "server-error", "data-role": "server-error", "data-test": placeholder.dataset.errorTest ?? "error", role: "alert", hidden: true },
+        h("span", { class: "error-status" }), " ", h("span", { class: "error-message" }),
+        h("button", { class: "icon-button", "data-test": "close-error", "aria-label": "Dismiss error" }, "×"));
+    placeholder.replaceWith(bar, errorArea);
+}
+
 export class Page {
     constructor() {
+        buildChrome();
         this.statusElement = $('[data-role="status"]');
         this.sessionElement = $('[data-role="session"]');
         this.versionElement = $('[data-role="version"]');
