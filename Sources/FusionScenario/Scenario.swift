@@ -101,7 +101,7 @@ extension Scenario {
     /// Reads a scenario file.
     public init(contentsOf path: String) throws(ScenarioFileError) {
         let bytes: [UInt8]
-        do throws(FileReadError) { bytes = try FileText.read(path) } catch { throw ScenarioFileError(path: path, reason: error.reason) }
+        do throws(FileBytes.Failure) { bytes = try FileBytes.read(path) } catch { throw ScenarioFileError(path: path, reason: error.reason) }
         let json: JSONValue
         do throws(JSONParseError) { json = try JSONParser.parse(bytes) } catch {
             throw ScenarioFileError(path: path, reason: "not JSON: \(error)")

@@ -4,35 +4,6 @@ import Glibc
 import Darwin
 #endif
 
-struct FileReadError: Error {
-    let reason: String
-}
-
-/// Reading a file whole, without Foundation.
-enum FileText {
-    private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-        #if canImport(Glibc)
-        Glibc.read(descriptor, buffer, count)
-        #else
-        Darwin.read(descriptor, buffer, count)
-        #endif
-    }
-
-    static func read(_ path: String) throws(FileReadError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw FileReadError(reason: "cannot open: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 { throw FileReadError(reason: "cannot read: \(String(cString: strerror(errno)))") }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-    }
-}
-
 /// The scenario files a runner is given: files as they are, folders searched (all
 /// their subfolders too) for `*.scenario.json`, sorted.
 public enum ScenarioFiles {

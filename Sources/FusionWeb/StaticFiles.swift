@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FusionHost
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -37,7 +38,7 @@ struct StaticFiles: Sendable {
 
     /// A response for GET or HEAD of the path; nil when there is no such file.
     func response(for request: Request) -> Response? {
-        guard let path = file(for: Substring(request.uri.path)), let bytes = Self.read(path) else { return nil }
+        guard let path = file(for: Substring(request.uri.path)), let bytes = try? FileBytes.read(path) else { return nil }
         var headers = HTTPFields()
         headers[.contentType] = Self.contentType(of: path)
         headers[.contentLength] = String(bytes.count)
@@ -80,28 +81,6 @@ struct StaticFiles: Sendable {
 
     static func isDirectory(_ path: String) -> Bool { mode(path) == S_IFDIR }
     static func isRegularFile(_ path: String) -> Bool { mode(path) == S_IFREG }
-
-    static func read(_ path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 { return nil }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-    }
-
-    private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-        #if canImport(Glibc)
-        Glibc.read(descriptor, buffer, count)
-        #else
-        Darwin.read(descriptor, buffer, count)
-        #endif
-    }
 
     /// %XX escapes decoded; nil for a broken escape or text that is not UTF-8.
     static func percentDecoded(_ text: Substring) -> String? {
