@@ -30,4 +30,6 @@ private func checkHeaderConformance() {
     sameSignature(CFusionKit.fk_poll_request, FusionABI.fk_poll_request)
     sameSignature(CFusionKit.fk_respond, FusionABI.fk_respond)
     sameSignature(CFusionKit.fk_fail_request, FusionABI.fk_fail_request)
+    sameSignature(CFusionKit.fk_history, FusionABI.fk_history)
+    sameSignature(CFusionKit.fk_goto, FusionABI.fk_goto)
 }

@@ -21,6 +21,12 @@ public protocol FeatureInstance: AnyObject, Sendable {
     var pending: (effects: Int, requests: Int) { get }
     /// The instance's host requests: handler, polling, answers.
     var hostRequests: HostRequests { get }
+    /// Keeps the last `limit` versions for `history` and `goto` (option `"history"`).
+    func keepHistory(limit: Int)
+    /// The versions kept and what made each (fk_history); nil when none are kept.
+    var historyJSON: JSONValue? { get }
+    /// Returns to a kept version's state, as a new version (fk_goto; see `Store.goto`).
+    func goto(version: UInt64) throws(FusionError) -> UInt64
 }
 
 /// A `Store` behind the JSON boundary.
@@ -46,13 +52,13 @@ final class JSONStore<F: Feature>: FeatureInstance {
         sendJSON = { (json) throws(FusionError) in try Self.send(json, to: store, inputs: inputs, fieldless: fieldless) }
         readState = { () throws(FusionError) in try store.encodedState() }
         sendAndRead = { (json) throws(FusionError) in
-            try store.sendAndEncode(try Self.input(json, inputs: inputs, fieldless: fieldless))
+            try store.sendAndEncode(try Self.input(json, inputs: inputs, fieldless: fieldless), json: json)
         }
     }
 
     @inlinable
     static func send(_ json: UnsafeRawBufferPointer, to store: Store<F>, inputs: InputCatalog, fieldless: FieldlessInputs<F>) throws(FusionError) {
-        store.send(try input(json, inputs: inputs, fieldless: fieldless))
+        store.send(try input(json, inputs: inputs, fieldless: fieldless), json: json)
     }
 
     /// The input `json` spells, or the error that says why it is not one.
@@ -104,6 +110,10 @@ final class JSONStore<F: Feature>: FeatureInstance {
         environment.host.close()
         store.close()
     }
+
+    @usableFromInline func keepHistory(limit: Int) { store.keepTimeline(limit: limit) }
+    @usableFromInline var historyJSON: JSONValue? { store.historyJSON }
+    @usableFromInline func goto(version: UInt64) throws(FusionError) -> UInt64 { try store.goto(version: version) }
 
     @usableFromInline var pending: (effects: Int, requests: Int) {
         (store.runningEffectCount, environment.host.openCount)
