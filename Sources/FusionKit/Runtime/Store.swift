@@ -405,8 +405,10 @@ public final class Store<F: Feature>: @unchecked Sendable {
         guard let state = timeline.state(of: version) else {
             let kept = timeline.kept.map(\.version)
             lock.unlock()
-            let range = kept.count > 1 ? "v\(kept.first!)…v\(kept.last!) (\(kept.count) versions)" : "v\(currentVersion) only"
-            throw FusionError(.invalidArgument, "version \(version) is not kept; this instance keeps \(range)")
+            // Listed in full when short: after a goto the versions kept are not a range.
+            let listed = kept.count <= 8 ? kept.map { "v\($0)" }.joined(separator: ", ")
+                : "\(kept.count) versions from v\(kept[0]) to v\(kept[kept.count - 1]) (fk_history lists them)"
+            throw FusionError(.invalidArgument, "version \(version) is not kept; this instance keeps \(listed)")
         }
         for effect in effects.values {
             if let task = effect.task { tasksToCancel.append(task) }

@@ -80,6 +80,8 @@ PROTOTYPES: dict[str, tuple[Any, list[Any], bool]] = {
     "fk_poll_request": (_status, [c_uint64, _out_text, POINTER(c_size_t)], False),
     "fk_respond": (_status, [c_uint64, c_uint64, c_char_p, c_size_t], False),
     "fk_fail_request": (_status, [c_uint64, c_uint64, c_char_p, c_size_t], False),
+    "fk_history": (_status, [c_uint64, _out_text, POINTER(c_size_t)], False),
+    "fk_goto": (_status, [c_uint64, c_uint64, POINTER(c_uint64)], False),
 }
 
 

@@ -31,7 +31,7 @@ from .errors import (FusionError, InvalidArgumentError, InvalidHandleError, Inva
                      UnknownSubscriptionError, error_for_status)
 from .manifest import Manifest
 
-__all__ = ["load", "Library", "Instance", "Subscription", "HostEvent", "JSON"]
+__all__ = ["load", "Library", "Instance", "Subscription", "HostEvent", "History", "HistoryEntry", "JSON"]
 
 #: Any value JSON can carry, as the json module reads it.
 JSON = Any
@@ -266,7 +266,8 @@ class Library:
     def create(self, feature: str | bytes, *, state: Mapping[str, JSON] | str | bytes | None = None,
                seed: int | None = None, clock: Literal["system", "manual"] | None = None,
                requests: Literal["builtin", "host"] | None = None, settings: Mapping[str, JSON] | None = None,
-               options: Mapping[str, JSON] | str | bytes | None = None) -> Instance:
+               history: int | None = None, options: Mapping[str, JSON] | str | bytes | None = None,
+               record: str | os.PathLike[str] | None = None) -> Instance:
         """Creates an instance of `feature` (fk_create, or fk_create_with_options when
         any option is given).
 
@@ -275,13 +276,30 @@ class Library:
         clock     "manual": time stands still until advance_clock().
         requests  "host": the feature's requests go to set_request_handler()/poll_request().
         settings  feature settings, e.g. {"liveScan": False} for "wifi".
+        history   how many versions to keep for time travel (`history()`, `goto()`, `back()`).
         options   the whole options object instead (a dict or JSON text), for keys
                   this package does not know yet.
+        record    a file to record the session to, as a scenario that replays it
+                  (`fusion replay FILE`, `fusionkit.scenario.run(FILE)`): returns a
+                  `fusionkit.recording.RecordingInstance`, see there.
         """
+        if record is not None:
+            from .recording import RecordingInstance
+            parsed: Mapping[str, JSON] | None = (
+                json.loads(_utf8(options, "the options")) if isinstance(options, (str, bytes)) else options)
+            given: dict[str, JSON] = dict(parsed) if parsed is not None else {
+                key: value for key, value in (("state", state), ("seed", seed), ("clock", clock),
+                                              ("requests", requests), ("settings", settings), ("history", history))
+                if value is not None}
+            if isinstance(given.get("state"), (str, bytes)):
+                given["state"] = json.loads(given["state"])
+            return RecordingInstance.start(self, feature if isinstance(feature, str) else feature.decode("utf-8"),
+                                           given, record)
         name = _utf8(feature, "the feature name")
         out = c_uint64()
         chosen: dict[str, JSON] = {key: value for key, value in
-                                   (("seed", seed), ("clock", clock), ("requests", requests), ("settings", settings))
+                                   (("seed", seed), ("clock", clock), ("requests", requests), ("settings", settings),
+                                    ("history", history))
                                    if value is not None}
         if options is None and not chosen:
             state_json = None if state is None else (
@@ -309,6 +327,47 @@ class Library:
         if status != _OK:
             raise self.error(status, function)
         return Instance(self, name.decode("utf-8"), out.value)
+
+    def _create_with_options(self, feature: str, options: Mapping[str, JSON], cls: type[Instance]) -> Any:
+        """fk_create_with_options, making an instance of `cls` (a subclass of Instance)."""
+        self.require("fk_create_with_options")
+        name = _utf8(feature, "the feature name")
+        options_json = _to_json(options, "the options")
+        out = c_uint64()
+        status = self.c.fk_create_with_options(name, len(name), options_json, len(options_json), byref(out))
+        if status != _OK:
+            raise self.error(status, "fk_create_with_options")
+        return cls(self, feature, out.value)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """A version an instance keeps, and what made it (see `Instance.history`)."""
+    version: int
+    #: "start", "input", "effect" (an action an effect fed back), "response" (the host's
+    #: answer to a request) or "goto" (a return to an earlier state).
+    cause: str
+    #: For an input: the input as it was sent (a str or a dict).
+    input: JSON = None
+    #: For a goto: the version whose state was restored.
+    restored: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """The versions an instance keeps for time travel (fk_history), oldest first."""
+    #: How many versions are kept at most (the "history" option).
+    limit: int
+    #: The current version: the last entry's.
+    version: int
+    entries: tuple[HistoryEntry, ...]
+
+    @classmethod
+    def from_json(cls, text: bytes) -> History:
+        raw = json.loads(text)
+        return cls(limit=raw["limit"], version=raw["version"],
+                   entries=tuple(HistoryEntry(version=entry["version"], cause=entry["cause"], input=entry.get("input"),
+                                              restored=entry.get("restored")) for entry in raw["entries"]))
 
 
 class Subscription:
@@ -772,6 +831,42 @@ class Instance:
         if status != _OK:
             raise self._fail(status, "fk_pending")
         return effects.value, requests.value
+
+    # -- time travel -----------------------------------------------------------------
+
+    def history(self) -> History:
+        """The versions this instance keeps, each with what made it (fk_history); create
+        it with history=N to keep N. InvalidArgumentError when it keeps none."""
+        self.library.require("fk_history")
+        text = c_char_p()
+        status = self._c.fk_history(self.handle, byref(text), None)
+        if status != _OK:
+            raise self._fail(status, "fk_history")
+        return History.from_json(_owned(self._c, text))
+
+    def goto(self, version: int) -> int:
+        """Returns to the state of a kept version (fk_goto), as a new version, which it
+        returns: the versions after `version` are forgotten and the next input branches
+        from there; running effects and open host requests are cancelled. Going to the
+        current version changes nothing. InvalidArgumentError (naming the versions kept)
+        for a version not kept."""
+        self.library.require("fk_goto")
+        reached = c_uint64()
+        status = self._c.fk_goto(self.handle, _u64(version, "version"), byref(reached))
+        if status != _OK:
+            raise self._fail(status, "fk_goto")
+        return reached.value
+
+    def back(self, steps: int = 1) -> int:
+        """Returns to the state `steps` versions back in `history()` (goto of that entry's
+        version); returns the version reached."""
+        entries = self.history().entries
+        if not isinstance(steps, int) or steps < 1:
+            raise ValueError(f"steps must be a whole number above 0, not {steps!r}")
+        if steps >= len(entries):
+            raise InvalidArgumentError(f"only {len(entries) - 1} versions back are kept, not {steps}",
+                                       status="FK_ERR_INVALID_ARGUMENT")
+        return self.goto(entries[-1 - steps].version)
 
     # -- host requests ---------------------------------------------------------------
 
