@@ -8,27 +8,11 @@
 /// Guarded by its store's lock: only the `Store` that owns it touches it.
 @usableFromInline
 final class Timeline<State>: @unchecked Sendable {
-    /// What made a version.
-    @usableFromInline
-    enum Cause {
-        /// The state the instance was created with (version 0).
-        case start
-        /// An input, as the JSON it was sent as (nil when sent from Swift).
-        case input([UInt8]?)
-        /// An action an effect fed back (a timer, a built-in answer).
-        case effect
-        /// The host's answer to a request (`fk_respond`, `fk_fail_request`).
-        case response
-        /// `fk_goto`: the state of this earlier version, restored.
-        case restored(UInt64)
-    }
-
-    @usableFromInline
-    struct Entry {
-        @usableFromInline let version: UInt64
-        @usableFromInline let cause: Cause
-        @usableFromInline let state: State
-    }
+    @usableFromInline typealias Cause = TimelineCause
+    /// A tuple, not a struct nested in this generic class: laying out such a struct's
+    /// metadata makes the Swift runtime read memory it has not written yet (valgrind
+    /// reports it), and a tuple's does not.
+    @usableFromInline typealias Entry = (version: UInt64, cause: Cause, state: State)
 
     /// How many versions are kept, the current one included.
     let limit: Int
@@ -42,7 +26,7 @@ final class Timeline<State>: @unchecked Sendable {
 
     init(limit: Int, version: UInt64, state: State) {
         self.limit = max(1, limit)
-        entries = [Entry(version: version, cause: .start, state: state)]
+        entries = [(version, .start, state)]
     }
 
     /// The entries kept, oldest first.
@@ -51,7 +35,7 @@ final class Timeline<State>: @unchecked Sendable {
     /// Keeps a new version, made by `nextCause`, and resets the cause.
     @usableFromInline
     func record(version: UInt64, state: State) {
-        entries.append(Entry(version: version, cause: nextCause, state: state))
+        entries.append((version, nextCause, state))
         nextCause = .effect
         if entries.count - start > limit { start += 1 }
         // Dropped entries are released once they are as many as the kept ones.
@@ -99,4 +83,19 @@ final class Timeline<State>: @unchecked Sendable {
             "entries": .array(list),
         ]
     }
+}
+
+/// What made a version of an instance (see `Timeline`).
+@usableFromInline
+enum TimelineCause: Sendable {
+    /// The state the instance was created with (version 0).
+    case start
+    /// An input, as the JSON it was sent as (nil when sent from Swift).
+    case input([UInt8]?)
+    /// An action an effect fed back (a timer, a built-in answer).
+    case effect
+    /// The host's answer to a request (`fk_respond`, `fk_fail_request`).
+    case response
+    /// `fk_goto`: the state of this earlier version, restored.
+    case restored(UInt64)
 }
