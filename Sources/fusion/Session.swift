@@ -267,7 +267,10 @@ final class Session: Sendable {
                     return
                 }
                 guard steps < history.entries.count else {
-                    showError("only \(history.entries.count - 1) version\(history.entries.count == 2 ? "" : "s") back \(history.entries.count == 2 ? "is" : "are") kept; :history lists them")
+                    let earlier = history.entries.count - 1
+                    let kept = earlier == 0 ? "no earlier version is kept"
+                        : "only \(earlier) version\(earlier == 1 ? " back is" : "s back are") kept"
+                    showError("\(kept); :history lists them")
                     return
                 }
                 target = history.entries[history.entries.count - 1 - steps].version
