@@ -403,7 +403,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
             return version
         }
         guard let state = timeline.state(of: version) else {
-            let kept = timeline.kept.map(\.version)
+            let kept = Array(timeline.keptVersions)
             lock.unlock()
             // Listed in full when short: after a goto the versions kept are not a range.
             let listed = kept.count <= 8 ? kept.map { "v\($0)" }.joined(separator: ", ")

@@ -9,16 +9,17 @@
 @usableFromInline
 final class Timeline<State>: @unchecked Sendable {
     @usableFromInline typealias Cause = TimelineCause
-    /// A tuple, not a struct nested in this generic class: laying out such a struct's
-    /// metadata makes the Swift runtime read memory it has not written yet (valgrind
-    /// reports it), and a tuple's does not.
-    @usableFromInline typealias Entry = (version: UInt64, cause: Cause, state: State)
 
     /// How many versions are kept, the current one included.
     let limit: Int
-    /// Oldest first; from `start` on (older ones are dropped in batches, so that
-    /// keeping a version costs no copying of the others).
-    private var entries: [Entry]
+    // Three parallel lists, oldest first, from `start` on (older ones are dropped in
+    // batches, so that keeping a version copies none of the others). The versions have
+    // a list of their own so that finding one is a binary search over plain numbers:
+    // this generic class is not specialized, and touching an entry holding a `State`
+    // goes through its value witnesses.
+    private var versions: [UInt64]
+    private var causes: [Cause]
+    private var states: [State]
     private var start = 0
     /// What the change being applied is made by; set before actions are applied and
     /// back to `.effect` after.
@@ -26,42 +27,62 @@ final class Timeline<State>: @unchecked Sendable {
 
     init(limit: Int, version: UInt64, state: State) {
         self.limit = max(1, limit)
-        entries = [(version, .start, state)]
+        versions = [version]
+        causes = [.start]
+        states = [state]
     }
 
-    /// The entries kept, oldest first.
-    var kept: ArraySlice<Entry> { entries[start...] }
+    /// The versions kept, oldest first.
+    var keptVersions: ArraySlice<UInt64> { versions[start...] }
 
     /// Keeps a new version, made by `nextCause`, and resets the cause.
     @usableFromInline
     func record(version: UInt64, state: State) {
-        entries.append((version, nextCause, state))
+        versions.append(version)
+        causes.append(nextCause)
+        states.append(state)
         nextCause = .effect
-        if entries.count - start > limit { start += 1 }
+        if versions.count - start > limit { start += 1 }
         // Dropped entries are released once they are as many as the kept ones.
         if start >= limit {
-            entries.removeFirst(start)
+            versions.removeFirst(start)
+            causes.removeFirst(start)
+            states.removeFirst(start)
             start = 0
         }
     }
 
+    /// Where `version` is, or where it would go, among the kept versions (ascending).
+    private func position(of version: UInt64) -> Int {
+        var low = start
+        var high = versions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if versions[middle] < version { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
     /// The state kept for `version`, or nil when it is not kept.
     func state(of version: UInt64) -> State? {
-        kept.last { $0.version == version }?.state
+        let index = position(of: version)
+        return index < versions.count && versions[index] == version ? states[index] : nil
     }
 
     /// Forgets `version` and every later one: time travel branches from there. The
     /// caller records the restoring version next.
     func dropFrom(_ version: UInt64) {
-        guard let index = entries[start...].firstIndex(where: { $0.version >= version }) else { return }
-        entries.removeSubrange(index...)
+        let index = position(of: version)
+        versions.removeSubrange(index...)
+        causes.removeSubrange(index...)
+        states.removeSubrange(index...)
     }
 
     /// `{"limit":…,"version":…,"entries":[{"version":0,"cause":"start"},…]}`.
     func json(current: UInt64) -> JSONValue {
-        let list: [JSONValue] = kept.map { entry in
-            var members: [JSONMember] = [JSONMember("version", .integer(Int(truncatingIfNeeded: entry.version)))]
-            switch entry.cause {
+        let list: [JSONValue] = (start..<versions.count).map { index in
+            var members: [JSONMember] = [JSONMember("version", .integer(Int(truncatingIfNeeded: versions[index])))]
+            switch causes[index] {
             case .start:
                 members.append(JSONMember("cause", "start"))
             case .input(let json):
