@@ -111,7 +111,12 @@ private func create(
     guard let outInstance else { throw FusionError(.nullArgument, "out_instance is NULL") }
     let definition = try exportedFeature(named: try CArguments.name(feature, featureLength, "feature"))
     let instance = try definition.makeInstance(options: try options())
-    outInstance.pointee = InstanceTable.shared.insert(instance)
+    do {
+        outInstance.pointee = try InstanceTable.shared.insert(instance)
+    } catch {
+        instance.close()
+        throw error
+    }
 }
 
 /// The exported feature called `name`, or an error listing the ones there are.
