@@ -28,9 +28,9 @@
 **
 ** Optional functions.  Functions added to the ABI after its first release may be
 **   missing from a library built before them: fk_create_with_options,
-**   fk_state_patch, fk_state_into, fk_send_and_read, fk_advance_clock, fk_pending,
-**   fk_set_request_handler, fk_poll_request, fk_respond, fk_fail_request,
-**   fk_history, fk_goto. A host
+**   fk_state_patch, fk_state_into, fk_send_and_read, fk_send_and_read_call,
+**   fk_advance_clock, fk_pending, fk_set_request_handler, fk_poll_request, fk_respond,
+**   fk_fail_request, fk_history, fk_goto. A host
 **   looks each one up (dlsym) before it relies on it; the manifest lists those a
 **   library has under "optionalFunctions". Every other function is always there.
 **
@@ -329,6 +329,25 @@ fk_status fk_state_into(fk_instance instance, fk_buffer *buffer);
 ** state cannot be written as JSON) comes after the input was applied.
 ** Thread safety: any thread; inputs to one instance are applied one at a time. */
 fk_status fk_send_and_read(fk_instance instance, const char *input_json, size_t input_len, fk_buffer *buffer);
+
+/* fk_send_and_read()'s arguments but the input, kept by the caller from call to call
+** (see fk_send_and_read_call()). The caller sets instance, input_len and the buffer's
+** data and capacity; each call sets the buffer's length and version. */
+typedef struct fk_call {
+    fk_buffer buffer;
+    fk_instance instance;
+    size_t input_len;
+} fk_call;
+
+/* fk_send_and_read(call->instance, input_json, call->input_len, &call->buffer): the
+** same call, with the arguments that do not change from one input to the next kept in
+** a struct. For bindings where each argument costs on every call (Python's ctypes
+** converts each one, and allocates for most): two arguments instead of four. The
+** input's length is call->input_len, or FK_NUL_TERMINATED.
+**
+** Errors: those of fk_send_and_read(), and FK_ERR_NULL_ARGUMENT when call is NULL.
+** Thread safety: any thread; a call struct must not be used by two calls at once. */
+fk_status fk_send_and_read_call(fk_call *call, const char *input_json);
 
 /* Reads what changed in an instance's state since a version the caller holds, as a
 ** JSON Patch (RFC 6902), so that a front end with a large state can follow small

@@ -21,6 +21,7 @@ private func checkHeaderConformance() {
     sameSignature(CFusionKit.fk_state_patch, FusionABI.fk_state_patch)
     sameSignature(CFusionKit.fk_state_into, FusionABI.fk_state_into)
     sameSignature(CFusionKit.fk_send_and_read, FusionABI.fk_send_and_read)
+    sameSignature(CFusionKit.fk_send_and_read_call, FusionABI.fk_send_and_read_call)
     sameSignature(CFusionKit.fk_subscribe, FusionABI.fk_subscribe)
     sameSignature(CFusionKit.fk_unsubscribe, FusionABI.fk_unsubscribe)
     sameSignature(CFusionKit.fk_create_with_options, FusionABI.fk_create_with_options)

@@ -42,7 +42,12 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// Where this instance's host requests go.
     @usableFromInline let host: HostRequests
 
-    @usableFromInline let notifier = ChangeNotifier()
+    /// Made by the first subscriber (most instances never have one: this saves a
+    /// notifier and its lock per instance); set once, with `lock` held.
+    @usableFromInline @exclusivity(unchecked) var madeNotifier: ChangeNotifier?
+    /// The notifier, once there has been a subscriber: read only with `lock` held, or
+    /// after seeing under it that there is one.
+    @usableFromInline var notifier: ChangeNotifier { madeNotifier.unsafelyUnwrapped }
     /// How many subscribers there are, mirrored under `lock`: with none, a change is not
     /// handed to the notifier at all (which takes its own lock twice).
     @usableFromInline @exclusivity(unchecked) var subscriberCount = 0
@@ -342,7 +347,13 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// Returns nil when the store is closed.
     public func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64? {
         // Counted first: a change made once this returns must reach the new subscriber.
-        lock.withLock { subscriberCount += 1 }
+        let notifier = lock.withLock { () -> ChangeNotifier? in
+            guard !closed else { return nil }
+            subscriberCount += 1
+            if madeNotifier == nil { madeNotifier = ChangeNotifier() }
+            return madeNotifier
+        }
+        guard let notifier else { return nil }
         let id = notifier.subscribe(callback)
         if id == nil { lock.withLock { subscriberCount -= 1 } }
         return id
@@ -351,6 +362,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// After this returns, the callback is not called again. False for an unknown id.
     @discardableResult
     public func unsubscribe(_ id: UInt64) -> Bool {
+        guard let notifier = lock.withLock({ madeNotifier }) else { return false }
         let removed = notifier.unsubscribe(id)
         if removed { lock.withLock { subscriberCount -= 1 } }
         return removed
@@ -442,7 +454,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
             return tasks
         }
         for task in tasks { task.cancel() }
-        notifier.close()
+        lock.withLock { madeNotifier }?.close()
     }
 
     /// What changed since `version`, as JSON:
