@@ -30,4 +30,5 @@ private func checkHeaderConformance() {
     sameSignature(CFusionKit.fk_poll_request, FusionABI.fk_poll_request)
     sameSignature(CFusionKit.fk_respond, FusionABI.fk_respond)
     sameSignature(CFusionKit.fk_fail_request, FusionABI.fk_fail_request)
+    sameSignature(CFusionKit.fk_limit, FusionABI.fk_limit)
 }

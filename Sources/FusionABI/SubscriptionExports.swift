@@ -17,7 +17,7 @@ private struct CCallback: @unchecked Sendable {
         guard let callback else { throw FusionError(.nullArgument, "callback is NULL") }
         guard let outSubscription else { throw FusionError(.nullArgument, "out_subscription is NULL") }
         let c = CCallback(function: callback, userData: userData)
-        guard let id = target.subscribe({ version in c.function(c.userData, instance, version) }) else {
+        guard let id = try target.subscribe({ version in c.function(c.userData, instance, version) }) else {
             throw FusionError(.invalidHandle, "instance \(instance) is being destroyed")
         }
         outSubscription.pointee = id

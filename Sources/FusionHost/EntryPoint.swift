@@ -4,6 +4,7 @@ enum CType: Sendable, Equatable {
     case int32  // fk_status
     case uint32
     case uint64  // fk_instance, versions, ids, nanoseconds
+    case int64  // fk_limit's values
     case size  // size_t
     case pointer  // every pointer, function pointers included
 }
@@ -36,6 +37,7 @@ enum EntryPoint: String, CaseIterable, Sendable {
     case pollRequest = "fk_poll_request"
     case respond = "fk_respond"
     case failRequest = "fk_fail_request"
+    case limit = "fk_limit"
 
     var symbol: String { rawValue }
 
@@ -70,6 +72,7 @@ enum EntryPoint: String, CaseIterable, Sendable {
         case .pollRequest: return (.int32, [.uint64, .pointer, .pointer], false)
         case .respond: return (.int32, [.uint64, .uint64, .pointer, .size], false)
         case .failRequest: return (.int32, [.uint64, .uint64, .pointer, .size], false)
+        case .limit: return (.int64, [.int32, .int64], false)
         }
     }
 

@@ -16,6 +16,7 @@ BAD_INPUTS = ROOT / "Tests/abi/c/bad_inputs.c"
 THREADS = ROOT / "Tests/abi/c/threads.c"
 HOST_REQUESTS = ROOT / "Tests/abi/c/host_requests.c"
 STATE_BUFFERS = ROOT / "Tests/abi/c/state_buffers.c"
+LIMITS = ROOT / "Tests/abi/c/limits.c"
 WIFI_EXAMPLE = ROOT / "examples/c/wifi_connect.c"
 PROFILE_EXAMPLE = ROOT / "examples/c/profile_host.c"
 
@@ -100,6 +101,12 @@ def test_one_instance_from_several_threads(compile_c):
     result = run(compile_c(THREADS))
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip().endswith("passed, 0 failed")
+
+
+def test_limits_have_defaults_settings_and_refuse_with_a_status(compile_c):
+    result = run(compile_c(LIMITS))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert passed_count(result) >= 39
 
 
 def passed_count(result: subprocess.CompletedProcess[str]) -> int:

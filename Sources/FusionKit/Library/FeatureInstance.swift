@@ -10,8 +10,8 @@ public protocol FeatureInstance: AnyObject, Sendable {
     var version: UInt64 { get }
     /// What changed since `version`, as JSON Patch or, when too old, the whole state (see `Store.patch`).
     func statePatch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64)
-    /// See `Store.subscribe`. Nil once closed.
-    func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64?
+    /// See `Store.subscribe`. Nil once closed; throws past `FusionLimit.subscribers`.
+    func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) throws(FusionError) -> UInt64?
     func unsubscribe(_ id: UInt64) -> Bool
     /// Cancels effects and open host requests, drops subscribers.
     func close()
@@ -97,7 +97,9 @@ final class JSONStore<F: Feature>: FeatureInstance {
 
     @usableFromInline var version: UInt64 { store.version }
     @usableFromInline func statePatch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try store.patch(since: version) }
-    @usableFromInline func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64? { store.subscribe(callback) }
+    @usableFromInline func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) throws(FusionError) -> UInt64? {
+        try store.subscribe(limit: FusionLimit.subscribers.value, callback)
+    }
     @usableFromInline func unsubscribe(_ id: UInt64) -> Bool { store.unsubscribe(id) }
     @usableFromInline func close() {
         // Requests first: the host hears of each cancellation before destroy returns.
