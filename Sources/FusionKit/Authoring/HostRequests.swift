@@ -95,6 +95,9 @@ public final class HostRequests: @unchecked Sendable {
     private var open: [UInt64: Open] = [:]
     private var nextID: UInt64 = 0
     private var closed = false
+    /// Set as close() starts, before it empties `open`: an answer racing with it is then
+    /// told the instance is going, not that its request is unknown.
+    private var closing = false
 
     /// No open requests; `mode` says whether built-in answers are used or the host is asked.
     public init(mode: RequestMode = .builtin) {
@@ -103,6 +106,9 @@ public final class HostRequests: @unchecked Sendable {
 
     /// How many requests wait for an answer from the host.
     public var openCount: Int { lock.withLock { open.count } }
+
+    /// Whether `close()` has begun: the instance is being destroyed.
+    public var isClosed: Bool { lock.withLock { closed || closing } }
 
     /// Who answers now: the library itself (`.builtin`) or the host (`.host`).
     public var currentMode: RequestMode { lock.withLock { mode } }
@@ -262,6 +268,7 @@ public final class HostRequests: @unchecked Sendable {
     /// instance's destruction: when this returns no handler is running or will run.
     public func close() {
         lock.lock()
+        closing = true
         let entries = open.sorted { $0.key < $1.key }
         open.removeAll()
         lock.unlock()

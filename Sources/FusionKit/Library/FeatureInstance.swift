@@ -19,6 +19,8 @@ public protocol FeatureInstance: AnyObject, Sendable {
     func advanceClock(by nanoseconds: UInt64) throws(FusionError)
     /// Effects not finished and host requests not answered (fk_pending).
     var pending: (effects: Int, requests: Int) { get }
+    /// Whether `close()` has begun: calls racing with it report an invalid handle.
+    var isClosed: Bool { get }
     /// The instance's host requests: handler, polling, answers.
     var hostRequests: HostRequests { get }
 }
@@ -106,6 +108,8 @@ final class JSONStore<F: Feature>: FeatureInstance {
         environment.host.close()
         store.close()
     }
+
+    @usableFromInline var isClosed: Bool { store.isClosed || environment.host.isClosed }
 
     @usableFromInline var pending: (effects: Int, requests: Int) {
         (store.runningEffectCount, environment.host.openCount)
