@@ -39,7 +39,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        .target(name: "FusionKit", swiftSettings: strict),
+        .target(name: "FusionKit", dependencies: ["CFusionLimits"], swiftSettings: strict),
+        // The values behind fk_limit(), as C11 atomics (see Sources/FusionKit/Runtime/Limits.swift).
+        .target(name: "CFusionLimits"),
         .target(name: "CFusionKit"),
         .target(name: "FusionABI", dependencies: ["FusionKit", "CFusionKit"], swiftSettings: strict),
         .target(name: "FusionExamples", dependencies: ["FusionKit", "FusionABI"], swiftSettings: strict),
@@ -84,3 +86,14 @@ let package = Package(
         .testTarget(name: "ScenarioTests", dependencies: ["FusionScenario", "FusionHost"], swiftSettings: strict),
     ]
 )
+
+// The sanitizer and fuzzing builds of scripts/test-reliability set FUSIONKIT_CORE_ONLY=1:
+// the library, its host and their tests, without the web bridge, the shell client and
+// the benchmarks, whose dependencies (Hummingbird, NIO) would make each instrumented
+// build several times longer. The dependencies stay declared so that resolution, and
+// Package.resolved, are the same as in the full build.
+if Context.environment["FUSIONKIT_CORE_ONLY"] != nil {
+    let left = Set(["FusionWeb", "fusion", "FusionWebTests", "fusion-bench", "HeapProbe"])
+    package.targets.removeAll { left.contains($0.name) }
+    package.products.removeAll { left.contains($0.name) }
+}

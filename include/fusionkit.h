@@ -30,7 +30,7 @@
 **   missing from a library built before them: fk_create_with_options,
 **   fk_state_patch, fk_state_into, fk_send_and_read, fk_send_and_read_call,
 **   fk_advance_clock, fk_pending, fk_set_request_handler, fk_poll_request, fk_respond,
-**   fk_fail_request, fk_history, fk_goto. A host
+**   fk_fail_request, fk_history, fk_goto, fk_limit. A host
 **   looks each one up (dlsym) before it relies on it; the manifest lists those a
 **   library has under "optionalFunctions". Every other function is always there.
 **
@@ -101,6 +101,8 @@ typedef int32_t fk_status;
                                            already answered, or cancelled. */
 #define FK_ERR_INVALID_RESPONSE     13  /* A response that does not fit what the request asked
                                            for; the request stays open. */
+#define FK_ERR_LIMIT_EXCEEDED       14  /* The call would go past one of the limits of
+                                           fk_limit(); the message names it. */
 
 /* ---------------------------------------------------------------------------
 ** Types
@@ -537,6 +539,49 @@ fk_status fk_respond(fk_instance instance, uint64_t request_id, const char *resu
 **         FK_ERR_UNKNOWN_REQUEST.
 ** Thread safety: any thread. */
 fk_status fk_fail_request(fk_instance instance, uint64_t request_id, const char *message, size_t message_len);
+
+/* ---------------------------------------------------------------------------
+** Limits
+**
+** A library lives in someone else's process, so it bounds what one caller can make
+** it hold: a call that would go past a limit fails with FK_ERR_LIMIT_EXCEEDED (the
+** depth: FK_ERR_MALFORMED_JSON, as always) and a message naming the limit, and
+** changes nothing. Limits hold for the whole library (each loaded library has its
+** own) and every instance of it.
+*/
+
+/* The bytes of one text argument: an input, a state, options, a response, a
+** feature name, a failure message. A NUL-terminated text is not read further than
+** one byte past the limit. Default 16 MiB (16777216); at most 1 GiB. */
+#define FK_LIMIT_LENGTH         0
+/* How deeply arrays and objects may nest in JSON the library reads. Going past it
+** gives FK_ERR_MALFORMED_JSON ("nesting deeper than N levels"). Default 512, which is
+** also the most: the depth the library's recursion is known to fit in a thread's
+** stack; a setting can only lower it. */
+#define FK_LIMIT_JSON_DEPTH     1
+/* Subscriptions of one instance at a time (fk_subscribe()). Default 1024; at most
+** 1048576. */
+#define FK_LIMIT_SUBSCRIBERS    2
+/* Host requests of one instance open (made and not answered or cancelled) at a time.
+** A feature asking for one more does not get it: its request fails at once, as if the
+** host had called fk_fail_request() with a message naming this limit, and the host
+** hears nothing of it. Default 1024; at most 1048576. */
+#define FK_LIMIT_HOST_REQUESTS  3
+/* Live instances of the library (created and not destroyed). Default 100000; at most
+** 16777216. */
+#define FK_LIMIT_INSTANCES      4
+
+/* Reads or sets a limit, as sqlite3_limit() does.
+**
+** limit      one of the FK_LIMIT_ constants.
+** new_value  the new value, or a negative number to only read it. Values above the
+**            limit's maximum are lowered to it. A lower value than what is in use
+**            now (say, 10 subscribers where 20 exist) refuses only what comes next.
+**
+** Returns: the limit's value before the call; -1 for a number that is not a limit.
+** Thread safety: any thread; a new value holds for calls that start after it returns.
+** Never fails. */
+int64_t fk_limit(int32_t limit, int64_t new_value);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@ static inline ffi_type *cffi_type_void(void) { return &ffi_type_void; }
 static inline ffi_type *cffi_type_sint32(void) { return &ffi_type_sint32; }
 static inline ffi_type *cffi_type_uint32(void) { return &ffi_type_uint32; }
 static inline ffi_type *cffi_type_uint64(void) { return &ffi_type_uint64; }
+static inline ffi_type *cffi_type_sint64(void) { return &ffi_type_sint64; }
 static inline ffi_type *cffi_type_pointer(void) { return &ffi_type_pointer; }
 /* size_t has no ffi_type of its own; pick the unsigned type of its width. */
 static inline ffi_type *cffi_type_size(void) {

@@ -11,10 +11,17 @@ enum CArguments {
     /// The bytes of a (pointer, length) text argument. Borrowed for the call only.
     static func text(_ pointer: UnsafePointer<CChar>?, _ length: Int, _ name: String) throws(FusionError) -> UnsafeRawBufferPointer {
         guard let pointer else { throw FusionError(.nullArgument, "\(name) is NULL") }
-        if length == nulTerminated { return UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)) }
+        let limit = FusionLimit.length.value
+        if length == nulTerminated {
+            // strnlen: a missing NUL is read no further than one byte past the limit.
+            let count = strnlen(pointer, limit + 1)
+            guard count <= limit else { throw FusionLimit.length.exceeded("\(name) is longer than \(limit) bytes") }
+            return UnsafeRawBufferPointer(start: pointer, count: count)
+        }
         guard length >= 0 else {
             throw FusionError(.invalidArgument, "\(name)'s length \(UInt(bitPattern: length)) is too large; pass the length in bytes or FK_NUL_TERMINATED")
         }
+        guard length <= limit else { throw FusionLimit.length.exceeded("\(name) is \(length) bytes") }
         return UnsafeRawBufferPointer(start: pointer, count: length)
     }
 

@@ -15,6 +15,7 @@ let exportedLibrary: FusionLibrary = pluginLibrary()
 let optionalFunctions = [
     "fk_create_with_options", "fk_state_patch", "fk_state_into", "fk_send_and_read", "fk_send_and_read_call", "fk_advance_clock", "fk_pending",
     "fk_set_request_handler", "fk_poll_request", "fk_respond", "fk_fail_request", "fk_history", "fk_goto",
+    "fk_limit",
 ]
 
 /// The manifest, built once: a library's features do not change while it is loaded.

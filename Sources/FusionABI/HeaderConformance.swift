@@ -33,4 +33,5 @@ private func checkHeaderConformance() {
     sameSignature(CFusionKit.fk_fail_request, FusionABI.fk_fail_request)
     sameSignature(CFusionKit.fk_history, FusionABI.fk_history)
     sameSignature(CFusionKit.fk_goto, FusionABI.fk_goto)
+    sameSignature(CFusionKit.fk_limit, FusionABI.fk_limit)
 }

@@ -45,7 +45,7 @@ private struct CRequestHandler: @unchecked Sendable {
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)
         let result = try CArguments.json(resultJSON, resultLength, "result_json", what: "the response")
-        try target.hostRequests.respond(requestID, with: result)
+        try racingDestroy(instance, target) { () throws(FusionError) in try target.hostRequests.respond(requestID, with: result) }
     }
 }
 
@@ -53,7 +53,7 @@ private struct CRequestHandler: @unchecked Sendable {
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)
         let text = try CArguments.name(message, messageLength, "message")
-        try target.hostRequests.fail(requestID, message: text)
+        try racingDestroy(instance, target) { () throws(FusionError) in try target.hostRequests.fail(requestID, message: text) }
     }
 }
 
@@ -69,5 +69,16 @@ private struct CRequestHandler: @unchecked Sendable {
         let (effects, requests) = target.pending
         outEffects?.pointee = UInt64(effects)
         outRequests?.pointee = UInt64(requests)
+    }
+}
+
+/// An answer whose request was closed by fk_destroy on another thread gets
+/// FK_ERR_INVALID_HANDLE, as every call racing with destruction does, not
+/// FK_ERR_UNKNOWN_REQUEST, which would tell the host its bookkeeping is wrong.
+private func racingDestroy(_ instance: fk_instance, _ target: any FeatureInstance, _ answer: () throws(FusionError) -> Void) throws(FusionError) {
+    do {
+        try answer()
+    } catch where error.status == .unknownRequest && target.isClosed {
+        throw FusionError(.invalidHandle, "instance \(instance) was destroyed, which cancelled its requests")
     }
 }

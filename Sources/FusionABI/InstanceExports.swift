@@ -34,6 +34,7 @@ import FusionKit
     abiCall { () throws(FusionError) in
         guard instance != 0 else { return }
         try InstanceTable.shared.remove(instance).close()
+        LiveInstances.release()
     }
 }
 
@@ -117,11 +118,21 @@ private func create(
 ) throws(FusionError) {
     guard let outInstance else { throw FusionError(.nullArgument, "out_instance is NULL") }
     let definition = try exportedFeature(named: try CArguments.name(feature, featureLength, "feature"))
-    let instance = try definition.makeInstance(options: try options())
+    let options = try options()
+    // Counted before it is made (FK_LIMIT_INSTANCES); given back if making it fails.
+    try LiveInstances.reserve()
+    let instance: any FeatureInstance
+    do {
+        instance = try definition.makeInstance(options: options)
+    } catch {
+        LiveInstances.release()
+        throw error
+    }
     do {
         outInstance.pointee = try InstanceTable.shared.insert(instance)
     } catch {
         instance.close()
+        LiveInstances.release()
         throw error
     }
 }

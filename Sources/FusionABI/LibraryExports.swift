@@ -38,3 +38,9 @@ private let unknownStatusName = StaticCString("FK_ERR_UNKNOWN_STATUS")
 @c public func fk_free(_ memory: UnsafeMutableRawPointer?) {
     free(memory)
 }
+
+@c public func fk_limit(_ limit: Int32, _ newValue: Int64) -> Int64 {
+    guard let known = FusionLimit(rawValue: limit) else { return -1 }
+    if newValue < 0 { return Int64(known.value) }
+    return Int64(known.set(Int(clamping: newValue)))
+}

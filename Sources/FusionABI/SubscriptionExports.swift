@@ -17,7 +17,7 @@ private struct CCallback: @unchecked Sendable {
         guard let callback else { throw FusionError(.nullArgument, "callback is NULL") }
         guard let outSubscription else { throw FusionError(.nullArgument, "out_subscription is NULL") }
         let c = CCallback(function: callback, userData: userData)
-        guard let id = target.subscribe({ version in c.function(c.userData, instance, version) }) else {
+        guard let id = try target.subscribe({ version in c.function(c.userData, instance, version) }) else {
             throw FusionError(.invalidHandle, "instance \(instance) is being destroyed")
         }
         outSubscription.pointee = id
@@ -28,6 +28,9 @@ private struct CCallback: @unchecked Sendable {
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)
         guard target.unsubscribe(subscription) else {
+            // Ended by fk_destroy on another thread: as the header says for calls racing
+            // with destruction, an invalid handle (found by the soak test).
+            if target.isClosed { throw FusionError(.invalidHandle, "instance \(instance) was destroyed") }
             throw FusionError(.unknownSubscription, "instance \(instance) has no subscription \(subscription); it was never made or has ended")
         }
     }

@@ -232,6 +232,13 @@ struct Calls {
         return reached
     }
 
+    // MARK: Limits
+
+    /// fk_limit: the old value (-1 for an unknown limit); a negative new value only reads.
+    func limit(_ id: Int32, _ newValue: Int64) throws(FusionHostError) -> Int64 {
+        try function(.limit).call(.int32(id), .int64(newValue)).int64
+    }
+
     /// A C function pointer as the plain address libffi passes for a pointer argument.
     private static func address<F>(of function: F?) -> UnsafeRawPointer? {
         guard let function else { return nil }

@@ -4,6 +4,7 @@ enum CType: Sendable, Equatable {
     case int32  // fk_status
     case uint32
     case uint64  // fk_instance, versions, ids, nanoseconds
+    case int64  // fk_limit's values
     case size  // size_t
     case pointer  // every pointer, function pointers included
 }
@@ -38,6 +39,7 @@ enum EntryPoint: String, CaseIterable, Sendable {
     case failRequest = "fk_fail_request"
     case history = "fk_history"
     case goto = "fk_goto"
+    case limit = "fk_limit"
 
     var symbol: String { rawValue }
 
@@ -74,6 +76,7 @@ enum EntryPoint: String, CaseIterable, Sendable {
         case .failRequest: return (.int32, [.uint64, .uint64, .pointer, .size], false)
         case .history: return (.int32, [.uint64, .pointer, .pointer], false)
         case .goto: return (.int32, [.uint64, .uint64, .pointer], false)
+        case .limit: return (.int64, [.int32, .int64], false)
         }
     }
 

@@ -6,6 +6,7 @@ enum CArgument {
     case int32(Int32)
     case uint32(UInt32)
     case uint64(UInt64)
+    case int64(Int64)
     case size(Int)
     case pointer(UnsafeRawPointer?)
 
@@ -14,6 +15,7 @@ enum CArgument {
         case .int32: return .int32
         case .uint32: return .uint32
         case .uint64: return .uint64
+        case .int64: return .int64
         case .size: return .size
         case .pointer: return .pointer
         }
@@ -26,6 +28,7 @@ struct CResult {
 
     var int32: Int32 { Int32(truncatingIfNeeded: raw) }
     var uint32: UInt32 { UInt32(truncatingIfNeeded: raw) }
+    var int64: Int64 { Int64(truncatingIfNeeded: raw) }
     var pointer: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: UInt(raw)) }
 }
 
@@ -75,6 +78,7 @@ final class ForeignFunction: @unchecked Sendable {
         case .int32: return cffi_type_sint32()
         case .uint32: return cffi_type_uint32()
         case .uint64: return cffi_type_uint64()
+        case .int64: return cffi_type_sint64()
         case .size: return cffi_type_size()
         case .pointer: return cffi_type_pointer()
         }
@@ -104,6 +108,7 @@ final class ForeignFunction: @unchecked Sendable {
                     case .int32(let value): slot?.storeBytes(of: value, as: Int32.self)
                     case .uint32(let value): slot?.storeBytes(of: value, as: UInt32.self)
                     case .uint64(let value): slot?.storeBytes(of: value, as: UInt64.self)
+                    case .int64(let value): slot?.storeBytes(of: value, as: Int64.self)
                     case .size(let value): slot?.storeBytes(of: value, as: Int.self)
                     case .pointer(let value): slot?.storeBytes(of: value, as: UnsafeRawPointer?.self)
                     }

@@ -129,4 +129,14 @@ public final class HostedLibrary: Sendable {
     public func create(feature: String, options: JSONValue) throws(FusionHostError) -> HostedInstance {
         try create(feature: feature, optionsJSON: options.jsonText)
     }
+
+    // MARK: Limits
+
+    /// fk_limit(): reads the library's limit `id` (an FK_LIMIT_ constant) or, with
+    /// `newValue`, sets it; returns the value before, -1 for an id the library does not
+    /// know. Throws `missingEntryPoint` for a library that predates limits.
+    @discardableResult
+    public func limit(_ id: Int32, _ newValue: Int64? = nil) throws(FusionHostError) -> Int64 {
+        try calls.limit(id, newValue ?? -1)
+    }
 }

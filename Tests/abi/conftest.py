@@ -11,6 +11,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "include"
+# scripts/test-reliability runs these tests again against an instrumented library
+# (FUSIONKIT_LIB_DIR=.build-asan/debug, FUSIONKIT_SANITIZER=address; or thread): the C
+# programs are then built with the toolchain's clang and the same sanitizer.
+SANITIZER = os.environ.get("FUSIONKIT_SANITIZER")
+# What needs the plain library: valgrind (which cannot run beside a sanitizer) and
+# loading into a program that is not instrumented (the sanitizer runtime must come first).
+plain_build_only = pytest.mark.skipif(bool(SANITIZER), reason="needs the uninstrumented library")
 
 
 def library_dir() -> Path:
@@ -42,11 +49,21 @@ def compile_c(lib_dir: Path, tmp_path_factory: pytest.TempPathFactory):
     """Compiles a C file against the header and the library, warnings as errors."""
     out_dir = tmp_path_factory.mktemp("c")
     cc = os.environ.get("CC") or shutil.which("cc") or "gcc"
+    instrument: list[str] = []
+    if SANITIZER:
+        # The sanitizer runtime must be the one the Swift toolchain built the library with.
+        toolchain = Path(shutil.which("swift") or "swift").resolve().parent
+        cc = str(toolchain / "clang")
+        instrument = [f"-fsanitize={SANITIZER}", "-g", "-fno-omit-frame-pointer"]
+        if SANITIZER == "thread":
+            # TSan's runtime intercepts libdispatch, so it needs the toolchain's copy.
+            runtime = toolchain.parent / "lib/swift/linux"
+            instrument += [f"-L{runtime}", "-ldispatch", "-lBlocksRuntime", f"-Wl,-rpath,{runtime}"]
 
     def build(source: Path, *extra: str) -> Path:
         exe = out_dir / source.stem
         subprocess.run(
-            [cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-pthread", f"-I{INCLUDE}",
+            [cc, *instrument, "-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-pthread", f"-I{INCLUDE}",
              str(source), f"-L{lib_dir}", "-lFusionExamples", f"-Wl,-rpath,{lib_dir}", *extra, "-o", str(exe)],
             check=True,
         )
@@ -57,7 +74,10 @@ def compile_c(lib_dir: Path, tmp_path_factory: pytest.TempPathFactory):
 
 def clean_env() -> dict[str, str]:
     """An environment with nothing that helps the loader: no LD_LIBRARY_PATH or the like."""
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8"}
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8"}
+    # The sanitizers' settings (suppressions, options) are not loader help: pass them on.
+    env.update({k: v for k, v in os.environ.items() if k in ("ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS")})
+    return env
 
 
 def valgrind(exe: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import INCLUDE, ROOT, clean_env, valgrind
+from conftest import INCLUDE, ROOT, clean_env, plain_build_only, valgrind
 
 EXAMPLE = ROOT / "examples/c/counter.c"
 BAD_INPUTS = ROOT / "Tests/abi/c/bad_inputs.c"
@@ -17,6 +17,9 @@ THREADS = ROOT / "Tests/abi/c/threads.c"
 HOST_REQUESTS = ROOT / "Tests/abi/c/host_requests.c"
 STATE_BUFFERS = ROOT / "Tests/abi/c/state_buffers.c"
 TIME_TRAVEL = ROOT / "Tests/abi/c/time_travel.c"
+LIMITS = ROOT / "Tests/abi/c/limits.c"
+SOAK = ROOT / "Tests/abi/c/soak.c"
+FUZZ = ROOT / "Tests/fuzz"
 WIFI_EXAMPLE = ROOT / "examples/c/wifi_connect.c"
 PROFILE_EXAMPLE = ROOT / "examples/c/profile_host.c"
 
@@ -39,6 +42,7 @@ def test_counter_example_drives_the_counter(compile_c):
     assert 'state v7: {"value":1,"isReset":false,"alert":null}' in out
 
 
+@plain_build_only
 def test_counter_example_is_clean_under_valgrind(compile_c):
     result = valgrind(compile_c(EXAMPLE))
     assert result.returncode == 0, result.stderr[-4000:]
@@ -82,6 +86,7 @@ def test_time_travel_history_and_goto(compile_c):
     assert result.stdout.strip().endswith("passed, 0 failed")
 
 
+@plain_build_only
 @pytest.mark.parametrize("program", [HOST_REQUESTS, PROFILE_EXAMPLE, THREADS, TIME_TRAVEL], ids=lambda p: p.stem)
 def test_effects_and_requests_are_clean_under_valgrind(compile_c, program: Path):
     result = valgrind(compile_c(program))
@@ -97,6 +102,7 @@ def test_every_bad_input_gets_a_status_and_a_message(compile_c):
     assert passed >= 103
 
 
+@plain_build_only
 def test_bad_inputs_are_clean_under_valgrind(compile_c):
     result = valgrind(compile_c(BAD_INPUTS))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
@@ -107,6 +113,34 @@ def test_one_instance_from_several_threads(compile_c):
     result = run(compile_c(THREADS))
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip().endswith("passed, 0 failed")
+
+
+def test_limits_have_defaults_settings_and_refuse_with_a_status(compile_c):
+    result = run(compile_c(LIMITS))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert passed_count(result) >= 39
+
+
+def test_soak_many_threads_on_one_instance_then_flat_memory(compile_c):
+    """Tests/abi/c/soak.c, shorter than in scripts/test-reliability (which runs a million
+    inputs against the release build): 4 x 10000 inputs from four threads while others
+    read, follow patches and subscribe, then destroy; 10000 cycles of host requests."""
+    result = subprocess.run([str(compile_c(SOAK)), "10000", "10000", "300"], capture_output=True, text=True,
+                            env=clean_env(), timeout=400)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert passed_count(result) == 11
+
+
+@pytest.mark.parametrize("target", ["send", "create", "respond"])
+def test_fuzz_corpus_replays_cleanly(compile_c, target: str):
+    """Every committed input of a C fuzz target (its seeds, and each input that once
+    found a bug) run once against this build: the fuzzers' regression tests."""
+    exe = compile_c(FUZZ / f"fuzz_{target}.c", str(FUZZ / "replay_main.c"))
+    inputs = sorted((FUZZ / "corpus" / target).iterdir())
+    assert inputs
+    result = run(exe, *map(str, inputs))
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    assert result.stdout.strip() == f"replayed {len(inputs)} inputs"
 
 
 def passed_count(result: subprocess.CompletedProcess[str]) -> int:
@@ -125,6 +159,7 @@ def test_state_into_caller_buffers_and_handle_churn(compile_c):
     assert "churn: created 5000 counters" in result.stdout
 
 
+@plain_build_only
 def test_state_buffers_are_clean_under_valgrind(compile_c):
     # Fewer instances under valgrind (1000 per round instead of 5000), to stay quick;
     # exact-size buffers are malloc'd so that a write past their end is an error here.
@@ -179,6 +214,7 @@ int main(int argc, char **argv) {
 '''
 
 
+@plain_build_only
 def test_loads_from_c_with_no_environment(library: Path, tmp_path: Path):
     source = tmp_path / "load.c"
     source.write_text(DLOPEN)
@@ -189,6 +225,7 @@ def test_loads_from_c_with_no_environment(library: Path, tmp_path: Path):
     assert result.stdout.strip() == "abi 1"
 
 
+@plain_build_only
 def test_loads_from_python_ctypes_with_no_environment(library: Path):
     code = (
         "import ctypes, sys\n"
@@ -201,6 +238,7 @@ def test_loads_from_python_ctypes_with_no_environment(library: Path):
     assert result.stdout.strip() == "abi 1"
 
 
+@plain_build_only
 def test_manifest_lists_the_optional_functions_the_header_names_and_the_library_exports(library: Path):
     header = (INCLUDE / "fusionkit.h").read_text()
     section = header.split("** Optional functions.")[1].split("**\n** ")[0]

@@ -336,7 +336,7 @@ def test_status_names(lib: fusionkit.Library) -> None:
                 fusionkit.MalformedJSONError, fusionkit.UnknownFeatureError, fusionkit.UnknownInputError,
                 fusionkit.InvalidInputError, fusionkit.InvalidStateError, fusionkit.InvalidArgumentError,
                 fusionkit.UnknownSubscriptionError, fusionkit.InternalError, fusionkit.UnknownRequestError,
-                fusionkit.InvalidResponseError):
+                fusionkit.InvalidResponseError, fusionkit.LimitExceededError):
         assert cls.CODE is not None
         expected = "FK_ERR_" + re_snake(cls.__name__.removesuffix("Error"))
         assert lib.status_name(cls.CODE) == expected

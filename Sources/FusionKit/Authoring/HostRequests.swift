@@ -95,6 +95,9 @@ public final class HostRequests: @unchecked Sendable {
     private var open: [UInt64: Open] = [:]
     private var nextID: UInt64 = 0
     private var closed = false
+    /// Set as close() starts, before it empties `open`: an answer racing with it is then
+    /// told the instance is going, not that its request is unknown.
+    private var closing = false
 
     /// No open requests; `mode` says whether built-in answers are used or the host is asked.
     public init(mode: RequestMode = .builtin) {
@@ -103,6 +106,9 @@ public final class HostRequests: @unchecked Sendable {
 
     /// How many requests wait for an answer from the host.
     public var openCount: Int { lock.withLock { open.count } }
+
+    /// Whether `close()` has begun: the instance is being destroyed.
+    public var isClosed: Bool { lock.withLock { closed || closing } }
 
     /// Who answers now: the library itself (`.builtin`) or the host (`.host`).
     public var currentMode: RequestMode { lock.withLock { mode } }
@@ -118,16 +124,18 @@ public final class HostRequests: @unchecked Sendable {
         let submitted = SubmittedID()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
-                let id = submit(request) { answer in
+                let outcome = open(request) { answer in
                     switch answer {
                     case .success(let value)?: continuation.resume(returning: value)
                     case .failure(let error)?: continuation.resume(throwing: error)
                     case nil: continuation.resume(throwing: CancellationError())
                     }
                 }
-                guard let id else {
-                    continuation.resume(throwing: CancellationError())
-                    return
+                let id: UInt64
+                switch outcome {
+                case .opened(let opened): id = opened
+                case .closed: continuation.resume(throwing: CancellationError()); return
+                case .full(let error): continuation.resume(throwing: error); return
                 }
                 // Cancelled while submitting: the handler below found no id yet.
                 if submitted.set(id) { cancel(id) }
@@ -140,15 +148,40 @@ public final class HostRequests: @unchecked Sendable {
     /// Submits a request whose answer is handed to `deliver` on the answering thread
     /// (inside `respond` or `fail`), for `Effect.request`; `deliver` gets nil when the
     /// request is cancelled (by `cancel(_:)` or `close()`). Returns the request's id, to
-    /// cancel it with; nil when closed.
+    /// cancel it with; nil when closed. When `FusionLimit.hostRequests` requests are
+    /// open already, the request is not made: `deliver` gets a failure that says so,
+    /// at once, and nil is returned.
     public func submit<Response>(
         _ request: HostRequest<Response>, deliver: @escaping @Sendable (Result<Response, HostRequestError>?) -> Void
     ) -> UInt64? {
+        switch open(request, deliver: deliver) {
+        case .opened(let id): return id
+        case .closed: return nil
+        case .full(let error):
+            deliver(.failure(error))
+            return nil
+        }
+    }
+
+    private enum Opened { case opened(UInt64), closed, full(HostRequestError) }
+
+    /// `submit` without delivering the refusal, which `request` throws instead.
+    private func open<Response>(
+        _ request: HostRequest<Response>, deliver: @escaping @Sendable (Result<Response, HostRequestError>?) -> Void
+    ) -> Opened {
         let kind = request.kind
         lock.lock()
         guard !closed else {
             lock.unlock()
-            return nil
+            return .closed
+        }
+        // A feature that asks faster than its host answers must not grow this without bound.
+        let limit = FusionLimit.hostRequests.value
+        guard open.count < limit else {
+            let count = open.count
+            lock.unlock()
+            return .full(HostRequestError(
+                FusionLimit.hostRequests.exceeded("request \"\(kind)\" not made: \(count) host requests of this instance are open").message))
         }
         nextID += 1
         let id = nextID
@@ -166,7 +199,7 @@ public final class HostRequests: @unchecked Sendable {
             reject: { error in deliver((error as? HostRequestError).map { .failure($0) }) })
         lock.unlock()
         emit(Self.event(["event": "request", "id": .integer(Int(truncatingIfNeeded: id)), "kind": .string(kind), "payload": request.payload]))
-        return id
+        return .opened(id)
     }
 
     /// The requester stopped waiting: close the request and tell the host.
@@ -235,6 +268,7 @@ public final class HostRequests: @unchecked Sendable {
     /// instance's destruction: when this returns no handler is running or will run.
     public func close() {
         lock.lock()
+        closing = true
         let entries = open.sorted { $0.key < $1.key }
         open.removeAll()
         lock.unlock()

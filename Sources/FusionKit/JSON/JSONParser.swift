@@ -4,7 +4,9 @@
 /// links no Foundation, errors carry a line and column, and nesting is bounded (a
 /// deeply nested document is an error, never a stack overflow in the host).
 public struct JSONParser {
-    /// Documents nested deeper than this are rejected.
+    /// Documents nested deeper than this are always rejected: the most the recursive
+    /// descent (and the recursion over the value afterwards) is known to fit in the
+    /// stack of a host's thread. `FusionLimit.jsonDepth` can set a lower bound.
     public static let maximumDepth = 512
 
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
@@ -13,6 +15,7 @@ public struct JSONParser {
             throw JSONParser(buffer).error(.invalidUTF8, at: bad, "invalid UTF-8")
         }
         var parser = JSONParser(buffer)
+        parser.depthLimit = min(FusionLimit.jsonDepth.value, maximumDepth)
         parser.skipWhitespace()
         guard parser.index < buffer.count else {
             throw parser.error(.empty, at: 0, buffer.isEmpty ? "the JSON text is empty" : "the JSON text holds only whitespace")
@@ -35,6 +38,8 @@ public struct JSONParser {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    /// Read once per document from fk_limit's FK_LIMIT_JSON_DEPTH.
+    private var depthLimit = maximumDepth
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -57,7 +62,7 @@ public struct JSONParser {
     }
 
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
-        if depth > Self.maximumDepth { throw error(.syntax, at: index, "nesting deeper than \(Self.maximumDepth) levels") }
+        if depth > depthLimit { throw depthError() }
         index += 1  // {
         var members: [JSONMember] = []
         skipWhitespace()
@@ -93,7 +98,7 @@ public struct JSONParser {
     }
 
     private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
-        if depth > Self.maximumDepth { throw error(.syntax, at: index, "nesting deeper than \(Self.maximumDepth) levels") }
+        if depth > depthLimit { throw depthError() }
         index += 1  // [
         var elements: [JSONValue] = []
         skipWhitespace()
@@ -262,6 +267,11 @@ public struct JSONParser {
     }
 
     // MARK: helpers
+
+    /// Still FK_ERR_MALFORMED_JSON, as before the limit could be set (hosts branch on it).
+    private func depthError() -> JSONParseError {
+        error(.syntax, at: index, "nesting deeper than \(depthLimit) levels (FK_LIMIT_JSON_DEPTH; see fk_limit())")
+    }
 
     private mutating func expectLiteral(_ word: StaticString) throws(JSONParseError) {
         let count = word.utf8CodeUnitCount

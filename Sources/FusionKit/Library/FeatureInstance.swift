@@ -10,8 +10,8 @@ public protocol FeatureInstance: AnyObject, Sendable {
     var version: UInt64 { get }
     /// What changed since `version`, as JSON Patch or, when too old, the whole state (see `Store.patch`).
     func statePatch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64)
-    /// See `Store.subscribe`. Nil once closed.
-    func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64?
+    /// See `Store.subscribe`. Nil once closed; throws past `FusionLimit.subscribers`.
+    func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) throws(FusionError) -> UInt64?
     func unsubscribe(_ id: UInt64) -> Bool
     /// Cancels effects and open host requests, drops subscribers.
     func close()
@@ -19,6 +19,8 @@ public protocol FeatureInstance: AnyObject, Sendable {
     func advanceClock(by nanoseconds: UInt64) throws(FusionError)
     /// Effects not finished and host requests not answered (fk_pending).
     var pending: (effects: Int, requests: Int) { get }
+    /// Whether `close()` has begun: calls racing with it report an invalid handle.
+    var isClosed: Bool { get }
     /// The instance's host requests: handler, polling, answers.
     var hostRequests: HostRequests { get }
     /// Keeps the last `limit` versions for `history` and `goto` (option `"history"`).
@@ -103,7 +105,9 @@ final class JSONStore<F: Feature>: FeatureInstance {
 
     @usableFromInline var version: UInt64 { store.version }
     @usableFromInline func statePatch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try store.patch(since: version) }
-    @usableFromInline func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64? { store.subscribe(callback) }
+    @usableFromInline func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) throws(FusionError) -> UInt64? {
+        try store.subscribe(limit: FusionLimit.subscribers.value, callback)
+    }
     @usableFromInline func unsubscribe(_ id: UInt64) -> Bool { store.unsubscribe(id) }
     @usableFromInline func close() {
         // Requests first: the host hears of each cancellation before destroy returns.
@@ -114,6 +118,7 @@ final class JSONStore<F: Feature>: FeatureInstance {
     @usableFromInline func keepHistory(limit: Int) { store.keepTimeline(limit: limit) }
     @usableFromInline var historyJSON: JSONValue? { store.historyJSON }
     @usableFromInline func goto(version: UInt64) throws(FusionError) -> UInt64 { try store.goto(version: version) }
+    @usableFromInline var isClosed: Bool { store.isClosed || environment.host.isClosed }
 
     @usableFromInline var pending: (effects: Int, requests: Int) {
         (store.runningEffectCount, environment.host.openCount)

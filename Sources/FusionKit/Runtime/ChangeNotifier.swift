@@ -27,11 +27,20 @@ final class ChangeNotifier: @unchecked Sendable {
     var hasSubscribers: Bool { lock.withLock { !subscribers.isEmpty } }
 
     func subscribe(_ callback: @escaping Callback) -> UInt64? {
+        guard case .subscribed(let id) = subscribe(callback, limit: .max) else { return nil }
+        return id
+    }
+
+    enum Subscribed { case subscribed(UInt64), closed, full(count: Int) }
+
+    /// Adds a subscriber unless `limit` are subscribed already (fk_limit's FK_LIMIT_SUBSCRIBERS).
+    func subscribe(_ callback: @escaping Callback, limit: Int) -> Subscribed {
         lock.withLock {
-            guard !closed else { return nil }
+            guard !closed else { return .closed }
+            guard subscribers.count < limit else { return .full(count: subscribers.count) }
             nextID += 1
             subscribers.append(Subscriber(id: nextID, callback: callback))
-            return nextID
+            return .subscribed(nextID)
         }
     }
 

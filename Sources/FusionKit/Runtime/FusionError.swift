@@ -32,6 +32,7 @@ public enum FusionStatus: Int32, Sendable, CaseIterable {
     case internalError = 11
     case unknownRequest = 12
     case invalidResponse = 13
+    case limitExceeded = 14
 
     /// The name of the constant in the C header.
     public var symbol: String {
@@ -50,6 +51,7 @@ public enum FusionStatus: Int32, Sendable, CaseIterable {
         case .internalError: return "FK_ERR_INTERNAL"
         case .unknownRequest: return "FK_ERR_UNKNOWN_REQUEST"
         case .invalidResponse: return "FK_ERR_INVALID_RESPONSE"
+        case .limitExceeded: return "FK_ERR_LIMIT_EXCEEDED"
         }
     }
 }

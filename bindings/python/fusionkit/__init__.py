@@ -17,9 +17,9 @@ from __future__ import annotations
 from ._native import ABI_VERSION, LIBRARY_ENV, Buffer, candidate_paths, find_library
 from .errors import (AbiVersionError, FusionError, InternalError, InvalidArgumentError, InvalidHandleError,
                      InvalidInputError, InvalidResponseError, InvalidStateError, InvalidUTF8Error, LibraryLoadError,
-                     MalformedJSONError, MissingFunctionError, NullArgumentError, UnknownFeatureError,
-                     UnknownInputError, UnknownRequestError, UnknownSubscriptionError)
-from .library import JSON, HostEvent, Instance, Library, Subscription, load
+                     LimitExceededError, MalformedJSONError, MissingFunctionError, NullArgumentError,
+                     UnknownFeatureError, UnknownInputError, UnknownRequestError, UnknownSubscriptionError)
+from .library import JSON, LIMITS, HostEvent, Instance, Library, Subscription, load
 from .manifest import FeatureSpec, InputCase, InputField, LibraryInfo, Manifest
 
 __version__ = "0.1.0"
@@ -32,4 +32,5 @@ __all__ = [
     "NullArgumentError", "InvalidHandleError", "InvalidUTF8Error", "MalformedJSONError", "UnknownFeatureError",
     "UnknownInputError", "InvalidInputError", "InvalidStateError", "InvalidArgumentError",
     "UnknownSubscriptionError", "InternalError", "UnknownRequestError", "InvalidResponseError",
+    "LimitExceededError", "LIMITS",
 ]

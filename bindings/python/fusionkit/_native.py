@@ -8,7 +8,7 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-from ctypes import POINTER, c_char_p, c_int32, c_size_t, c_uint32, c_uint64, c_void_p
+from ctypes import POINTER, c_char_p, c_int32, c_int64, c_size_t, c_uint32, c_uint64, c_void_p
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +92,7 @@ PROTOTYPES: dict[str, tuple[Any, list[Any], bool]] = {
     "fk_fail_request": (_status, [c_uint64, c_uint64, c_char_p, c_size_t], False),
     "fk_history": (_status, [c_uint64, _out_text, POINTER(c_size_t)], False),
     "fk_goto": (_status, [c_uint64, c_uint64, POINTER(c_uint64)], False),
+    "fk_limit": (c_int64, [c_int32, c_int64], False),
 }
 
 

@@ -144,12 +144,18 @@ class InvalidResponseError(FusionError, ValueError):
     CODE = 13
 
 
+class LimitExceededError(FusionError):
+    """FK_ERR_LIMIT_EXCEEDED: the call would go past a limit of `Library.limit`; the
+    message names it."""
+    CODE = 14
+
+
 _BY_CODE: dict[int, type[FusionError]] = {
     cls.CODE: cls
     for cls in (NullArgumentError, InvalidHandleError, InvalidUTF8Error, MalformedJSONError,
                 UnknownFeatureError, UnknownInputError, InvalidInputError, InvalidStateError,
                 InvalidArgumentError, UnknownSubscriptionError, InternalError, UnknownRequestError,
-                InvalidResponseError)
+                InvalidResponseError, LimitExceededError)
     if cls.CODE is not None
 }
 

@@ -36,6 +36,10 @@ __all__ = ["load", "Library", "Instance", "Subscription", "HostEvent", "History"
 #: Any value JSON can carry, as the json module reads it.
 JSON = Any
 
+#: The limits of fk_limit() by name, as `Library.limit` takes them (the FK_LIMIT_
+#: constants of include/fusionkit.h, which documents each default and maximum).
+LIMITS: dict[str, int] = {"length": 0, "json_depth": 1, "subscribers": 2, "host_requests": 3, "instances": 4}
+
 _U64_LIMIT = 1 << 64
 _OK = 0
 _INVALID_HANDLE = InvalidHandleError.CODE
@@ -255,6 +259,21 @@ class Library:
         """Raises MissingFunctionError when the library lacks an optional entry point."""
         if function in self._missing:
             raise MissingFunctionError(f"{self.path.name} lacks {function}: it was built before that function was added")
+
+    def limit(self, name: str | int, new_value: int | None = None) -> int:
+        """fk_limit: the value of a limit (a key of `LIMITS`, or its FK_LIMIT_ number)
+        before the call, and, with `new_value`, sets it (clamped to the limit's maximum).
+        Limits hold for the whole library; going past one raises LimitExceededError."""
+        self.require("fk_limit")
+        number = LIMITS.get(name) if isinstance(name, str) else name
+        if number is None:
+            raise ValueError(f"unknown limit {name!r}; the limits are: {', '.join(LIMITS)}")
+        if new_value is not None and new_value < 0:
+            raise ValueError(f"a limit is 0 or more, not {new_value}")
+        old = int(self.c.fk_limit(number, -1 if new_value is None else new_value))
+        if old < 0:
+            raise ValueError(f"{self.path.name} has no limit number {number}")
+        return old
 
     # -- the manifest ----------------------------------------------------------------
 
