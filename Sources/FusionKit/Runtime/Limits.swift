@@ -88,7 +88,14 @@ extension Store {
     /// calls, with `FusionLimit.subscribers`). Nil when the store is closed.
     public func subscribe(limit: Int, _ callback: @escaping @Sendable (UInt64) -> Void) throws(FusionError) -> UInt64? {
         // Counted first, as in subscribe(_:): a change made once this returns must reach it.
-        lock.withLock { subscriberCount += 1 }
+        // The notifier is made by the first subscriber (see `madeNotifier`).
+        let notifier = lock.withLock { () -> ChangeNotifier? in
+            guard !closed else { return nil }
+            subscriberCount += 1
+            if madeNotifier == nil { madeNotifier = ChangeNotifier() }
+            return madeNotifier
+        }
+        guard let notifier else { return nil }
         switch notifier.subscribe(callback, limit: limit) {
         case .subscribed(let id):
             return id
