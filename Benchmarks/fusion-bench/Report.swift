@@ -37,11 +37,16 @@ struct Report {
             text += "\n| \(memory.count.formatted) Counter instances alive | resident memory per instance | heap (malloc) per instance |\n|---|---|---|\n"
             text += "| created through the C ABI (fk_create, one input each) | \(Int(memory.abiBytesPerInstance).formatted) B | \(Int(memory.abiHeapPerInstance).formatted) B |\n"
             text += "| baseline: bare Swift `Store<Counter>` | \(Int(memory.storeBytesPerInstance).formatted) B | \(Int(memory.storeHeapPerInstance).formatted) B |\n"
+            let heapMet = memory.abiHeapPerInstance <= 1000 ? "met" : "NOT met"
+            let residentMet = memory.abiBytesPerInstance <= 1000 ? "met" : "NOT met"
+            text += "\n- Per instance through the C ABI: \(Int(memory.abiHeapPerInstance).formatted) B of heap (target at most 1,000 B: \(heapMet)); resident memory \(Int(memory.abiBytesPerInstance).formatted) B (\(residentMet), and it moves between runs).\n"
         }
         if let start {
             text += "\n| start, in a fresh process | median |\n|---|---|\n"
             text += "| dlopen libFusionExamples.so, check the ABI version, read the manifest | \(Harness.format(nanos: start.libraryNanos)) |\n"
             text += "| baseline: dlopen libswiftCore.so alone | \(Harness.format(nanos: start.runtimeNanos)) (the library costs \(Harness.format3(start.libraryNanos / start.runtimeNanos))× that) |\n"
+            let ratio = start.libraryNanos / start.runtimeNanos
+            text += "\n- Start: loading the library and reading its manifest costs \(Harness.format3(ratio))× loading libswiftCore alone; target at most 2×: \(ratio <= 2 ? "met" : "NOT met").\n"
         }
         return text
     }

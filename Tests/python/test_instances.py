@@ -247,7 +247,9 @@ def test_every_header_function_is_reachable_through_the_package(library_path: An
             counter.send("increase")
         counter.state_patch(0)
         assert counter.version == 1
-        assert counter.send_and_read("increase")["value"] == 2  # fk_send_and_read
+        assert counter.send_and_read("increase")["value"] == 2  # fk_send_and_read_call
+        with pytest.raises(fusionkit.MalformedJSONError):  # fk_send_and_read: a NUL inside goes with its length
+            counter.send_and_read_json(b'"inc\x00rease"')
         assert counter.state["value"] == 2  # fk_state_into
         assert counter.state_json()[1] == 2  # fk_state
     with lib.create("profile", requests="host", clock="manual") as profile:  # fk_create_with_options

@@ -105,6 +105,30 @@ def test_a_library_without_the_one_call_functions_still_works(library_path: Any)
         assert counter.state["value"] == 2
 
 
+def test_a_library_without_the_call_struct_function_still_works(library_path: Any) -> None:
+    lib = fusionkit.Library(library_path)
+    # As with a library built after fk_send_and_read but before fk_send_and_read_call.
+    del lib._hot["fk_send_and_read_call"]
+    with lib.create("counter") as counter:
+        assert counter.send_and_read("increase") == {"value": 1, "isReset": False, "alert": None}
+        assert counter.send_and_read_json(b'"increase"') == (b'{"value":2,"isReset":false,"alert":null}', 2)
+        with pytest.raises(fusionkit.UnknownInputError):
+            counter.send_and_read("jump")
+        assert counter.version == 2
+
+
+def test_the_round_trip_reads_each_instances_own_state(lib: fusionkit.Library) -> None:
+    # Each pooled buffer carries its instance's handle (fk_call): two instances used in
+    # turn must never read each other's state, nor a refused input the state before it.
+    with lib.create("counter") as first, lib.create("answer") as second:
+        for value in range(1, 4):
+            assert first.send_and_read("increase")["value"] == value
+            assert second.send_and_read("answerChanged", text=str(value))["answer"] == str(value)
+        with pytest.raises(fusionkit.UnknownInputError):
+            first.send_and_read_json(b'"jump"')
+        assert first.send_and_read_json(b'"decrease"') == (b'{"value":2,"isReset":false,"alert":null}', 4)
+
+
 def test_after_close_every_read_is_refused(lib: fusionkit.Library) -> None:
     counter = lib.create("counter")
     counter.close()

@@ -549,6 +549,46 @@ static void churn(size_t n) {
     free(order);
 }
 
+/* ---- fk_send_and_read_call: the same round trip, its fixed arguments in a struct ---- */
+
+static void send_and_read_call(void) {
+    const char *one = "{\"value\":1,\"isReset\":false,\"alert\":null}";
+    fk_instance counter = new_counter();
+    char data[128];
+    fk_call call = { buffer_over(data, sizeof data), counter, FK_NUL_TERMINATED };
+
+    fk_status status = fk_send_and_read_call(&call, "\"increase\"");
+    check(status == FK_OK && strcmp(data, one) == 0 && call.buffer.length == strlen(one) && call.buffer.version == 1,
+          "call: the state after the input, its length, version 1");
+    check(kept(&call.buffer, data, sizeof data) && call.instance == counter && call.input_len == FK_NUL_TERMINATED,
+          "call: the caller's fields left as set");
+
+    /* input_len is used as fk_send_and_read uses it: the input is 10 bytes here. */
+    call.input_len = 10;
+    status = fk_send_and_read_call(&call, "\"increase\"\"decrease\"");
+    check(status == FK_OK && call.buffer.version == 2 && strstr(data, "\"value\":2") != NULL, "call: an input given by length");
+    call.input_len = FK_NUL_TERMINATED;
+
+    /* Errors change nothing, and say why. */
+    status = fk_send_and_read_call(NULL, "\"increase\"");
+    check(status == FK_ERR_NULL_ARGUMENT && strstr(fk_last_error_message(), "call is NULL") != NULL, "call: NULL call refused");
+    status = fk_send_and_read_call(&call, "\"jump\"");
+    check(status == FK_ERR_UNKNOWN_INPUT && version_of(counter) == 2, "call: an unknown input changes nothing");
+    status = fk_send_and_read_call(&call, NULL);
+    check(status == FK_ERR_NULL_ARGUMENT && version_of(counter) == 2, "call: NULL input refused");
+
+    /* Too small: applied, FK_OK, an empty string and the length needed. */
+    char small[4];
+    fk_call tight = { buffer_over(small, sizeof small), counter, FK_NUL_TERMINATED };
+    status = fk_send_and_read_call(&tight, "\"increase\"");
+    check(status == FK_OK && small[0] == 0 && tight.buffer.length == strlen(one) && tight.buffer.version == 3,
+          "call: too small a buffer gets the length, the input is applied");
+
+    fk_destroy(counter);
+    status = fk_send_and_read_call(&call, "\"increase\"");
+    check(status == FK_ERR_INVALID_HANDLE, "call: a destroyed instance is refused");
+}
+
 int main(int argc, char **argv) {
     if (fk_abi_version() != FK_ABI_VERSION) {
         fprintf(stderr, "ABI mismatch\n");
@@ -560,6 +600,7 @@ int main(int argc, char **argv) {
 
     state_into();
     send_and_read();
+    send_and_read_call();
     threads();
     churn(n);
 

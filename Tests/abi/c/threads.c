@@ -5,7 +5,8 @@
  * exactly once (final value and version 40000), and the subscriber must be told
  * about every version, in increasing order, never two callbacks at a time. Then a
  * subscriber unsubscribes itself from inside its callback, and an instance is
- * destroyed while another thread is sending to it. Closes with "N passed, M failed".
+ * destroyed while another thread is sending to it, and an instance is driven while
+ * another thread creates and destroys hundreds. Closes with "N passed, M failed".
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -66,6 +67,39 @@ static void *race_sender(void *arg) {
     return NULL;
 }
 
+/* One thread drives its own instance while another creates and destroys hundreds of
+ * others (the handle table grows pages and reuses slots under it): every input of the
+ * first must be applied, and every stale handle of the second refused. */
+static fk_instance steady;
+static atomic_int steady_failures;
+
+static void *steady_sender(void *arg) {
+    (void)arg;
+    for (int i = 0; i < PER_THREAD; i++) {
+        if (fk_send(steady, "\"increase\"", FK_NUL_TERMINATED) != FK_OK) atomic_fetch_add(&steady_failures, 1);
+    }
+    return NULL;
+}
+
+static uint64_t version_of_steady(void) {
+    uint64_t version = 0;
+    fk_version(steady, &version);
+    return version;
+}
+
+static int churn_beside(void) {
+    int stale_accepted = 0;
+    fk_instance made[600];
+    for (int round = 0; round < 4; round++) {
+        for (int i = 0; i < 600; i++) fk_create("counter", FK_NUL_TERMINATED, NULL, 0, &made[i]);
+        for (int i = 0; i < 600; i++) fk_destroy(made[i]);
+        for (int i = 0; i < 600; i++) {
+            if (fk_send(made[i], "\"increase\"", FK_NUL_TERMINATED) != FK_ERR_INVALID_HANDLE) stale_accepted++;
+        }
+    }
+    return stale_accepted;
+}
+
 static int passed, failed;
 static void check(int ok, const char *what) {
     if (ok) { passed++; printf("ok   %s\n", what); }
@@ -111,6 +145,16 @@ int main(void) {
     check(fk_destroy(doomed) == FK_OK, "destroy while another thread sends");
     pthread_join(racer, NULL);
     check(atomic_load(&racing_failures) == 0, "racing sends either apply or report an invalid handle");
+
+    fk_create("counter", FK_NUL_TERMINATED, NULL, 0, &steady);
+    pthread_t driver;
+    pthread_create(&driver, NULL, steady_sender, NULL);
+    int stale_accepted = churn_beside();
+    pthread_join(driver, NULL);
+    check(atomic_load(&steady_failures) == 0 && version_of_steady() == PER_THREAD,
+          "an instance driven while others are created and destroyed loses no input");
+    check(stale_accepted == 0, "handles of destroyed instances are refused, slots reused or not");
+    fk_destroy(steady);
 
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

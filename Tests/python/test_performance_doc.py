@@ -1,0 +1,79 @@
+"""docs/performance.md stays true: measured numbers live only in the blocks the benchmarks
+write, and each block's verdict sentences agree with its own table."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "performance.md"
+BLOCKS = ("fusion-bench", "python-bench", "web-load")
+# A number with the unit of something measured: a time, a ratio, a size, a share.
+MEASURED = re.compile(r"\d[\d,.]*\s*(?:µs|ns|ms|×|B\b|KiB|MiB|GiB|%|instructions)")
+
+
+def block(text: str, name: str) -> str:
+    match = re.search(f"<!-- {name}:begin -->(.*?)<!-- {name}:end -->", text, flags=re.S)
+    assert match, f"no {name} block"
+    return match.group(1)
+
+
+def prose(text: str) -> str:
+    for name in BLOCKS:
+        text = re.sub(f"<!-- {name}:begin -->.*?<!-- {name}:end -->", "", text, flags=re.S)
+    return text
+
+
+def micros(cell: str) -> float:
+    number, unit = cell.split()
+    return float(number) * {"ns": 1e-3, "µs": 1.0, "ms": 1e3}[unit]
+
+
+def test_no_measured_number_outside_the_benchmarks_blocks() -> None:
+    found = [line for line in prose(DOC.read_text()).splitlines() if MEASURED.search(line)]
+    assert found == [], "measured numbers outside the blocks the benchmarks write (they go stale):\n" + "\n".join(found)
+
+
+def test_the_check_would_catch_stale_prose() -> None:
+    stale = "<!-- python-bench:begin -->\n| a | 1.29 µs |\n<!-- python-bench:end -->\nSo it loses by about 1.6×."
+    assert MEASURED.search(prose(stale))
+    assert not MEASURED.search(prose(stale.replace("about 1.6×", "a little")))
+
+
+def test_python_verdicts_agree_with_the_python_table() -> None:
+    text = block(DOC.read_text(), "python-bench")
+    rows = {}
+    for label, key in (("JSON in and out", "package"), ("the state as a dict", "dict"),
+                       ("one ctypes call", "call"), ("plain Python Counter", "plain")):
+        row = next(line for line in text.splitlines() if line.startswith("|") and label in line)
+        rows[key] = micros(row.split("|")[2].strip())
+    stated = {name: float(value) for name, value in (
+        ("plain", re.search(r"round trip, JSON in and JSON out, is ([\d.]+)× faster", text).group(1)),  # type: ignore[union-attr]
+        ("floor", re.search(r"costs ([\d.]+)× one bare ctypes call", text).group(1)),  # type: ignore[union-attr]
+        ("dict", re.search(r"`send_and_read` is ([\d.]+)× faster", text).group(1)),  # type: ignore[union-attr]
+    )}
+    # Ratios of the rounded medians shown agree with the stated ones to rounding.
+    assert abs(stated["plain"] - rows["plain"] / rows["package"]) < 0.03 * stated["plain"]
+    assert abs(stated["floor"] - rows["package"] / rows["call"]) < 0.03 * stated["floor"]
+    assert abs(stated["dict"] - rows["plain"] / rows["dict"]) < 0.03 * stated["dict"]
+    assert ("target: at least 3× faster, met" in text) == (stated["plain"] >= 3)
+    assert ("at most 1.3×, met" in text) == (stated["floor"] <= 1.3)
+    assert ("at least 2×, met" in text) == (stated["dict"] >= 2)
+
+
+def test_fusion_bench_verdicts_agree_with_their_tables() -> None:
+    text = block(DOC.read_text(), "fusion-bench")
+    scaling = re.search(r"\| two threads, one instance each \| [\d,]+ inputs \| ([\d.]+)× \|", text)
+    assert scaling
+    verdict = re.search(r"Two threads on two instances: ([\d.]+)× the one-thread rate.*target at least 1\.6×: (met|NOT met)",
+                        text)
+    assert verdict and verdict.group(1) == scaling.group(1)
+    assert (verdict.group(2) == "met") == (float(scaling.group(1)) >= 1.6)
+    heap = re.search(r"\| created through the C ABI[^|]*\| [\d,]+ B \| ([\d,]+) B \|", text)
+    memory = re.search(r"Per instance through the C ABI: ([\d,]+) B of heap \(target at most 1,000 B: (met|NOT met)\)", text)
+    assert heap and memory and heap.group(1) == memory.group(1)
+    assert (memory.group(2) == "met") == (int(heap.group(1).replace(",", "")) <= 1000)
+    start = re.search(r"the library costs ([\d.]+)× that", text)
+    start_verdict = re.search(r"costs ([\d.]+)× loading libswiftCore alone; target at most 2×: (met|NOT met)", text)
+    assert start and start_verdict and start.group(1) == start_verdict.group(1)
+    assert (start_verdict.group(2) == "met") == (float(start.group(1)) <= 2)
