@@ -2,7 +2,10 @@
 and nearly valid inputs of each kind, so that fuzzing starts deep inside each feature
 instead of rediscovering JSON. Run from the repository root after
 `swift build --product FusionExamples`; the seeds are committed, this only regenerates
-them. Inputs that once found a bug are kept beside them as crash-* files."""
+them. Beside them: the corpus the fuzzers grew (files named by their SHA-1), merged in
+with `fuzz-TARGET -merge=1 Tests/fuzz/corpus/TARGET .build-fuzz/corpus/TARGET` so that a
+fresh clone's fuzzing starts where earlier runs got to, and inputs that once found a
+bug, as crash-* files."""
 from __future__ import annotations
 
 import ctypes
