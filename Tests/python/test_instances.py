@@ -240,6 +240,7 @@ def test_every_header_function_is_reachable_through_the_package(library_path: An
     counts["fk_library_version"] += 1 if lib.version == "0.1.0" else 0
     assert lib.features  # fk_manifest, fk_free
     assert lib.status_name(6) == "FK_ERR_UNKNOWN_INPUT"
+    assert lib.limit("subscribers") == 1024  # fk_limit
     with lib.create("counter") as counter:  # fk_create
         with pytest.raises(fusionkit.UnknownInputError):  # fk_last_error_message, fk_status_name
             counter.send("jump")
