@@ -28,9 +28,9 @@
 **
 ** Optional functions.  Functions added to the ABI after its first release may be
 **   missing from a library built before them: fk_create_with_options,
-**   fk_state_patch, fk_state_into, fk_send_and_read, fk_advance_clock, fk_pending,
-**   fk_set_request_handler, fk_poll_request, fk_respond, fk_fail_request,
-**   fk_limit. A host
+**   fk_state_patch, fk_state_into, fk_send_and_read, fk_send_and_read_call,
+**   fk_advance_clock, fk_pending, fk_set_request_handler, fk_poll_request, fk_respond,
+**   fk_fail_request, fk_history, fk_goto, fk_limit. A host
 **   looks each one up (dlsym) before it relies on it; the manifest lists those a
 **   library has under "optionalFunctions". Every other function is always there.
 **
@@ -249,6 +249,10 @@ fk_status fk_create(const char *feature, size_t feature_len,
 **               fk_poll_request(). Setting a handler also selects "host".
 **   "settings": an object of feature-specific settings, documented by each
 **               feature (for example {"liveScan": false} for "wifi").
+**   "history":  how many versions to keep for time travel (fk_history(),
+**               fk_goto()), the current one included: 0 (default) keeps none,
+**               at most 100000. Each kept version holds a copy of the state (parts
+**               it shares with its neighbours are stored once).
 **
 ** Errors: as fk_create(), and FK_ERR_INVALID_ARGUMENT for an unknown key or a value
 **         of the wrong kind (the message names it and lists the keys).
@@ -327,6 +331,25 @@ fk_status fk_state_into(fk_instance instance, fk_buffer *buffer);
 ** state cannot be written as JSON) comes after the input was applied.
 ** Thread safety: any thread; inputs to one instance are applied one at a time. */
 fk_status fk_send_and_read(fk_instance instance, const char *input_json, size_t input_len, fk_buffer *buffer);
+
+/* fk_send_and_read()'s arguments but the input, kept by the caller from call to call
+** (see fk_send_and_read_call()). The caller sets instance, input_len and the buffer's
+** data and capacity; each call sets the buffer's length and version. */
+typedef struct fk_call {
+    fk_buffer buffer;
+    fk_instance instance;
+    size_t input_len;
+} fk_call;
+
+/* fk_send_and_read(call->instance, input_json, call->input_len, &call->buffer): the
+** same call, with the arguments that do not change from one input to the next kept in
+** a struct. For bindings where each argument costs on every call (Python's ctypes
+** converts each one, and allocates for most): two arguments instead of four. The
+** input's length is call->input_len, or FK_NUL_TERMINATED.
+**
+** Errors: those of fk_send_and_read(), and FK_ERR_NULL_ARGUMENT when call is NULL.
+** Thread safety: any thread; a call struct must not be used by two calls at once. */
+fk_status fk_send_and_read_call(fk_call *call, const char *input_json);
 
 /* Reads what changed in an instance's state since a version the caller holds, as a
 ** JSON Patch (RFC 6902), so that a front end with a large state can follow small
@@ -409,6 +432,54 @@ fk_status fk_advance_clock(fk_instance instance, uint64_t nanoseconds);
 ** Errors: FK_ERR_INVALID_HANDLE.
 ** Thread safety: any thread; the counts may change as soon as it returns. */
 fk_status fk_pending(fk_instance instance, uint64_t *out_effects, uint64_t *out_requests);
+
+/* ---------------------------------------------------------------------------
+** Time travel
+**
+** An instance created with the option "history": N keeps its last N versions, each
+** with what made it, and can return to any of them. Going back is a new version
+** (versions only ever grow, so patches and subscribers keep working): its state is
+** the old one's, the versions after the old one are forgotten, and the next input
+** branches from there. Snapshots, not replay: going back costs a copy of the state
+** whatever the distance (measured in docs/scenarios.md).
+*/
+
+/* Lists the versions an instance keeps, oldest first, with what made each:
+**
+**   {"limit":1000,"version":8,"entries":[
+**     {"version":0,"cause":"start"},
+**     {"version":1,"cause":"input","input":"increase"},
+**     {"version":2,"cause":"effect"},     an action an effect fed back (a timer)
+**     {"version":3,"cause":"response"},   the host's answer to a request
+**     {"version":8,"cause":"goto","restored":2}]}   fk_goto() back to version 2
+**
+** "version" is the current version (the last entry's). An input is listed as the
+** JSON it was sent as.
+**
+** out_json  receives the JSON: owned, NUL-terminated, free with fk_free().
+** out_len   receives its length, without the NUL. May be NULL.
+**
+** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_NULL_ARGUMENT (out_json NULL),
+**         FK_ERR_INVALID_ARGUMENT (the instance keeps no history).
+** Thread safety: any thread. */
+fk_status fk_history(fk_instance instance, char **out_json, size_t *out_len);
+
+/* Returns an instance to the state of a version it keeps (see fk_history()). The
+** state becomes that version's, as a new version (reported to subscribers like any
+** change); every effect still running is cancelled and every open host request too
+** (the request handler is told, before this returns), since they belong to the
+** future left behind; the versions after `version` are forgotten. The clock does
+** not go back, and the random source goes on from where it is. Going to the current
+** version changes nothing.
+**
+** version      a version listed by fk_history().
+** out_version  receives the version reached (the current one). May be NULL.
+**
+** Errors (each leaves the instance unchanged): FK_ERR_INVALID_HANDLE,
+**         FK_ERR_INVALID_ARGUMENT (the instance keeps no history, or that version is
+**         not kept; the message says which versions are).
+** Thread safety: any thread; it is applied between inputs, like an input. */
+fk_status fk_goto(fk_instance instance, uint64_t version, uint64_t *out_version);
 
 /* ---------------------------------------------------------------------------
 ** Host requests

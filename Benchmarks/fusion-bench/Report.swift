@@ -21,9 +21,17 @@ struct Report {
             text += "\n![Whole state and patch cost by number of networks](patch-scaling.svg)\n"
         }
         if let throughput {
-            text += "\n| throughput (fk_send \"increase\") | inputs per second |\n|---|---|\n"
-            text += "| one thread, one instance (baseline) | \(Int(throughput.oneThread).formatted) |\n"
-            text += "| two threads, one instance each | \(Int(throughput.twoThreads).formatted) (\(Harness.format3(throughput.scaling))× the one-thread rate) |\n"
+            let t = throughput
+            text += "\n| throughput (fk_send \"increase\"), and a pure-CPU control in the same rounds | per second | two threads / one |\n|---|---|---|\n"
+            text += "| one thread, one instance (baseline) | \(Int(t.oneThread).formatted) inputs | |\n"
+            text += "| two threads, one instance each | \(Int(t.twoThreads).formatted) inputs | \(Harness.format3(t.scaling))× |\n"
+            text += "| two threads, one shared instance | \(Int(t.sharedInstance).formatted) inputs | \(Harness.format3(t.sharedRatio))× |\n"
+            text += "| control: pure CPU work (SplitMix64 steps), one thread | \(Int(t.controlOne).formatted) steps | |\n"
+            text += "| control: the same on two threads | \(Int(t.controlTwo).formatted) steps | \(Harness.format3(t.controlScaling))× |\n"
+            let perRound = zip(t.scalingPerRound, t.controlPerRound).map { "\(Harness.format3($0))× (control \(Harness.format3($1))×)" }
+            let met = t.scaling >= 1.6 ? "met" : "NOT met"
+            text += "\n- Two threads on two instances: \(Harness.format3(t.scaling))× the one-thread rate (median of the rounds), the pure-CPU control \(Harness.format3(t.controlScaling))× in the same rounds; target at least 1.6×: \(met). Per round: \(perRound.joined(separator: ", ")).\n"
+            text += "- Two threads on one instance: \(t.lostInputs == 0 ? "no input lost" : "\(t.lostInputs.formatted) inputs LOST") (its version went up by exactly the inputs sent), at \(Harness.format3(t.sharedRatio))× the one-thread rate (the instance's inputs are applied one at a time).\n"
         }
         if let memory {
             text += "\n| \(memory.count.formatted) Counter instances alive | resident memory per instance | heap (malloc) per instance |\n|---|---|---|\n"

@@ -2,43 +2,106 @@ import CFusionKit
 import Foundation
 
 /// Inputs per second through the C ABI: one thread to one instance, then two threads
-/// each to its own instance, to see how the core scales across cores.
+/// each to its own instance, to see how the core scales across cores; next to the same
+/// two shapes of pure CPU work (no library, no memory traffic), measured in the same
+/// rounds, which says how much two threads can gain on this machine right now. Also one
+/// instance driven from two threads at once: every input must be applied.
 enum ThroughputWorkload {
     struct Result {
         let oneThread: Double
         let twoThreads: Double
+        let sharedInstance: Double
+        let controlOne: Double
+        let controlTwo: Double
+        /// Per round: two threads on two instances over one thread, and the same for the control.
+        let scalingPerRound: [Double]
+        let controlPerRound: [Double]
+        /// Inputs lost when two threads drive one instance (its version against the inputs sent).
+        let lostInputs: Int
         var scaling: Double { twoThreads / oneThread }
+        var controlScaling: Double { controlTwo / controlOne }
+        var sharedRatio: Double { sharedInstance / oneThread }
     }
 
     static func run(rounds: Int) -> Result {
         let perThread = 200_000
-        var one: [Double] = []
-        var two: [Double] = []
+        let cpuWork = 4_000_000
+        var one: [Double] = [], two: [Double] = [], shared: [Double] = []
+        var controlOne: [Double] = [], controlTwo: [Double] = []
+        var lost = 0
+        let instances = (0..<3).map { _ in create() }
+        defer { for handle in instances { _ = fk_destroy(handle) } }
         for _ in 0..<rounds {
-            one.append(Double(perThread) / seconds { drive(inputs: perThread) })
+            controlOne.append(Double(cpuWork) / seconds { spin(cpuWork) })
+            one.append(Double(perThread) / seconds { drive(instances[0], inputs: perThread) })
             two.append(Double(2 * perThread) / seconds {
-                let group = DispatchGroup()
-                for _ in 0..<2 {
-                    group.enter()
-                    Thread.detachNewThread {
-                        drive(inputs: perThread)
-                        group.leave()
-                    }
-                }
-                group.wait()
+                inParallel({ drive(instances[0], inputs: perThread) }, { drive(instances[1], inputs: perThread) })
             })
+            controlTwo.append(Double(2 * cpuWork) / seconds { inParallel({ spin(cpuWork) }, { spin(cpuWork) }) })
+            let before = version(instances[2])
+            shared.append(Double(2 * perThread) / seconds {
+                inParallel({ drive(instances[2], inputs: perThread) }, { drive(instances[2], inputs: perThread) })
+            })
+            lost += 2 * perThread - Int(version(instances[2]) - before)
         }
-        return Result(oneThread: Harness.median(one), twoThreads: Harness.median(two))
+        let scaling = zip(two, one).map { $0 / $1 }
+        let control = zip(controlTwo, controlOne).map { $0 / $1 }
+        return Result(oneThread: Harness.median(one), twoThreads: Harness.median(two), sharedInstance: Harness.median(shared),
+                      controlOne: Harness.median(controlOne), controlTwo: Harness.median(controlTwo),
+                      scalingPerRound: scaling, controlPerRound: control, lostInputs: lost)
     }
 
-    private static func drive(inputs: Int) {
+    private static func create() -> fk_instance {
         var handle: fk_instance = 0
-        guard fk_create("counter", FK_NUL_TERMINATED, nil, 0, &handle) == FK_OK else { return }
+        _ = fk_create("counter", FK_NUL_TERMINATED, nil, 0, &handle)
+        return handle
+    }
+
+    private static func version(_ handle: fk_instance) -> UInt64 {
+        var version: UInt64 = 0
+        _ = fk_version(handle, &version)
+        return version
+    }
+
+    private static func drive(_ handle: fk_instance, inputs: Int) {
         let increase = Array("\"increase\"".utf8CString)
         increase.withUnsafeBufferPointer { input in
             for _ in 0..<inputs { _ = fk_send(handle, input.baseAddress, input.count - 1) }
         }
-        _ = fk_destroy(handle)
+    }
+
+    /// Pure CPU work: a SplitMix64 chain in registers, its result kept so it is not optimized out.
+    private static func spin(_ steps: Int) {
+        var state: UInt64 = 0x1234_5678
+        var mixed: UInt64 = 0
+        for _ in 0..<steps {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            mixed ^= z ^ (z >> 31)
+        }
+        sink.store(mixed)
+    }
+
+    private final class Sink: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: UInt64 = 0
+        func store(_ new: UInt64) { lock.withLock { value ^= new } }
+    }
+    private static let sink = Sink()
+
+    /// Runs both bodies on two new threads, started together, and returns when both end.
+    private static func inParallel(_ a: @escaping @Sendable () -> Void, _ b: @escaping @Sendable () -> Void) {
+        let group = DispatchGroup()
+        for body in [a, b] {
+            group.enter()
+            Thread.detachNewThread {
+                body()
+                group.leave()
+            }
+        }
+        group.wait()
     }
 
     private static func seconds(_ body: () -> Void) -> Double {

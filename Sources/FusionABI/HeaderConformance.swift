@@ -21,6 +21,7 @@ private func checkHeaderConformance() {
     sameSignature(CFusionKit.fk_state_patch, FusionABI.fk_state_patch)
     sameSignature(CFusionKit.fk_state_into, FusionABI.fk_state_into)
     sameSignature(CFusionKit.fk_send_and_read, FusionABI.fk_send_and_read)
+    sameSignature(CFusionKit.fk_send_and_read_call, FusionABI.fk_send_and_read_call)
     sameSignature(CFusionKit.fk_subscribe, FusionABI.fk_subscribe)
     sameSignature(CFusionKit.fk_unsubscribe, FusionABI.fk_unsubscribe)
     sameSignature(CFusionKit.fk_create_with_options, FusionABI.fk_create_with_options)
@@ -30,5 +31,7 @@ private func checkHeaderConformance() {
     sameSignature(CFusionKit.fk_poll_request, FusionABI.fk_poll_request)
     sameSignature(CFusionKit.fk_respond, FusionABI.fk_respond)
     sameSignature(CFusionKit.fk_fail_request, FusionABI.fk_fail_request)
+    sameSignature(CFusionKit.fk_history, FusionABI.fk_history)
+    sameSignature(CFusionKit.fk_goto, FusionABI.fk_goto)
     sameSignature(CFusionKit.fk_limit, FusionABI.fk_limit)
 }

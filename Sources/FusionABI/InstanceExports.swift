@@ -95,6 +95,13 @@ import FusionKit
     }
 }
 
+@c public func fk_send_and_read_call(_ call: UnsafeMutablePointer<fk_call>?, _ inputJSON: UnsafePointer<CChar>?) -> fk_status {
+    guard let call else {
+        return abiCall { () throws(FusionError) in throw FusionError(.nullArgument, "call is NULL") }
+    }
+    return fk_send_and_read(call.pointee.instance, inputJSON, call.pointee.input_len, &call.pointee.buffer)
+}
+
 @c public func fk_version(_ instance: fk_instance, _ outVersion: UnsafeMutablePointer<UInt64>?) -> fk_status {
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)
@@ -121,7 +128,13 @@ private func create(
         LiveInstances.release()
         throw error
     }
-    outInstance.pointee = InstanceTable.shared.insert(instance)
+    do {
+        outInstance.pointee = try InstanceTable.shared.insert(instance)
+    } catch {
+        instance.close()
+        LiveInstances.release()
+        throw error
+    }
 }
 
 /// The exported feature called `name`, or an error listing the ones there are.

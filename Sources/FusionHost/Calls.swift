@@ -216,6 +216,22 @@ struct Calls {
         }
     }
 
+    // MARK: Time travel
+
+    func history(_ instance: UInt64) throws(FusionHostError) -> String {
+        try ownedText { (text, length) throws(FusionHostError) in
+            try statusCall(.history, .uint64(instance), .pointer(text), .pointer(length))
+        } ?? ""
+    }
+
+    func goto(_ instance: UInt64, version: UInt64) throws(FusionHostError) -> UInt64 {
+        var reached: UInt64 = 0
+        try withUnsafeMutablePointer(to: &reached) { (out) throws(FusionHostError) in
+            try statusCall(.goto, .uint64(instance), .uint64(version), .pointer(out))
+        }
+        return reached
+    }
+
     // MARK: Limits
 
     /// fk_limit: the old value (-1 for an unknown limit); a negative new value only reads.

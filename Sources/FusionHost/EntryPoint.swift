@@ -37,6 +37,8 @@ enum EntryPoint: String, CaseIterable, Sendable {
     case pollRequest = "fk_poll_request"
     case respond = "fk_respond"
     case failRequest = "fk_fail_request"
+    case history = "fk_history"
+    case goto = "fk_goto"
     case limit = "fk_limit"
 
     var symbol: String { rawValue }
@@ -72,6 +74,8 @@ enum EntryPoint: String, CaseIterable, Sendable {
         case .pollRequest: return (.int32, [.uint64, .pointer, .pointer], false)
         case .respond: return (.int32, [.uint64, .uint64, .pointer, .size], false)
         case .failRequest: return (.int32, [.uint64, .uint64, .pointer, .size], false)
+        case .history: return (.int32, [.uint64, .pointer, .pointer], false)
+        case .goto: return (.int32, [.uint64, .uint64, .pointer], false)
         case .limit: return (.int64, [.int32, .int64], false)
         }
     }

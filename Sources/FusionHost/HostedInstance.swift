@@ -160,6 +160,24 @@ public final class HostedInstance: Sendable {
         try respond(to: requestID, resultJSON: result.jsonText)
     }
 
+    /// fk_history: the versions the instance keeps (option "history"), oldest first,
+    /// each with what made it.
+    public func history() throws(FusionHostError) -> InstanceHistory {
+        let json = try calls.history(handle)
+        guard let value = try? JSONParser.parse(json), let history = InstanceHistory(json: value) else {
+            throw .failed(CallFailure(function: "fk_history", status: .internalError, statusName: "FK_ERR_INTERNAL",
+                                      message: "fk_history returned what is not a history: \(json.prefix(200))"))
+        }
+        return history
+    }
+
+    /// fk_goto: returns to the state of a kept version, as a new version; effects and
+    /// open requests are cancelled. Returns the version reached.
+    @discardableResult
+    public func goto(version: UInt64) throws(FusionHostError) -> UInt64 {
+        try calls.goto(handle, version: version)
+    }
+
     /// fk_fail_request: answers an open request with an error message.
     public func failRequest(_ requestID: UInt64, message: String) throws(FusionHostError) {
         try calls.failRequest(handle, requestID: requestID, message: message)

@@ -20,6 +20,8 @@ public struct Scenario: Sendable {
             case advance(seconds: Double)
             case respond(kind: String, payload: JSONValue?, result: JSONValue)
             case fail(kind: String, payload: JSONValue?, message: String)
+            /// Back to a kept version's state (fk_goto; the options need "history").
+            case goto(version: UInt64)
             case check
         }
 
@@ -40,6 +42,7 @@ public struct Scenario: Sendable {
             case .advance(let seconds): return "advance \(JSONValue.number(Scenario.numberText(seconds)).jsonText)"
             case .respond(let kind, _, _): return "respond \(kind)"
             case .fail(let kind, _, _): return "fail \(kind)"
+            case .goto(let version): return "goto \(version)"
             case .check: return "check"
             }
         }
@@ -58,8 +61,9 @@ public struct ScenarioFileError: Error, Sendable, CustomStringConvertible {
 }
 
 extension Scenario {
-    static let topLevelKeys = ["$schema", "name", "note", "feature", "options", "exhaustive", "nothingPending", "steps"]
-    static let stepKeys = ["send", "advance", "respond", "fail", "expect", "state", "error", "requests", "note"]
+    static let topLevelKeys = ["$schema", "name", "note", "recorded", "feature", "options", "exhaustive", "nothingPending", "steps"]
+    static let stepKeys = ["send", "advance", "respond", "fail", "goto", "expect", "state", "error", "requests", "note"]
+    static let actionKeys = ["send", "advance", "respond", "fail", "goto"]
 
     /// Reads a scenario from its JSON, checking every key.
     public init(json: JSONValue, path: String) throws(ScenarioFileError) {
@@ -117,7 +121,7 @@ extension Scenario.Step {
         for (key, _) in members where !Scenario.stepKeys.contains(key) {
             throw fail("unknown key \"\(key)\"; a step's keys: \(Scenario.stepKeys.joined(separator: ", "))")
         }
-        let actions = ["send", "advance", "respond", "fail"].filter { json[$0] != nil }
+        let actions = Scenario.actionKeys.filter { json[$0] != nil }
         guard actions.count <= 1 else { throw fail("a step does one thing; this one has \(actions.joined(separator: " and "))") }
         switch actions.first {
         case "send":
@@ -127,6 +131,11 @@ extension Scenario.Step {
                 throw fail("\"advance\" is a number of seconds, 0 or more")
             }
             action = .advance(seconds: seconds)
+        case "goto":
+            guard let version = json["goto"]!.int64Value, version >= 0 else {
+                throw fail("\"goto\" is a version number (0 or more) the instance keeps")
+            }
+            action = .goto(version: UInt64(version))
         case "respond", "fail":
             let key = actions[0]
             let answer = json[key]!

@@ -28,10 +28,21 @@ public struct ScenarioRunner: Sendable {
         }
     }
 
-    public func run(_ scenario: Scenario) -> ScenarioResult {
+    /// What a step that passed left behind: told to `run(_:onStep:)` as it goes.
+    public struct StepReport: Sendable {
+        /// 1 for the first step.
+        public var number: Int
+        public var step: Scenario.Step
+        public var version: UInt64
+        public var state: JSONValue
+    }
+
+    /// Runs a scenario; `onStep` hears of each step that passed, in order (how
+    /// `fusion replay` shows its progress). The result names the first failing step.
+    public func run(_ scenario: Scenario, onStep: (StepReport) -> Void = { _ in }) -> ScenarioResult {
         var result = ScenarioResult(name: scenario.name, path: scenario.path, failures: [])
         do throws(StepFailure) {
-            try execute(scenario)
+            try execute(scenario, onStep: onStep)
         } catch {
             result.failures = error.lines
         }
@@ -43,7 +54,7 @@ public struct ScenarioRunner: Sendable {
         init(_ heading: String, _ details: [String]) { lines = [heading] + details.map { "  " + $0 } }
     }
 
-    private func execute(_ scenario: Scenario) throws(StepFailure) {
+    private func execute(_ scenario: Scenario, onStep: (StepReport) -> Void) throws(StepFailure) {
         let target: (library: HostedLibrary, feature: Manifest.Feature)
         do throws(FeatureLookupError) { target = try libraries.resolve(scenario.feature) } catch {
             throw StepFailure("the feature:", [error.description])
@@ -73,6 +84,7 @@ public struct ScenarioRunner: Sendable {
             let after = try read(instance, heading: heading)
             try check(step, before: before, after: after, refusal: refusal, exhaustive: scenario.exhaustive,
                       requests: requests, heading: heading)
+            onStep(StepReport(number: index + 1, step: step, version: after.version, state: after.state))
             before = after
         }
         if scenario.nothingPending {
@@ -123,6 +135,8 @@ public struct ScenarioRunner: Sendable {
                 guard let request = requests.oldest(kind: kind, payload: payload) else { return Self.noRequest(kind, payload, requests) }
                 try instance.failRequest(request.id, message: message)
                 requests.answered(request.id)
+            case .goto(let version):
+                try instance.goto(version: version)
             case .check:
                 break
             }

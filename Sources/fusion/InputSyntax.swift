@@ -195,3 +195,26 @@ extension String {
         return String(text)
     }
 }
+
+extension InputSyntax {
+    /// An input's JSON as a person would type it: `increase`, `answerChanged text=hi`,
+    /// `passwordChanged password="two words"`; JSON as it is when it has no such form.
+    static func display(_ input: JSONValue) -> String {
+        if let name = input.stringValue { return name }
+        guard let members = input.objectValue, members.count == 1, let fields = members[0].value.objectValue else {
+            return input.jsonText
+        }
+        var words = [members[0].key]
+        for (name, value) in fields {
+            guard let text = value.stringValue else {
+                words.append("\(name)=\(value.jsonText)")
+                continue
+            }
+            // Plain words as they are; anything that would read differently, quoted.
+            let plain = !text.isEmpty && !text.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" || $0 == "=" })
+                && (try? JSONParser.parse(text)) == nil
+            words.append("\(name)=\(plain ? text : JSONValue.string(text).jsonText)")
+        }
+        return words.joined(separator: " ")
+    }
+}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FusionHost
+import FusionScenario
 
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +12,7 @@ import Darwin
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drive a feature interactively: type inputs, see the state after each.",
-        usage: "fusion run [LIB] FEATURE [--state FILE]",
+        usage: "fusion run [LIB] FEATURE [--state FILE] [--record FILE]",
         discussion: """
             \(Fusion.inputHelp)
 
@@ -21,7 +22,16 @@ struct Run: ParsableCommand {
             refused input prints the library's explanation and changes nothing.
 
             Commands: :state (the whole state), :diff (what the last input changed, field \
-            by field), :help, :quit (or Ctrl-D).
+            by field), :history (the versions kept, with the input that made each), \
+            :back [N] (return to the state N versions back, 1 by default), :goto VERSION \
+            (return to that version's state; the next input branches from there), :help, \
+            :quit (or Ctrl-D). The last \(Run.historyLimit) versions are kept.
+
+            --record FILE saves the session as a scenario (docs/scenarios.md) as it goes: \
+            the seed, each input, each goto and each move of the clock, with the state \
+            after each; `fusion replay FILE` runs it again and stops at the first state \
+            that differs. The session runs on a clock the recorder moves in real time, so \
+            that effects that wait (a timer) replay exactly.
 
             In a terminal: left/right, Home/End, backspace and the usual Ctrl keys edit \
             the line; up/down walk the history; Tab completes input names and field names. \
@@ -39,6 +49,12 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("state"), help: ArgumentHelp("Start from the state in this file, if it exists, and save the state to it when the session ends.", valueName: "file"))
     var stateFile: String?
 
+    @Option(name: .customLong("record"), help: ArgumentHelp("Save the session as a scenario file that `fusion replay` runs again.", valueName: "file"))
+    var recordFile: String?
+
+    /// How many versions a session keeps for :history, :back and :goto.
+    static let historyLimit = 1000
+
     func validate() throws {
         let rest = LibraryChoice.split(words).rest
         if rest.isEmpty { throw ValidationError("missing FEATURE") }
@@ -50,17 +66,44 @@ struct Run: ParsableCommand {
         guard let featureName = rest.first else { throw ValidationError("missing FEATURE") }
         let (library, feature) = try LibraryChoice.load(paths).feature(named: featureName)
         let saved = try stateFile.flatMap { (file) throws(CLIError) in try StateFile.load(file, feature: feature.name) }
+        let withOptions = library.exports("fk_create_with_options")
+        if recordFile != nil && !withOptions {
+            throw CLIError(.library, "\(library.path) is older than fk_create_with_options, which recording needs (for the seed and the clock)")
+        }
+        var options: [(key: String, value: JSONValue)] = []
+        if let saved {
+            do throws(JSONParseError) { options.append(("state", try JSONParser.parse(saved))) } catch {
+                throw CLIError(.stateFile, "state file \(stateFile ?? ""): \(error)")
+            }
+        }
+        if library.exports("fk_history") { options.append(("history", .integer(Run.historyLimit))) }
+        var realTime = false
+        var creationOptions = JSONValue.object(options)
+        if recordFile != nil { (creationOptions, realTime) = SessionRecorder.recordingOptions(creationOptions) }
         let instance: HostedInstance
         do {
-            instance = try library.create(feature: feature.name, stateJSON: saved)
+            instance = withOptions
+                ? try library.create(feature: feature.name, options: creationOptions)
+                : try library.create(feature: feature.name, stateJSON: saved)
         } catch {
             if error.status == .invalidState, let stateFile {
                 throw CLIError(.stateFile, "state file \(stateFile) does not fit feature \"\(feature.name)\": \(error)")
             }
             throw CLIError(error)
         }
-        let session = Session(library: library, feature: feature, instance: instance)
+        var recorder: SessionRecorder?
+        if let recordFile {
+            do throws(ScenarioFileError) {
+                recorder = try SessionRecorder(path: recordFile, feature: featureName, options: creationOptions, instance: instance,
+                                               realTime: realTime, recordedBy: "fusion run")
+            } catch {
+                throw CLIError(.failure, "cannot record the session: \(error)")
+            }
+        }
+        let session = Session(library: library, feature: feature, instance: instance, recorder: recorder)
         session.run()
+        recorder?.stop()
+        if let failure = recorder?.failure { Fusion.report(CLIError(.failure, "the recording is incomplete: \(failure)")) }
         let final = try? instance.state()
         try? instance.destroy()
         if let stateFile, let final { try StateFile.save(stateFile, feature: feature.name, state: final) }

@@ -1,4 +1,5 @@
 import FusionHost
+import FusionScenario
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,11 +11,13 @@ import Darwin
 /// The REPL of `fusion run`: one instance, inputs typed line by line, the state after
 /// each, and the changes effects make later, printed as they arrive.
 final class Session: Sendable {
-    static let commands = [":state", ":diff", ":help", ":quit"]
+    static let commands = [":state", ":diff", ":history", ":back", ":goto", ":help", ":quit"]
 
     private let library: HostedLibrary
     private let feature: Manifest.Feature
     private let instance: HostedInstance
+    /// Everything that changes the instance goes through it when the session is recorded.
+    private let recorder: SessionRecorder?
     private let style: Style
     /// Line editing when both ends are a terminal; plain lines otherwise.
     private let editor: LineEditor?
@@ -38,10 +41,11 @@ final class Session: Sendable {
 
     private let progress: Mutex<Progress>
 
-    init(library: HostedLibrary, feature: Manifest.Feature, instance: HostedInstance) {
+    init(library: HostedLibrary, feature: Manifest.Feature, instance: HostedInstance, recorder: SessionRecorder? = nil) {
         self.library = library
         self.feature = feature
         self.instance = instance
+        self.recorder = recorder
         style = Style.for(descriptor: STDOUT_FILENO)
         let interactive = Terminal.isTerminal(STDIN_FILENO) && Terminal.isTerminal(STDOUT_FILENO)
         editor = interactive
@@ -61,6 +65,7 @@ final class Session: Sendable {
             let title = style.prompt(feature.name) + (feature.summary.isEmpty ? "" : " — \(feature.summary)")
             show(title)
             show(style.dim("\(library.manifest.libraryName) \(library.manifest.libraryVersion). Type an input (Tab completes, ↑ recalls), :help for help, :quit to leave."))
+            if let recorder { show(style.dim("Recording to \(recorder.path); replay it with: fusion replay \(recorder.path)")) }
         }
         do throws(FusionHostError) {
             let state = try instance.state()
@@ -151,7 +156,7 @@ final class Session: Sendable {
         }
         do throws(FusionHostError) {
             let before = try instance.state()
-            try instance.send(json)
+            if let recorder { try recorder.send(json) } else { try instance.send(json) }
             let after = try instance.state()
             progress.withLock { $0.lastInput = LastInput(text: text, before: before, after: after) }
             let unchanged = after.version == before.version
@@ -177,6 +182,10 @@ final class Session: Sendable {
             }
         case ":diff":
             showDiff()
+        case ":history":
+            showHistory()
+        case ":back", ":goto":
+            travel(text)
         case ":help":
             show(help())
         default:
@@ -210,6 +219,73 @@ final class Session: Sendable {
         show(lines.joined(separator: "\n"))
     }
 
+    // MARK: Time travel
+
+    private func showHistory() {
+        let history: InstanceHistory
+        do throws(FusionHostError) { history = try instance.history() } catch {
+            showError(error.description)
+            return
+        }
+        var lines = ["\(history.entries.count) version\(history.entries.count == 1 ? "" : "s") kept (at most \(history.limit)); :back N or :goto VERSION returns to one:"]
+        let width = String(history.version).count + 1
+        for entry in history.entries {
+            let current = entry.version == history.version
+            let number = "v\(entry.version)".padding(to: width + 1)
+            let mark = current ? style.prompt("→ ") : "  "
+            lines.append(mark + (current ? style.version(number) : number) + " " + Session.describe(entry, style: style))
+        }
+        show(lines.joined(separator: "\n"))
+    }
+
+    static func describe(_ entry: InstanceHistory.Entry, style: Style) -> String {
+        switch entry.cause {
+        case "start": return style.dim("start")
+        case "input": return entry.input.map { InputSyntax.display($0) } ?? "an input"
+        case "effect": return style.effect("⟳ effect")
+        case "response": return style.effect("⟳ host answer")
+        case "goto": return style.dim("↩ back to v\(entry.restored.map(String.init) ?? "?")")
+        default: return entry.cause
+        }
+    }
+
+    /// :back [N] and :goto VERSION.
+    private func travel(_ text: String) {
+        let words = text.split(separator: " ").map(String.init)
+        let target: UInt64
+        do throws(FusionHostError) {
+            let history = try instance.history()
+            if words[0] == ":goto" {
+                guard words.count == 2, let version = UInt64(words[1]) else {
+                    showError(":goto takes a version: :goto 3 (see :history)")
+                    return
+                }
+                target = version
+            } else {
+                guard words.count <= 2, let steps = words.count == 2 ? Int(words[1]) : 1, steps > 0 else {
+                    showError(":back takes how many versions to go back: :back, :back 3")
+                    return
+                }
+                guard steps < history.entries.count else {
+                    let earlier = history.entries.count - 1
+                    let kept = earlier == 0 ? "no earlier version is kept"
+                        : "only \(earlier) version\(earlier == 1 ? " back is" : "s back are") kept"
+                    showError("\(kept); :history lists them")
+                    return
+                }
+                target = history.entries[history.entries.count - 1 - steps].version
+            }
+            let before = try instance.state()
+            if let recorder { try recorder.goto(version: target) } else { try instance.goto(version: target) }
+            let after = try instance.state()
+            progress.withLock { $0.lastInput = LastInput(text: text, before: before, after: after) }
+            let label = style.version("v\(after.version)") + style.dim(after.version == before.version ? " (already there)" : " (the state of v\(target))")
+            present(after, label: label, previous: try? before.value())
+        } catch {
+            showError(error.description)
+        }
+    }
+
     private func help() -> String {
         var lines = ["inputs of \(style.prompt(feature.name)):"]
         for input in feature.inputs {
@@ -223,6 +299,8 @@ final class Session: Sendable {
             "Type an input as `case field=value …` or as JSON ({\"case\":{…}}). A value is read as",
             "JSON when it parses, else as text; 'single quotes' always make text.",
             "commands: :state (the whole state)  :diff (what the last input changed)  :help  :quit",
+            "time travel: :history (the versions kept)  :back [N] (N versions back)  :goto VERSION",
+            "  (returning is a new version with the old state; the next input branches from there)",
         ]
         return lines.joined(separator: "\n")
     }
@@ -243,5 +321,12 @@ extension String {
             }
         }
         return out
+    }
+}
+
+extension String {
+    /// The text followed by spaces up to `width` characters.
+    func padding(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
     }
 }

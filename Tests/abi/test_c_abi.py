@@ -16,6 +16,7 @@ BAD_INPUTS = ROOT / "Tests/abi/c/bad_inputs.c"
 THREADS = ROOT / "Tests/abi/c/threads.c"
 HOST_REQUESTS = ROOT / "Tests/abi/c/host_requests.c"
 STATE_BUFFERS = ROOT / "Tests/abi/c/state_buffers.c"
+TIME_TRAVEL = ROOT / "Tests/abi/c/time_travel.c"
 LIMITS = ROOT / "Tests/abi/c/limits.c"
 SOAK = ROOT / "Tests/abi/c/soak.c"
 FUZZ = ROOT / "Tests/fuzz"
@@ -79,8 +80,14 @@ def test_host_requests_options_and_the_manual_clock(compile_c):
     assert result.stdout.strip().endswith("passed, 0 failed")
 
 
+def test_time_travel_history_and_goto(compile_c):
+    result = run(compile_c(TIME_TRAVEL))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith("passed, 0 failed")
+
+
 @plain_build_only
-@pytest.mark.parametrize("program", [HOST_REQUESTS, PROFILE_EXAMPLE, THREADS], ids=lambda p: p.stem)
+@pytest.mark.parametrize("program", [HOST_REQUESTS, PROFILE_EXAMPLE, THREADS, TIME_TRAVEL], ids=lambda p: p.stem)
 def test_effects_and_requests_are_clean_under_valgrind(compile_c, program: Path):
     result = valgrind(compile_c(program))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]

@@ -71,6 +71,10 @@ EXPECTED_FAILURES: dict[str, tuple[str, list[str]]] = {
     "wrong-whole-state": ('step 1 (send "viewDidLoad")', [
         'desc: expected "Number 3", got "Number 2"',
     ]),
+    "goto-forgotten-version": ("step 4 (goto 2)", [
+        'error: expected null, got "FK_ERR_INVALID_ARGUMENT" (version 2 is not kept; this instance keeps v0, v3)',
+        "value: expected 2, got 1",
+    ]),
 }
 
 

@@ -19,10 +19,12 @@ public struct Effect<Action: Sendable>: Sendable {
 
     @usableFromInline let work: [Work]
 
-    init(work: [Work]) { self.work = work }
+    @usableFromInline init(work: [Work]) { self.work = work }
 
     /// No effect.
-    public static var none: Effect { Effect(work: []) }
+    // Inlinable: compiled in the feature's module for its own Action, instead of a
+    // generic getter that looks up Effect<Action>'s metadata on every input.
+    @inlinable public static var none: Effect { Effect(work: []) }
 
     /// True when there is nothing to do.
     public var isNone: Bool { work.isEmpty }

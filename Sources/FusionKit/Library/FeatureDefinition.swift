@@ -44,7 +44,9 @@ public struct FeatureDefinition: Sendable {
 
     /// A new instance as the creation options describe it.
     public func makeInstance(options: InstanceOptions) throws(FusionError) -> any FeatureInstance {
-        try make(options.makeEnvironment(), options.state)
+        let instance = try make(options.makeEnvironment(), options.state)
+        if options.history > 0 { instance.keepHistory(limit: options.history) }
+        return instance
     }
 
     /// This feature's entry in the manifest.

@@ -23,13 +23,19 @@ public protocol FeatureInstance: AnyObject, Sendable {
     var isClosed: Bool { get }
     /// The instance's host requests: handler, polling, answers.
     var hostRequests: HostRequests { get }
+    /// Keeps the last `limit` versions for `history` and `goto` (option `"history"`).
+    func keepHistory(limit: Int)
+    /// The versions kept and what made each (fk_history); nil when none are kept.
+    var historyJSON: JSONValue? { get }
+    /// Returns to a kept version's state, as a new version (fk_goto; see `Store.goto`).
+    func goto(version: UInt64) throws(FusionError) -> UInt64
 }
 
 /// A `Store` behind the JSON boundary.
 ///
 /// `send(json:)` and `stateJSON()` are the hot path. Calls through the `FeatureInstance`
 /// protocol land in this class's generic code, compiled once in FusionKit for every `F`,
-/// which looks up type metadata at run time on each call. So the two run closures made
+/// which looks up type metadata at run time on each call. So they run closures made
 /// in the `@inlinable` initializer instead: it is compiled into the feature's own library
 /// (from `FeatureDefinition.init`), where `F` is a concrete type and the closures, the
 /// `Store` and the input table are specialized for it.
@@ -37,24 +43,23 @@ public protocol FeatureInstance: AnyObject, Sendable {
 final class JSONStore<F: Feature>: FeatureInstance {
     @usableFromInline let store: Store<F>
     @usableFromInline let environment: Environment
-    @usableFromInline let sendJSON: @Sendable (UnsafeRawBufferPointer) throws(FusionError) -> Void
+    /// Applies an input given as JSON and, when asked (`read`), returns the state right
+    /// after it. One closure for both: each closure capturing more than the store is an
+    /// allocation per instance.
+    @usableFromInline let apply: @Sendable (UnsafeRawBufferPointer, _ read: Bool) throws(FusionError) -> (bytes: [UInt8], version: UInt64)?
     @usableFromInline let readState: @Sendable () throws(FusionError) -> (bytes: [UInt8], version: UInt64)
-    @usableFromInline let sendAndRead: @Sendable (UnsafeRawBufferPointer) throws(FusionError) -> (bytes: [UInt8], version: UInt64)
 
     @inlinable
     init(store: Store<F>, inputs: InputCatalog, fieldless: FieldlessInputs<F>, environment: Environment) {
         self.store = store
         self.environment = environment
-        sendJSON = { (json) throws(FusionError) in try Self.send(json, to: store, inputs: inputs, fieldless: fieldless) }
-        readState = { () throws(FusionError) in try store.encodedState() }
-        sendAndRead = { (json) throws(FusionError) in
-            try store.sendAndEncode(try Self.input(json, inputs: inputs, fieldless: fieldless))
+        apply = { (json, read) throws(FusionError) in
+            let input = try Self.input(json, inputs: inputs, fieldless: fieldless)
+            if read { return try store.sendAndEncode(input, json: json) }
+            store.send(input, json: json)
+            return nil
         }
-    }
-
-    @inlinable
-    static func send(_ json: UnsafeRawBufferPointer, to store: Store<F>, inputs: InputCatalog, fieldless: FieldlessInputs<F>) throws(FusionError) {
-        store.send(try input(json, inputs: inputs, fieldless: fieldless))
+        readState = { () throws(FusionError) in try store.encodedState() }
     }
 
     /// The input `json` spells, or the error that says why it is not one.
@@ -85,12 +90,13 @@ final class JSONStore<F: Feature>: FeatureInstance {
 
     // The protocol's requirements; @usableFromInline because the class is.
 
-    @usableFromInline func send(json: UnsafeRawBufferPointer) throws(FusionError) { try sendJSON(json) }
+    @usableFromInline func send(json: UnsafeRawBufferPointer) throws(FusionError) { _ = try apply(json, false) }
 
     @usableFromInline func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try readState() }
 
     @usableFromInline func sendAndReadState(json: UnsafeRawBufferPointer) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
-        try sendAndRead(json)
+        guard let result = try apply(json, true) else { return try readState() }  // (always a result)
+        return result
     }
 
     @usableFromInline var hostRequests: HostRequests { environment.host }
@@ -109,6 +115,9 @@ final class JSONStore<F: Feature>: FeatureInstance {
         store.close()
     }
 
+    @usableFromInline func keepHistory(limit: Int) { store.keepTimeline(limit: limit) }
+    @usableFromInline var historyJSON: JSONValue? { store.historyJSON }
+    @usableFromInline func goto(version: UInt64) throws(FusionError) -> UInt64 { try store.goto(version: version) }
     @usableFromInline var isClosed: Bool { store.isClosed || environment.host.isClosed }
 
     @usableFromInline var pending: (effects: Int, requests: Int) {

@@ -7,10 +7,15 @@ public struct InstanceOptions: Sendable, Equatable {
     public var clock: ClockChoice = .system
     public var requests: RequestMode = .builtin
     public var settings: JSONValue = [:]
+    /// How many versions to keep for time travel (fk_history, fk_goto); 0 keeps none.
+    public var history = 0
 
     public init() {}
 
-    static let keys = ["state", "seed", "clock", "requests", "settings"]
+    /// The most versions `"history"` may ask for: a bound on what one instance can hold.
+    public static let historyLimit = 100_000
+
+    static let keys = ["state", "seed", "clock", "requests", "settings", "history"]
 
     public init(json: JSONValue) throws(FusionError) {
         guard case .object(let members) = json else {
@@ -41,6 +46,11 @@ public struct InstanceOptions: Sendable, Equatable {
                     throw FusionError(.invalidArgument, "option \"settings\" must be an object; found \(member.value.kindDescription)")
                 }
                 settings = member.value
+            case "history":
+                guard case .integer(let count) = member.value, count >= 0, count <= Self.historyLimit else {
+                    throw FusionError(.invalidArgument, "option \"history\" must be a whole number of versions to keep, from 0 to \(Self.historyLimit); found \(JSONWriter.string(member.value))")
+                }
+                history = count
             default:
                 throw FusionError(.invalidArgument, "unknown option \"\(member.key)\"; the options are \(Self.keys.joined(separator: ", "))")
             }

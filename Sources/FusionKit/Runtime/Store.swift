@@ -42,7 +42,12 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// Where this instance's host requests go.
     @usableFromInline let host: HostRequests
 
-    @usableFromInline let notifier = ChangeNotifier()
+    /// Made by the first subscriber (most instances never have one: this saves a
+    /// notifier and its lock per instance); set once, with `lock` held.
+    @usableFromInline @exclusivity(unchecked) var madeNotifier: ChangeNotifier?
+    /// The notifier, once there has been a subscriber: read only with `lock` held, or
+    /// after seeing under it that there is one.
+    @usableFromInline var notifier: ChangeNotifier { madeNotifier.unsafelyUnwrapped }
     /// How many subscribers there are, mirrored under `lock`: with none, a change is not
     /// handed to the notifier at all (which takes its own lock twice).
     @usableFromInline @exclusivity(unchecked) var subscriberCount = 0
@@ -62,6 +67,8 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// Recent states by version, kept once someone asks for patches (nil until then),
     /// so that a patch can be computed from any of them to the current state.
     @usableFromInline @exclusivity(unchecked) var history: [(version: UInt64, state: F.State)]?
+    /// Kept states for time travel (`keepTimeline`, `goto`); nil, and free, when off.
+    @usableFromInline @exclusivity(unchecked) var timeline: Timeline<F.State>?
     /// States up to this many bytes of JSON are encoded under the store's lock when
     /// their plan allows (see `encodeByPlanLocked`).
     @usableFromInline static var smallState: Int { 16 * 1024 }
@@ -112,11 +119,18 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// the state changed. Does nothing once the store is closed.
     @discardableResult @inlinable
     public func send(_ input: F.Input) -> Bool {
+        send(input, json: nil)
+    }
+
+    /// `send`, with the input's JSON for the timeline (`history`) when one is kept.
+    @discardableResult @inlinable
+    func send(_ input: F.Input, json: UnsafeRawBufferPointer?) -> Bool {
         lock.lock()
         guard !closed else {
             lock.unlock()
             return false
         }
+        if let timeline { timeline.nextCause = .input(json.map { Array($0) }) }
         let actions = feature.transform(input, state: current)
         let changed = applyLocked(actions)
         finishLocked()
@@ -127,9 +141,12 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// `send` then `encodedState`, except that another thread's input cannot come in
     /// between. Once closed, the input is ignored and the current state returned.
     @inlinable
-    public func sendAndEncode(_ input: F.Input) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
+    public func sendAndEncode(_ input: F.Input, json: UnsafeRawBufferPointer? = nil) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
         lock.lock()
-        if !closed { applyLocked(feature.transform(input, state: current)) }
+        if !closed {
+            if let timeline { timeline.nextCause = .input(json.map { Array($0) }) }
+            applyLocked(feature.transform(input, state: current))
+        }
         let version = currentVersion
         let cached = encoded?.version == version ? encoded?.bytes : nil
         if cached == nil, let bytes = encodeByPlanLocked(version: version) {
@@ -221,6 +238,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
             lock.unlock()
             return
         }
+        timeline?.nextCause = .response
         applyLocked([action])
         finishLocked()
     }
@@ -239,8 +257,12 @@ public final class Store<F: Feature>: @unchecked Sendable {
             // Follow-ups run right after the action that sent them, before the rest.
             if !followUps.isEmpty { queue.insert(contentsOf: followUps, at: index) }
         }
-        guard current != before else { return false }
+        guard current != before else {
+            timeline?.nextCause = .effect
+            return false
+        }
         currentVersion += 1
+        timeline?.record(version: currentVersion, state: current)
         if history != nil {
             history!.append((currentVersion, current))
             if history!.count > Self.patchHistoryLimit { history!.removeFirst() }
@@ -325,7 +347,13 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// Returns nil when the store is closed.
     public func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64? {
         // Counted first: a change made once this returns must reach the new subscriber.
-        lock.withLock { subscriberCount += 1 }
+        let notifier = lock.withLock { () -> ChangeNotifier? in
+            guard !closed else { return nil }
+            subscriberCount += 1
+            if madeNotifier == nil { madeNotifier = ChangeNotifier() }
+            return madeNotifier
+        }
+        guard let notifier else { return nil }
         let id = notifier.subscribe(callback)
         if id == nil { lock.withLock { subscriberCount -= 1 } }
         return id
@@ -334,6 +362,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// After this returns, the callback is not called again. False for an unknown id.
     @discardableResult
     public func unsubscribe(_ id: UInt64) -> Bool {
+        guard let notifier = lock.withLock({ madeNotifier }) else { return false }
         let removed = notifier.unsubscribe(id)
         if removed { lock.withLock { subscriberCount -= 1 } }
         return removed
@@ -352,6 +381,70 @@ public final class Store<F: Feature>: @unchecked Sendable {
         if let id = box.subscription { unsubscribe(id) }
     }
 
+    // MARK: Time travel
+
+    /// Keeps the last `limit` versions' states from now on, for `history` and `goto`.
+    /// Call before the store is shared; a second call starts a new timeline.
+    public func keepTimeline(limit: Int) {
+        lock.withLock { timeline = limit > 0 ? Timeline(limit: limit, version: currentVersion, state: current) : nil }
+    }
+
+    /// The versions kept, each with what made it, as JSON (see `fk_history`); nil when
+    /// no timeline is kept.
+    public var historyJSON: JSONValue? {
+        lock.withLock { timeline?.json(current: currentVersion) }
+    }
+
+    /// Returns to the state of a kept `version`, as a new version: every running effect
+    /// and open host request is cancelled (they belong to the abandoned future), the
+    /// versions after it are forgotten, and the next input branches from there. Going
+    /// to the current version changes nothing. Returns the version reached.
+    @discardableResult
+    public func goto(version: UInt64) throws(FusionError) -> UInt64 {
+        lock.lock()
+        guard !closed else {
+            lock.unlock()
+            throw FusionError(.invalidHandle, "the instance is closed")
+        }
+        guard let timeline else {
+            lock.unlock()
+            throw FusionError(.invalidArgument, "this \"\(F.name)\" instance keeps no history; create it with the option {\"history\": N} to keep N versions")
+        }
+        if version == currentVersion {
+            lock.unlock()
+            return version
+        }
+        guard let state = timeline.state(of: version) else {
+            let kept = Array(timeline.keptVersions)
+            lock.unlock()
+            // Listed in full when short: after a goto the versions kept are not a range.
+            let listed = kept.count <= 8 ? kept.map { "v\($0)" }.joined(separator: ", ")
+                : "\(kept.count) versions from v\(kept[0]) to v\(kept[kept.count - 1]) (fk_history lists them)"
+            throw FusionError(.invalidArgument, "version \(version) is not kept; this instance keeps \(listed)")
+        }
+        for effect in effects.values {
+            if let task = effect.task { tasksToCancel.append(task) }
+            if let request = effect.request { requestsToCancel.append(request) }
+        }
+        effects.removeAll()
+        timeline.dropFrom(version)
+        timeline.nextCause = .restored(version)
+        current = state
+        currentVersion += 1
+        timeline.record(version: currentVersion, state: current)
+        if history != nil {
+            history!.append((currentVersion, current))
+            if history!.count > Self.patchHistoryLimit { history!.removeFirst() }
+        }
+        if subscriberCount > 0 {
+            notifier.enqueue(currentVersion)
+            changeQueued = true
+        }
+        let reached = currentVersion
+        finishLocked()
+        return reached
+    }
+
     /// Cancels every running effect and drops every subscriber; later inputs are ignored.
     public func close() {
         let tasks = lock.withLock { () -> [Task<Void, Never>] in
@@ -361,7 +454,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
             return tasks
         }
         for task in tasks { task.cancel() }
-        notifier.close()
+        lock.withLock { madeNotifier }?.close()
     }
 
     /// What changed since `version`, as JSON:

@@ -40,7 +40,9 @@ enum EnumMetadata {
 
     /// The type's name as written in Swift, without its module.
     static func typeName(of type: Any.Type) -> String {
-        let full = String(describing: type)
+        // _typeName, not String(describing:): that asks the metatype for three protocols
+        // (CustomStringConvertible and others), each a scan of every loaded conformance.
+        let full = _typeName(type, qualified: false)
         return full.split(separator: ".").last.map(String.init) ?? full
     }
 }

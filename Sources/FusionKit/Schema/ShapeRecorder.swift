@@ -53,20 +53,82 @@ private func rawStrings<C: CaseIterable>(of type: C.Type) -> [String]? {
 
 private struct RecordingStopped: Error {}
 
+/// Shapes and sample values already worked out in one description, by type: a type
+/// used in many places is described once.
+final class KnownShapes {
+    var shapes: [ObjectIdentifier: Shape] = [:]
+    var samples: [ObjectIdentifier: Any] = [:]
+}
+
+/// What the runtime's metadata says a type is, read before any cast to a protocol:
+/// each such cast a type has not seen yet scans every conformance the process has
+/// loaded, which made describing a library most of its start time.
+enum TypeKind {
+    case optional
+    /// Array, Set or Dictionary: the types the recorder reads through a protocol.
+    case collection
+    case other
+
+    private static let structKind: UInt = 0x200  // MetadataKind::Struct
+    private static let optionalKind: UInt = 0x202  // MetadataKind::Optional
+    private static let collections = [descriptor([Int].self), descriptor(Set<Int>.self), descriptor([String: Int].self)]
+
+    static func of(_ type: Any.Type) -> TypeKind {
+        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+        switch metadata.load(as: UInt.self) {
+        case optionalKind: return .optional
+        case structKind: return collections.contains(descriptor(type)) ? .collection : .other
+        default: return .other
+        }
+    }
+
+    /// A struct's nominal type descriptor's address: the same for every specialization
+    /// of a generic type.
+    private static func descriptor(_ type: Any.Type) -> UInt {
+        unsafeBitCast(type, to: UnsafeRawPointer.self).load(fromByteOffset: 8, as: UInt.self)
+    }
+}
+
 final class ShapeSession {
     /// Types being described further up, to stop at recursion.
     private var inProgress: [ObjectIdentifier] = []
+    /// What this description found out already, shared with the sessions it starts.
+    private let known: KnownShapes
+    /// How many times a description stopped at recursion: a shape is kept for reuse only
+    /// if describing it did not (a shape cut short depends on where it was asked for).
+    private var referencesMade = 0
+
+    init(known: KnownShapes = KnownShapes()) {
+        self.known = known
+    }
 
     func shape<T: Decodable>(of type: T.Type) -> Shape {
         if let primitive = primitiveShape(T.self) { return primitive }
-        if let optional = T.self as? any OptionalShape.Type { return .optional(optional.wrappedShape(self)) }
-        if let sequence = T.self as? any SequenceShape.Type { return .array(sequence.elementShape(self)) }
-        if let dictionary = T.self as? any DictionaryShape.Type { return .dictionary(dictionary.valueShape(self)) }
+        switch TypeKind.of(T.self) {
+        case .optional:
+            if let optional = T.self as? any OptionalShape.Type { return .optional(optional.wrappedShape(self)) }
+        case .collection:
+            if let sequence = T.self as? any SequenceShape.Type { return .array(sequence.elementShape(self)) }
+            if let dictionary = T.self as? any DictionaryShape.Type { return .dictionary(dictionary.valueShape(self)) }
+        case .other:
+            break
+        }
         let id = ObjectIdentifier(T.self)
+        if let shape = known.shapes[id] { return shape }
         let name = EnumMetadata.typeName(of: T.self)
-        if inProgress.contains(id) { return .reference(name: name) }
+        if inProgress.contains(id) {
+            referencesMade += 1
+            return .reference(name: name)
+        }
+        let referencesBefore = referencesMade
         inProgress.append(id)
-        defer { inProgress.removeLast() }
+        let shape = describe(T.self, name: name)
+        inProgress.removeLast()
+        if referencesMade == referencesBefore { known.shapes[id] = shape }
+        return shape
+    }
+
+    private func describe<T: Decodable>(_ type: T.Type, name: String) -> Shape {
         if let cases = EnumMetadata.caseNames(of: T.self) { return enumShape(T.self, name: name, caseNames: cases) }
         let recorder = ShapeRecordingDecoder(session: self, forcedCase: nil)
         do {
@@ -79,19 +141,30 @@ final class ShapeSession {
 
     /// A value of `T` to hand back to the code that asked for one, with its shape.
     func sample<T: Decodable>(of type: T.Type) throws -> (T, Shape) {
-        if let optional = T.self as? any OptionalShape.Type {
-            return (optional.absent as! T, .optional(optional.wrappedShape(self)))
-        }
-        if let sequence = T.self as? any SequenceShape.Type {
-            return (sequence.empty as! T, .array(sequence.elementShape(self)))
-        }
-        if let dictionary = T.self as? any DictionaryShape.Type {
-            return (dictionary.empty as! T, .dictionary(dictionary.valueShape(self)))
+        switch TypeKind.of(T.self) {
+        case .optional:
+            if let optional = T.self as? any OptionalShape.Type {
+                return (optional.absent as! T, .optional(optional.wrappedShape(self)))
+            }
+        case .collection:
+            if let sequence = T.self as? any SequenceShape.Type {
+                return (sequence.empty as! T, .array(sequence.elementShape(self)))
+            }
+            if let dictionary = T.self as? any DictionaryShape.Type {
+                return (dictionary.empty as! T, .dictionary(dictionary.valueShape(self)))
+            }
+        case .other:
+            break
         }
         let shape = self.shape(of: T.self)
+        let id = ObjectIdentifier(T.self)
+        if let value = known.samples[id] as? T { return (value, shape) }
         // Build the value with the first case (for enums) that decodes.
         for forcedCase in EnumMetadata.caseNames(of: T.self).map({ $0.map(Optional.some) }) ?? [nil] {
-            if let value = try? T(from: ShapeRecordingDecoder(session: ShapeSession(), forcedCase: forcedCase)) { return (value, shape) }
+            if let value = try? T(from: ShapeRecordingDecoder(session: ShapeSession(known: known), forcedCase: forcedCase)) {
+                known.samples[id] = value
+                return (value, shape)
+            }
         }
         throw RecordingStopped()
     }

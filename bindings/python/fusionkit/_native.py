@@ -48,6 +48,15 @@ class Buffer(ctypes.Structure):
 
     _fields_ = [("data", c_void_p), ("capacity", c_size_t), ("length", c_size_t), ("version", c_uint64)]
 
+class Call(ctypes.Structure):
+    """fk_call, with its fk_buffer's fields written out (data, capacity, length, version)
+    so that Python reads them without making a nested struct object each time; a pointer
+    to it is also a valid fk_buffer pointer."""
+
+    _fields_ = [("data", c_void_p), ("capacity", c_size_t), ("length", c_size_t), ("version", c_uint64),
+                ("instance", c_uint64), ("input_len", c_size_t)]
+
+
 # char ** receiving owned text. A c_char_p out-parameter: `.value` copies the text to bytes
 # (JSON from the library never holds a raw NUL), then the same object goes to fk_free.
 _out_text = POINTER(c_char_p)
@@ -71,6 +80,7 @@ PROTOTYPES: dict[str, tuple[Any, list[Any], bool]] = {
     "fk_state_patch": (_status, [c_uint64, c_uint64, _out_text, POINTER(c_size_t), POINTER(c_uint64)], False),
     "fk_state_into": (_status, [c_uint64, POINTER(Buffer)], False),
     "fk_send_and_read": (_status, [c_uint64, c_char_p, c_size_t, POINTER(Buffer)], False),
+    "fk_send_and_read_call": (_status, [POINTER(Call), c_char_p], False),
     "fk_version": (_status, [c_uint64, POINTER(c_uint64)], True),
     "fk_subscribe": (_status, [c_uint64, CHANGE_FN, c_void_p, POINTER(c_uint64)], True),
     "fk_unsubscribe": (_status, [c_uint64, c_uint64], True),
@@ -80,6 +90,8 @@ PROTOTYPES: dict[str, tuple[Any, list[Any], bool]] = {
     "fk_poll_request": (_status, [c_uint64, _out_text, POINTER(c_size_t)], False),
     "fk_respond": (_status, [c_uint64, c_uint64, c_char_p, c_size_t], False),
     "fk_fail_request": (_status, [c_uint64, c_uint64, c_char_p, c_size_t], False),
+    "fk_history": (_status, [c_uint64, _out_text, POINTER(c_size_t)], False),
+    "fk_goto": (_status, [c_uint64, c_uint64, POINTER(c_uint64)], False),
     "fk_limit": (c_int64, [c_int32, c_int64], False),
 }
 
@@ -91,7 +103,7 @@ def holding_the_gil(cdll: ctypes.CDLL, name: str) -> Any:
     function, without releasing the GIL around the call (releasing and taking it back
     costs about a tenth of a Counter round trip).
 
-    Only for fk_send_and_read and fk_state_into, which never wait for another thread
+    Only for fk_send_and_read, fk_send_and_read_call and fk_state_into, which never wait for another thread
     that might need the GIL: the library calls back (change callbacks, request
     handlers) on this same thread, which holds it already, or on its own threads, which
     hold none of its locks while they wait for the GIL. The price: other Python threads

@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from . import _lifetime
-from ._native import (CHANGE_FN, NUL_TERMINATED, PROTOTYPES, REQUEST_FN, Buffer, find_library, holding_the_gil,
+from ._native import (CHANGE_FN, NUL_TERMINATED, PROTOTYPES, REQUEST_FN, Call, find_library, holding_the_gil,
                       open_library)
 from .errors import (FusionError, InvalidArgumentError, InvalidHandleError, InvalidUTF8Error, MissingFunctionError,
                      UnknownSubscriptionError, error_for_status)
 from .manifest import Manifest
 
-__all__ = ["load", "Library", "Instance", "Subscription", "HostEvent", "JSON"]
+__all__ = ["load", "Library", "Instance", "Subscription", "HostEvent", "History", "HistoryEntry", "JSON"]
 
 #: Any value JSON can carry, as the json module reads it.
 JSON = Any
@@ -62,14 +62,18 @@ _STATE_BUFFER_START = 256
 
 
 class _StateBuffer:
-    """An fk_buffer with its memory, made once per instance and reused: what
-    fk_state_into and fk_send_and_read write the state into."""
+    """An fk_call (whose start is an fk_buffer) with its memory, made once per instance
+    and reused: what fk_send_and_read_call, fk_send_and_read and fk_state_into write the
+    state into. `fields[2]` and `fields[3]` are its length and version: read through a
+    memoryview, which costs a third of a ctypes field access."""
 
-    __slots__ = ("memory", "size", "struct", "ref")
+    __slots__ = ("memory", "size", "struct", "ref", "fields")
 
-    def __init__(self, size: int) -> None:
-        self.struct = Buffer()
+    def __init__(self, size: int, handle: int) -> None:
+        self.struct = Call(instance=handle, input_len=NUL_TERMINATED)
         self.ref = byref(self.struct)
+        self.fields: Any = (memoryview(self.struct).cast("B").cast("Q") if _WORDS_ARE_64_BITS  # type: ignore[arg-type]
+                            else _Fields(self.struct))
         self.resize(size)
 
     def resize(self, size: int) -> None:
@@ -79,6 +83,22 @@ class _StateBuffer:
         self.size = size
         self.struct.data = ctypes.addressof(self.memory)
         self.struct.capacity = size
+
+
+# fk_call's fields are all 64 bits wide here, so a memoryview of unsigned 64-bit words reads them.
+_WORDS_ARE_64_BITS = ctypes.sizeof(ctypes.c_void_p) == ctypes.sizeof(c_size_t) == 8
+
+
+class _Fields:
+    """fk_call's length and version by index, as the memoryview gives them on 64-bit platforms."""
+
+    __slots__ = ("struct",)
+
+    def __init__(self, struct: Call) -> None:
+        self.struct = struct
+
+    def __getitem__(self, index: int) -> int:
+        return int(self.struct.length if index == 2 else self.struct.version)
 
 
 def _parse(text: bytes) -> JSON:
@@ -200,7 +220,8 @@ class Library:
         self.path = Path(path).absolute()
         self.c, self._missing = open_library(self.path)
         # The round-trip hot path's function objects (see holding_the_gil), made once.
-        self._hot: dict[str, Any] = {name: holding_the_gil(self.c, name) for name in ("fk_send_and_read", "fk_state_into")
+        self._hot: dict[str, Any] = {name: holding_the_gil(self.c, name)
+                                     for name in ("fk_send_and_read", "fk_send_and_read_call", "fk_state_into")
                                      if name not in self._missing}
         #: The ABI version the library speaks (equal to fusionkit.ABI_VERSION once loaded).
         self.abi_version: int = int(self.c.fk_abi_version())
@@ -285,7 +306,8 @@ class Library:
     def create(self, feature: str | bytes, *, state: Mapping[str, JSON] | str | bytes | None = None,
                seed: int | None = None, clock: Literal["system", "manual"] | None = None,
                requests: Literal["builtin", "host"] | None = None, settings: Mapping[str, JSON] | None = None,
-               options: Mapping[str, JSON] | str | bytes | None = None) -> Instance:
+               history: int | None = None, options: Mapping[str, JSON] | str | bytes | None = None,
+               record: str | os.PathLike[str] | None = None) -> Instance:
         """Creates an instance of `feature` (fk_create, or fk_create_with_options when
         any option is given).
 
@@ -294,13 +316,30 @@ class Library:
         clock     "manual": time stands still until advance_clock().
         requests  "host": the feature's requests go to set_request_handler()/poll_request().
         settings  feature settings, e.g. {"liveScan": False} for "wifi".
+        history   how many versions to keep for time travel (`history()`, `goto()`, `back()`).
         options   the whole options object instead (a dict or JSON text), for keys
                   this package does not know yet.
+        record    a file to record the session to, as a scenario that replays it
+                  (`fusion replay FILE`, `fusionkit.scenario.run(FILE)`): returns a
+                  `fusionkit.recording.RecordingInstance`, see there.
         """
+        if record is not None:
+            from .recording import RecordingInstance
+            parsed: Mapping[str, JSON] | None = (
+                json.loads(_utf8(options, "the options")) if isinstance(options, (str, bytes)) else options)
+            given: dict[str, JSON] = dict(parsed) if parsed is not None else {
+                key: value for key, value in (("state", state), ("seed", seed), ("clock", clock),
+                                              ("requests", requests), ("settings", settings), ("history", history))
+                if value is not None}
+            if isinstance(given.get("state"), (str, bytes)):
+                given["state"] = json.loads(given["state"])
+            return RecordingInstance.start(self, feature if isinstance(feature, str) else feature.decode("utf-8"),
+                                           given, record)
         name = _utf8(feature, "the feature name")
         out = c_uint64()
         chosen: dict[str, JSON] = {key: value for key, value in
-                                   (("seed", seed), ("clock", clock), ("requests", requests), ("settings", settings))
+                                   (("seed", seed), ("clock", clock), ("requests", requests), ("settings", settings),
+                                    ("history", history))
                                    if value is not None}
         if options is None and not chosen:
             state_json = None if state is None else (
@@ -328,6 +367,47 @@ class Library:
         if status != _OK:
             raise self.error(status, function)
         return Instance(self, name.decode("utf-8"), out.value)
+
+    def _create_with_options(self, feature: str, options: Mapping[str, JSON], cls: type[Instance]) -> Any:
+        """fk_create_with_options, making an instance of `cls` (a subclass of Instance)."""
+        self.require("fk_create_with_options")
+        name = _utf8(feature, "the feature name")
+        options_json = _to_json(options, "the options")
+        out = c_uint64()
+        status = self.c.fk_create_with_options(name, len(name), options_json, len(options_json), byref(out))
+        if status != _OK:
+            raise self.error(status, "fk_create_with_options")
+        return cls(self, feature, out.value)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """A version an instance keeps, and what made it (see `Instance.history`)."""
+    version: int
+    #: "start", "input", "effect" (an action an effect fed back), "response" (the host's
+    #: answer to a request) or "goto" (a return to an earlier state).
+    cause: str
+    #: For an input: the input as it was sent (a str or a dict).
+    input: JSON = None
+    #: For a goto: the version whose state was restored.
+    restored: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """The versions an instance keeps for time travel (fk_history), oldest first."""
+    #: How many versions are kept at most (the "history" option).
+    limit: int
+    #: The current version: the last entry's.
+    version: int
+    entries: tuple[HistoryEntry, ...]
+
+    @classmethod
+    def from_json(cls, text: bytes) -> History:
+        raw = json.loads(text)
+        return cls(limit=raw["limit"], version=raw["version"],
+                   entries=tuple(HistoryEntry(version=entry["version"], cause=entry["cause"], input=entry.get("input"),
+                                              restored=entry.get("restored")) for entry in raw["entries"]))
 
 
 class Subscription:
@@ -405,12 +485,13 @@ class Instance:
         # The one-crossing paths, when the library has them (added to the ABI after its
         # first release; see holding_the_gil).
         self._send_and_read = library._hot.get("fk_send_and_read")
+        self._send_and_read_call = library._hot.get("fk_send_and_read_call")
         self._state_into = library._hot.get("fk_state_into")
         # Free state buffers. A call takes one with list.pop and gives it back with
         # append, both atomic under the GIL: another thread may run between the library
         # writing into a buffer and this thread reading it, so each needs its own.
         self._buffer_size = _STATE_BUFFER_START  # the largest state seen, rounded up: new buffers' size
-        self._buffers: list[_StateBuffer] = [_StateBuffer(_STATE_BUFFER_START)]
+        self._buffers: list[_StateBuffer] = [_StateBuffer(_STATE_BUFFER_START, handle)]
         self._lock = threading.Lock()
         self._closed = False
         # Trampolines the library may call: subscription id -> fk_change_fn, and the request handler.
@@ -508,42 +589,81 @@ class Instance:
         the instance at the same time; except when it outgrew the instance's buffer: then
         it is read again (and the buffer grown), and may include changes made since.
         `send_and_read_json` returns the version, which says."""
-        text, _ = self.send_and_read_json(_input_json(input, fields))
-        return _parse(text)  # type: ignore[no-any-return]
+        # send_and_read_json and _parse written out: each Python call costs about a tenth
+        # of the round trip (see bench.py).
+        data = None if fields or type(input) is not str else _encoded_names.get(input)
+        if data is None:
+            data = _input_json(input, fields)
+        buffers = self._buffers
+        buffer = buffers.pop() if buffers else _StateBuffer(self._buffer_size, self.handle)
+        call = self._send_and_read_call
+        status = call(buffer.ref, data) if call is not None and 0 not in data else self._send_and_read_other(buffer, data)
+        if status == _OK:
+            text = buffer.memory.value
+            if text:
+                buffers.append(buffer)
+                string = text.decode("utf-8")
+                try:
+                    state, end = _scan_once(string, 0)
+                except StopIteration:
+                    end = -1
+                if end != len(string):
+                    state = json.loads(string)
+                return state  # type: ignore[no-any-return]
+        return _parse(self._finish_send_and_read(buffer, status)[0])  # type: ignore[no-any-return]
 
     def send_and_read_json(self, text: str | bytes) -> tuple[bytes, int]:
         """Sends an input written as JSON text and returns the state right after it as JSON
         text (UTF-8 bytes), with its version: JSON in, JSON out, in one call into the
-        library (fk_send_and_read), the fastest round trip the package has. As with
+        library (fk_send_and_read_call), the fastest round trip the package has. As with
         `send_and_read`, a state that outgrew the instance's buffer is read again (the
         version then says whether later changes are in it); buffers grow to fit, so this
         happens about once per instance."""
         # Every line here is on the hot path of a round trip: a Python operation costs tens
-        # of nanoseconds, the library's own work a few hundred (see bench.py).
+        # of nanoseconds, one ctypes call about half a microsecond (see bench.py).
         data = text if type(text) is bytes else _utf8(text, "the input")
-        send_and_read = self._send_and_read
-        if send_and_read is None:
-            self.send_json(data)
-            return self.state_json()
         buffers = self._buffers
-        buffer = buffers.pop() if buffers else _StateBuffer(self._buffer_size)
-        # `0 in data` (memchr) rather than b"\0" in data (a substring search, ten times slower).
-        status = send_and_read(self._handle_arg, data, _NUL_TERMINATED_ARG if 0 not in data else c_size_t(len(data)), buffer.ref)
-        struct = buffer.struct
-        length = struct.length
-        if length < buffer.size and status == _OK:
-            result = buffer.memory[:length], struct.version
-            buffers.append(buffer)
-            return result
+        buffer = buffers.pop() if buffers else _StateBuffer(self._buffer_size, self.handle)
+        call = self._send_and_read_call
+        # Two arguments that ctypes passes as they are (a prepared pointer, the bytes, which
+        # end in a NUL): `0 in data` (memchr) says whether the text may be read up to its NUL.
+        status = call(buffer.ref, data) if call is not None and 0 not in data else self._send_and_read_other(buffer, data)
+        if status == _OK:
+            # The library ends the text with a NUL and never writes one inside (JSON escapes
+            # it), so `.value` is the whole text; empty when it did not fit.
+            text = buffer.memory.value
+            if text:
+                result = text, buffer.fields[3]
+                buffers.append(buffer)
+                return result
+        return self._finish_send_and_read(buffer, status)
+
+    def _send_and_read_other(self, buffer: _StateBuffer, data: bytes) -> int:
+        """The round trip without fk_send_and_read_call: input text with a NUL inside (its
+        length given), or a library built before that function, or before fk_send_and_read
+        (then two calls, fk_send and fk_state_into or fk_state, and FK_OK: the state is
+        then already in the buffer or read by _finish_send_and_read)."""
+        if self._send_and_read is not None:
+            return int(self._send_and_read(self._handle_arg, data, c_size_t(len(data)), buffer.ref))
+        self.send_json(data)
+        if self._state_into is None:
+            buffer.memory.value = b""  # read by _finish_send_and_read with fk_state
+            return _OK
+        return self._state_into(self._handle_arg, buffer.ref)  # type: ignore[no-any-return]
+
+    def _finish_send_and_read(self, buffer: _StateBuffer, status: int) -> tuple[bytes, int]:
+        """After a round trip that failed, or whose state did not fit: raise, or read it again."""
         try:
             if status != _OK:
                 raise self._fail(status, "fk_send_and_read")
+            if self._state_into is None:
+                return self.state_json()
             # Applied, but the state did not fit: read it again with room for it. (Another
             # thread's input may have landed in between; the version says.)
-            self._grow(buffer, length + 1)
+            self._grow(buffer, buffer.fields[2] + 1)
             return self._read_state(buffer)
         finally:
-            buffers.append(buffer)
+            self._buffers.append(buffer)
 
     def _grow(self, buffer: _StateBuffer, needed: int) -> None:
         """Grows `buffer` for a state of `needed` bytes, and new buffers of the pool with it."""
@@ -604,7 +724,7 @@ class Instance:
         if state_into is None:
             return self.snapshot()[0]
         buffers = self._buffers
-        buffer = buffers.pop() if buffers else _StateBuffer(self._buffer_size)
+        buffer = buffers.pop() if buffers else _StateBuffer(self._buffer_size, self.handle)
         try:
             status = state_into(self._handle_arg, buffer.ref)
             if status != _OK:
@@ -791,6 +911,42 @@ class Instance:
         if status != _OK:
             raise self._fail(status, "fk_pending")
         return effects.value, requests.value
+
+    # -- time travel -----------------------------------------------------------------
+
+    def history(self) -> History:
+        """The versions this instance keeps, each with what made it (fk_history); create
+        it with history=N to keep N. InvalidArgumentError when it keeps none."""
+        self.library.require("fk_history")
+        text = c_char_p()
+        status = self._c.fk_history(self.handle, byref(text), None)
+        if status != _OK:
+            raise self._fail(status, "fk_history")
+        return History.from_json(_owned(self._c, text))
+
+    def goto(self, version: int) -> int:
+        """Returns to the state of a kept version (fk_goto), as a new version, which it
+        returns: the versions after `version` are forgotten and the next input branches
+        from there; running effects and open host requests are cancelled. Going to the
+        current version changes nothing. InvalidArgumentError (naming the versions kept)
+        for a version not kept."""
+        self.library.require("fk_goto")
+        reached = c_uint64()
+        status = self._c.fk_goto(self.handle, _u64(version, "version"), byref(reached))
+        if status != _OK:
+            raise self._fail(status, "fk_goto")
+        return reached.value
+
+    def back(self, steps: int = 1) -> int:
+        """Returns to the state `steps` versions back in `history()` (goto of that entry's
+        version); returns the version reached."""
+        entries = self.history().entries
+        if not isinstance(steps, int) or steps < 1:
+            raise ValueError(f"steps must be a whole number above 0, not {steps!r}")
+        if steps >= len(entries):
+            raise InvalidArgumentError(f"only {len(entries) - 1} versions back are kept, not {steps}",
+                                       status="FK_ERR_INVALID_ARGUMENT")
+        return self.goto(entries[-1 - steps].version)
 
     # -- host requests ---------------------------------------------------------------
 

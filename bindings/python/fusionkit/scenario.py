@@ -47,9 +47,9 @@ SUFFIX: Final = ".scenario.json"
 #: The options every scenario starts from; the file's own options are merged over them.
 DEFAULT_OPTIONS: Final[Mapping[str, JSON]] = {"clock": "manual"}
 
-_TOP_KEYS: Final = ("$schema", "name", "note", "feature", "options", "exhaustive", "nothingPending", "steps")
-_OPTION_KEYS: Final = ("state", "seed", "clock", "requests", "settings")
-_ACTION_KEYS: Final = ("send", "advance", "respond", "fail")
+_TOP_KEYS: Final = ("$schema", "name", "note", "recorded", "feature", "options", "exhaustive", "nothingPending", "steps")
+_OPTION_KEYS: Final = ("state", "seed", "clock", "requests", "settings", "history")
+_ACTION_KEYS: Final = ("send", "advance", "respond", "fail", "goto")
 _CHECK_KEYS: Final = ("expect", "state", "error", "requests", "note")
 _STATUS_NAME: Final = re.compile(r"FK_ERR_[A-Z_]+")
 _U64_LIMIT: Final = 1 << 64
@@ -87,7 +87,7 @@ class RequestAnswer:
 class Step:
     """One step: at most one thing to do (`action`), then the checks it names."""
     number: int
-    action: Literal["send", "advance", "respond", "fail"] | None = None
+    action: Literal["send", "advance", "respond", "fail", "goto"] | None = None
     #: The input for "send", the seconds for "advance", a RequestAnswer for "respond"/"fail".
     argument: JSON = None
     expect: dict[str, JSON] | None = None
@@ -228,6 +228,8 @@ def _options(options: JSON, fail: Any) -> dict[str, JSON]:
             raise fail(f'options: "clock" must be "manual" or "system", not {show(value)}')
         if key == "requests" and value not in ("builtin", "host"):
             raise fail(f'options: "requests" must be "builtin" or "host", not {show(value)}')
+        if key == "history" and not (_is_integer(value) and value >= 0):
+            raise fail(f'options: "history" must be a whole number of versions to keep, not {show(value)}')
     return dict(options)
 
 
@@ -258,6 +260,10 @@ def _step(raw: JSON, number: int, fail: Any) -> Step:
             raise wrong(f'"advance" must be a number of seconds (0 or more), not {show(argument)}')
     elif action in ("respond", "fail"):
         argument = _answer(action, raw[action], wrong)
+    elif action == "goto":
+        argument = raw["goto"]
+        if not (_is_integer(argument) and 0 <= argument < _U64_LIMIT):
+            raise wrong(f'"goto" must be a version number (0 or more) the instance keeps, not {show(argument)}')
     if "expect" in raw and not isinstance(raw["expect"], dict):
         raise wrong(f'"expect" must be an object naming fields of the state, not {_kind(raw["expect"])}')
     if "state" in raw and not isinstance(raw["state"], dict):
@@ -638,6 +644,8 @@ class _Run:
             instance.send_json(show(step.argument))
         elif step.action == "advance":
             instance.advance_clock(float(step.argument))
+        elif step.action == "goto":
+            instance.goto(int(step.argument))
         elif step.action in ("respond", "fail"):
             answer = step.argument
             assert isinstance(answer, RequestAnswer)

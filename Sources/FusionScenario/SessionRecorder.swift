@@ -1,0 +1,259 @@
+import Dispatch
+import FusionHost
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Records a session as a scenario file that replays it (docs/scenarios.md, "Record
+/// and replay"): the creation options with the seed drawn, then a step per input, goto,
+/// host answer and clock move, each with the whole state seen after it.
+///
+/// Everything the session does must go through the recorder, which applies it and
+/// writes the step in one go, so the file's order is the order things happened. The
+/// file is valid JSON after every step: a session that ends abruptly still replays.
+///
+/// A session on the system clock runs on a manual clock that the recorder moves in
+/// real time (every 10 ms). A move that changed the state or what is pending is
+/// written as an `advance` step with the time since the last one, so a replay moves
+/// the clock by exactly the same amounts at the same points, and the effects wake as
+/// they did. Moves while nothing was pending are left out: no effect could see them.
+public final class SessionRecorder: Sendable {
+    public let instance: HostedInstance
+    public let path: String
+
+    private struct Recording {
+        let descriptor: Int32
+        var steps = 0
+        /// Clock time moved and not yet written as a step.
+        var unwrittenNanoseconds: UInt64 = 0
+        var fingerprint: Fingerprint
+        var lastTick: ContinuousClock.Instant
+        /// Why the file could not be written, once; the session goes on.
+        var failure: String?
+    }
+
+    /// What a clock move must leave alone for it to be merged with the next one.
+    private struct Fingerprint: Equatable {
+        var version: UInt64
+        /// nil when the library predates fk_pending: then every move is written.
+        var effects: UInt64?
+        var requests: UInt64?
+    }
+
+    private let recording: Mutex<Recording>
+    private let ticking = Mutex(false)
+    private let tickerDone = DispatchSemaphore(value: 0)
+    private let realTime: Bool
+
+    /// How a recorded session's instance is created from the options a person asked
+    /// for: a seed drawn when none is given, and always the manual clock (moved in real
+    /// time for a session that asked for the system clock). `realTime` says which.
+    public static func recordingOptions(_ given: JSONValue) -> (options: JSONValue, realTime: Bool) {
+        var members = given.objectValue ?? []
+        let realTime = members.first { $0.key == "clock" }?.value.stringValue != "manual"
+        members.removeAll { $0.key == "clock" }
+        members.append((key: "clock", value: .string("manual")))
+        if !members.contains(where: { $0.key == "seed" }) {
+            // Below 2^53, so that every JSON reader keeps it exact.
+            members.append((key: "seed", value: .integer(UInt64.random(in: 0..<(1 << 53)))))
+        }
+        return (.object(members), realTime)
+    }
+
+    /// Starts recording `instance` (created with `options`, from `recordingOptions`) to
+    /// `path`, replacing what is there. `feature` is the name a replay finds it by.
+    public init(path: String, feature: String, options: JSONValue, instance: HostedInstance, realTime: Bool,
+                recordedBy: String) throws(ScenarioFileError) {
+        self.instance = instance
+        self.path = path
+        self.realTime = realTime
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw ScenarioFileError(path: path, reason: "cannot write it: \(String(cString: strerror(errno)))") }
+        let library = instance.library.manifest
+        let recorded: JSONValue = .object([
+            ("by", .string(recordedBy)),
+            ("library", .string("\(library.libraryName) \(library.libraryVersion)")),
+            ("clock", .string(realTime ? "system, recorded as the moves of a manual clock" : "manual")),
+        ])
+        let header = """
+            {
+              "name": \(JSONValue.string("\(feature), recorded by \(recordedBy)").jsonText),
+              "recorded": \(recorded.jsonText),
+              "feature": \(JSONValue.string(feature).jsonText),
+              "options": \(options.jsonText),
+              "nothingPending": false,
+              "steps": [
+            """
+        let fingerprint = Self.fingerprint(of: instance)
+        recording = Mutex(Recording(descriptor: descriptor, fingerprint: fingerprint, lastTick: .now))
+        if !Self.writeAll(descriptor, header + Self.trailer) {
+            close(descriptor)
+            throw ScenarioFileError(path: path, reason: "cannot write it: \(String(cString: strerror(errno)))")
+        }
+        if realTime { startTicking() }
+    }
+
+    deinit {
+        stop()
+        recording.withLock { _ = close($0.descriptor) }
+    }
+
+    /// Stops moving the clock; no step is written after this returns but those the
+    /// session's own calls make.
+    public func stop() {
+        let wasTicking = ticking.withLock { running in
+            defer { running = false }
+            return running
+        }
+        if wasTicking { tickerDone.wait() }
+    }
+
+    /// Why writing the file failed, if it did (the session itself goes on).
+    public var failure: String? { recording.withLock { $0.failure } }
+
+    // MARK: What a session does
+
+    /// fk_send, recorded as `{"send": input}`; a refused input as a step expecting the
+    /// same refusal.
+    public func send(_ inputJSON: String) throws(FusionHostError) {
+        let input = (try? JSONParser.parse(inputJSON)) ?? .string(inputJSON)
+        try perform("send", input) { () throws(FusionHostError) in try instance.send(inputJSON) }
+    }
+
+    /// fk_goto, recorded as `{"goto": version}`.
+    public func goto(version: UInt64) throws(FusionHostError) {
+        try perform("goto", .integer(version)) { () throws(FusionHostError) in _ = try instance.goto(version: version) }
+    }
+
+    /// fk_respond to an open request, recorded as `{"respond": {kind, payload, result}}`.
+    public func respond(to request: HostRequestEvent, result: JSONValue) throws(FusionHostError) {
+        guard let id = request.id else { return }
+        let answer: JSONValue = .object([("kind", .string(request.kind ?? "")), ("payload", request.payload ?? .null), ("result", result)])
+        try perform("respond", answer) { () throws(FusionHostError) in try instance.respond(to: id, result: result) }
+    }
+
+    /// fk_fail_request, recorded as `{"fail": {kind, payload, message}}`.
+    public func fail(_ request: HostRequestEvent, message: String) throws(FusionHostError) {
+        guard let id = request.id else { return }
+        let answer: JSONValue = .object([("kind", .string(request.kind ?? "")), ("payload", request.payload ?? .null), ("message", .string(message))])
+        try perform("fail", answer) { () throws(FusionHostError) in try instance.failRequest(id, message: message) }
+    }
+
+    /// fk_advance_clock, asked for by the session itself (a manual-clock session).
+    public func advance(byNanoseconds nanoseconds: UInt64) throws(FusionHostError) {
+        try recording.withLock { (recording) throws(FusionHostError) in
+            try instance.advanceClock(byNanoseconds: nanoseconds)
+            recording.unwrittenNanoseconds &+= nanoseconds
+            writeAdvance(&recording)
+        }
+    }
+
+    // MARK: Steps
+
+    /// Applies one action and writes its step, the clock's unwritten moves first.
+    private func perform(_ key: String, _ value: JSONValue, _ body: () throws(FusionHostError) -> Void) throws(FusionHostError) {
+        try recording.withLock { (recording) throws(FusionHostError) in
+            if recording.unwrittenNanoseconds > 0 { writeAdvance(&recording) }
+            var refusal: FusionHostError?
+            do throws(FusionHostError) { try body() } catch { refusal = error }
+            // What a runner does after every step: let the effects just started settle.
+            try? instance.advanceClock(byNanoseconds: 0)
+            var step: [(key: String, value: JSONValue)] = [(key, value)]
+            if let refusal {
+                guard case .failed(let failure) = refusal else { throw refusal }
+                step.append(("error", .string(failure.statusName)))
+            }
+            append(&recording, step)
+            if let refusal { throw refusal }
+        }
+    }
+
+    private func writeAdvance(_ recording: inout Recording) {
+        let seconds = Self.secondsText(recording.unwrittenNanoseconds)
+        recording.unwrittenNanoseconds = 0
+        append(&recording, [("advance", .number(seconds))])
+    }
+
+    /// Writes a step with the state after it; the file stays valid JSON.
+    private func append(_ recording: inout Recording, _ members: [(key: String, value: JSONValue)]) {
+        var members = members
+        if let state = try? instance.state(), let value = try? state.value() { members.append(("state", value)) }
+        recording.fingerprint = Self.fingerprint(of: instance)
+        let text = (recording.steps == 0 ? "\n    " : ",\n    ") + JSONValue.object(members).jsonText + Self.trailer
+        recording.steps += 1
+        guard recording.failure == nil else { return }
+        if lseek(recording.descriptor, -off_t(Self.trailer.utf8.count), SEEK_END) < 0 || !Self.writeAll(recording.descriptor, text) {
+            recording.failure = "cannot write \(path): \(String(cString: strerror(errno)))"
+        }
+    }
+
+    // MARK: The clock in real time
+
+    private func startTicking() {
+        ticking.withLock { $0 = true }
+        DispatchQueue(label: "fusion.recorder.clock").async { [self] in
+            while ticking.withLock({ $0 }) {
+                var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+                nanosleep(&pause, nil)
+                tick()
+            }
+            tickerDone.signal()
+        }
+    }
+
+    private func tick() {
+        recording.withLock { recording in
+            let now = ContinuousClock.Instant.now
+            let elapsed = now - recording.lastTick
+            recording.lastTick = now
+            // With nothing pending no effect can tell that time moved.
+            guard recording.fingerprint.effects != 0 else { return }
+            let nanoseconds = UInt64(max(0, elapsed.components.seconds)) * 1_000_000_000
+                + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000))
+            guard (try? instance.advanceClock(byNanoseconds: nanoseconds)) != nil else { return }
+            recording.unwrittenNanoseconds &+= nanoseconds
+            if Self.fingerprint(of: instance) != recording.fingerprint { writeAdvance(&recording) }
+        }
+    }
+
+    private static func fingerprint(of instance: HostedInstance) -> Fingerprint {
+        let version = (try? instance.version()) ?? 0
+        guard let pending = try? instance.pending() else { return Fingerprint(version: version, effects: nil, requests: nil) }
+        return Fingerprint(version: version, effects: pending.effects, requests: pending.requests)
+    }
+
+    // MARK: Text
+
+    private static let trailer = "\n  ]\n}\n"
+
+    /// Nanoseconds as exact decimal seconds: 1012000000 → "1.012".
+    public static func secondsText(_ nanoseconds: UInt64) -> String {
+        let whole = nanoseconds / 1_000_000_000
+        let fraction = nanoseconds % 1_000_000_000
+        guard fraction > 0 else { return String(whole) }
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 9 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(whole).\(digits)"
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ text: String) -> Bool {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { raw in
+                write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += written
+        }
+        return true
+    }
+}

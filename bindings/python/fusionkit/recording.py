@@ -1,0 +1,271 @@
+"""Recording a session as a scenario file that replays it (docs/scenarios.md, "Record
+and replay"): what `fusion run --record FILE` does, from Python.
+
+    with lib.create("wifi", record="bug.scenario.json") as wifi:
+        wifi.send("networkTapped", id="blob")
+        ...
+    # fusion replay bug.scenario.json, or fusionkit.scenario.run("bug.scenario.json")
+
+The file holds the creation options with the seed drawn (when none was given) and the
+manual clock, then a step for every input, goto, host answer and move of the clock,
+each with the whole state after it. It is valid JSON after every step, so a session
+that ends abruptly still replays up to where it got.
+
+A session asked for on the system clock (the default) runs on a manual clock that the
+recording moves in real time, every 10 ms. A move that changed the state or what is
+pending is written as an `advance` step with the time since the last one written, so a
+replay moves the clock by exactly the same amounts at the same points and the effects
+wake as they did; moves while nothing is pending are left out, since no effect could
+tell. Recording needs fk_create_with_options (and fk_pending to leave idle moves out).
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from .errors import FusionError
+
+if TYPE_CHECKING:
+    from .library import JSON, HostEvent, Library
+
+from .library import Instance
+
+__all__ = ["RecordingInstance", "recording_options"]
+
+_TRAILER = b"\n  ]\n}\n"
+#: How often the clock of a real-time recording moves, in seconds.
+TICK = 0.010
+
+
+def recording_options(given: Mapping[str, JSON]) -> tuple[dict[str, JSON], bool]:
+    """The options a recorded instance is created with, from those asked for: a seed
+    drawn when none is given, and the manual clock. Also says whether the session asked
+    for real time (the system clock), which the recording then plays on the manual one."""
+    options = dict(given)
+    real_time = options.pop("clock", "system") != "manual"
+    options["clock"] = "manual"
+    # Below 2^53, so that every JSON reader keeps it exact.
+    options.setdefault("seed", random.randrange(1 << 53))
+    return options, real_time
+
+
+def seconds_text(nanoseconds: int) -> str:
+    """Nanoseconds as exact decimal seconds: 1012000000 -> "1.012"."""
+    whole, fraction = divmod(nanoseconds, 1_000_000_000)
+    return str(whole) if not fraction else f"{whole}.{fraction:09d}".rstrip("0")
+
+
+class RecordingInstance(Instance):
+    """An Instance whose every change is written to a scenario file as it happens (made by
+    `Library.create(..., record=path)`). Everything else is as for `Instance`; inputs,
+    gotos, host answers and clock moves made through it are recorded (calls made through
+    `Library.c` are not). Use it from any thread; steps are written in the order applied.
+    A change callback must not send inputs from the thread that moves the clock: it runs
+    while the recording holds its lock, and waits for it otherwise."""
+
+    path: str
+
+    @classmethod
+    def start(cls, library: Library, feature: str, given: Mapping[str, JSON],
+              path: str | os.PathLike[str]) -> RecordingInstance:
+        options, real_time = recording_options(given)
+        instance: RecordingInstance = library._create_with_options(feature, options, cls)
+        try:
+            instance._begin(os.fspath(path), options, real_time)
+        except BaseException:
+            Instance.close(instance)
+            raise
+        return instance
+
+    def _begin(self, path: str, options: Mapping[str, JSON], real_time: bool) -> None:
+        self.path = path
+        # Reentrant: a change callback told during a recorded call may record too.
+        self._record_lock = threading.RLock()
+        self._steps = 0
+        self._unwritten_ns = 0
+        self._has_pending = "fk_pending" in self.library.optional_functions
+        # Requests seen by id, so that an answer is written with its kind and payload.
+        self._requests: dict[int, HostEvent] = {}
+        self._file = open(path, "wb")
+        info = self.library.manifest.library
+        header = {
+            "name": f"{self.feature}, recorded by the fusionkit Python package",
+            "recorded": {"by": "fusionkit (Python)", "library": f"{info.name} {info.version}",
+                         "clock": "system, recorded as the moves of a manual clock" if real_time else "manual"},
+            "feature": self.feature,
+            "options": dict(options),
+            "nothingPending": False,
+        }
+        text = json.dumps(header, ensure_ascii=False, indent=2)
+        # The steps go one per line between the header and the trailer.
+        self._file.write(text[:-2].encode() + b',\n  "steps": [' + _TRAILER)
+        self._file.flush()
+        self._fingerprint = self._take_fingerprint()
+        self._ticking = real_time
+        self._ticker: threading.Thread | None = None
+        if real_time:
+            self._last_tick = time.monotonic_ns()
+            self._ticker = threading.Thread(target=self._tick_loop, name=f"fusionkit-record-{self.feature}", daemon=True)
+            self._ticker.start()
+
+    # -- what is recorded --------------------------------------------------------------
+
+    def send(self, input: str | Mapping[str, JSON], /, **fields: JSON) -> None:
+        from .library import _input_json
+        self.send_json(_input_json(input, fields))
+
+    def send_json(self, text: str | bytes) -> None:
+        data = text.encode() if isinstance(text, str) else text
+        self._perform("send", json.loads(data), lambda: Instance.send_json(self, data))
+
+    def send_and_read(self, input: str | Mapping[str, JSON], /, **fields: JSON) -> dict[str, JSON]:
+        self.send(input, **fields)
+        return self.state
+
+    def send_and_read_json(self, text: str | bytes) -> tuple[bytes, int]:
+        # Recorded as a send: the state read after it is the one written with the step.
+        with self._record_lock:
+            self.send_json(text)
+            return self.state_json()
+
+    def goto(self, version: int) -> int:
+        reached: list[int] = []
+        self._perform("goto", version, lambda: reached.append(Instance.goto(self, version)))
+        return reached[0] if reached else version
+
+    def respond_json(self, request_id: int, text: str | bytes) -> None:
+        data = text.encode() if isinstance(text, str) else text
+        answer = self._answer(request_id, "result", json.loads(data))
+        self._perform("respond", answer, lambda: Instance.respond_json(self, request_id, data))
+
+    def fail_request(self, request_id: int, message: str | bytes) -> None:
+        text = message.decode() if isinstance(message, bytes) else message
+        answer = self._answer(request_id, "message", text)
+        self._perform("fail", answer, lambda: Instance.fail_request(self, request_id, text))
+
+    def advance_clock(self, seconds: float = 0.0, *, nanoseconds: int | None = None) -> None:
+        with self._record_lock:
+            Instance.advance_clock(self, seconds, nanoseconds=nanoseconds)  # checks the arguments
+            self._unwritten_ns += nanoseconds if nanoseconds is not None else round(seconds * 1_000_000_000)
+            self._write_advance()
+
+    def set_request_handler(self, handler: Callable[[HostEvent], object] | None) -> None:
+        if handler is None:
+            Instance.set_request_handler(self, None)
+            return
+
+        def seen(event: HostEvent) -> None:
+            self._saw(event)
+            handler(event)
+
+        Instance.set_request_handler(self, seen)
+
+    def poll_request(self) -> HostEvent | None:
+        event = Instance.poll_request(self)
+        if event is not None:
+            self._saw(event)
+        return event
+
+    def close(self) -> None:
+        """Stops the clock, finishes the file and destroys the instance."""
+        self._ticking = False
+        ticker = getattr(self, "_ticker", None)
+        if ticker is not None and ticker is not threading.current_thread():
+            ticker.join()
+        file = getattr(self, "_file", None)
+        if file is not None and not file.closed:
+            with self._record_lock:
+                file.close()
+        Instance.close(self)
+
+    # -- steps -------------------------------------------------------------------------
+
+    def _saw(self, event: HostEvent) -> None:
+        if event.is_request and event.id is not None:
+            self._requests[event.id] = event
+
+    def _answer(self, request_id: int, key: str, value: JSON) -> dict[str, JSON]:
+        request = self._requests.get(request_id)
+        if request is None:
+            # Not seen through this instance: written so that the replay says which.
+            return {"kind": "", "payload": None, key: value}
+        return {"kind": request.kind, "payload": request.payload, key: value}
+
+    def _perform(self, key: str, value: JSON, call: Callable[[], object]) -> None:
+        with self._record_lock:
+            if self._unwritten_ns:
+                self._write_advance()
+            refusal: FusionError | None = None
+            try:
+                call()
+            except FusionError as error:
+                refusal = error
+            # What a scenario runner does after every step: let the effects just started settle.
+            try:
+                Instance.advance_clock(self, 0)
+            except FusionError:
+                pass
+            step = f"{_json(key)}:{_json(value)}"
+            if refusal is not None:
+                step += f',"error":{_json(refusal.status)}'
+            self._append(step)
+            if refusal is not None:
+                raise refusal
+
+    def _write_advance(self) -> None:
+        # The exact decimal of the nanoseconds, not a float's repr.
+        step = f'"advance":{seconds_text(self._unwritten_ns)}'
+        self._unwritten_ns = 0
+        self._append(step)
+
+    def _append(self, members: str) -> None:
+        """Writes a step (its members as JSON text) with the state after it."""
+        state = "" if self.closed else f',"state":{self.state_json()[0].decode()}'
+        self._fingerprint = self._take_fingerprint()
+        text = "{" + members + state + "}"
+        prefix = b"\n    " if self._steps == 0 else b",\n    "
+        self._steps += 1
+        if self._file.closed:
+            return
+        self._file.seek(-len(_TRAILER), os.SEEK_END)
+        self._file.write(prefix + text.encode() + _TRAILER)
+        self._file.flush()
+
+    def _take_fingerprint(self) -> tuple[int, int | None, int | None]:
+        if self.closed:
+            return (0, None, None)
+        version = self.version
+        if not self._has_pending:
+            return (version, None, None)
+        effects, requests = self.pending()
+        return (version, effects, requests)
+
+    # -- the clock in real time --------------------------------------------------------
+
+    def _tick_loop(self) -> None:
+        while self._ticking:
+            time.sleep(TICK)
+            with self._record_lock:
+                if not self._ticking or self.closed:
+                    return
+                now = time.monotonic_ns()
+                elapsed, self._last_tick = now - self._last_tick, now
+                # With nothing pending no effect can tell that time moved.
+                if self._fingerprint[1] == 0:
+                    continue
+                try:
+                    Instance.advance_clock(self, nanoseconds=elapsed)
+                except FusionError:
+                    return
+                self._unwritten_ns += elapsed
+                if self._take_fingerprint() != self._fingerprint:
+                    self._write_advance()
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
