@@ -82,22 +82,3 @@ public enum LiveInstances {
     /// One fewer: destroyed, or a reservation not used.
     public static func release() { fusion_instances_release() }
 }
-
-extension Store {
-    /// `subscribe(_:)`, refused once `limit` subscribers are there (what the C ABI
-    /// calls, with `FusionLimit.subscribers`). Nil when the store is closed.
-    public func subscribe(limit: Int, _ callback: @escaping @Sendable (UInt64) -> Void) throws(FusionError) -> UInt64? {
-        // Counted first, as in subscribe(_:): a change made once this returns must reach it.
-        lock.withLock { subscriberCount += 1 }
-        switch notifier.subscribe(callback, limit: limit) {
-        case .subscribed(let id):
-            return id
-        case .closed:
-            lock.withLock { subscriberCount -= 1 }
-            return nil
-        case .full(let count):
-            lock.withLock { subscriberCount -= 1 }
-            throw FusionLimit.subscribers.exceeded("the instance has \(count) subscribers")
-        }
-    }
-}
