@@ -66,7 +66,8 @@ def main() -> None:
     library = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / ".build/debug/libFusionExamples.so"
     states = initial_states(library)
     for index, feature in enumerate(FEATURES):
-        inputs = b"\0".join(text.encode() for text in INPUTS[feature])
+        # Then back in time: a chunk of byte 1 and a count is fk_goto (fuzz_send.c).
+        inputs = b"\0".join([text.encode() for text in INPUTS[feature]] + [b"\x01\x02", INPUTS[feature][0].encode(), b"\x01\x05"])
         write("send", feature, bytes([index]) + inputs)
         write("send", f"{feature}-nul", bytes([index | 8]) + inputs)
         state = states[feature]
