@@ -29,6 +29,7 @@ enum EntryPoint: String, CaseIterable, Sendable {
     case statePatch = "fk_state_patch"
     case stateInto = "fk_state_into"
     case sendAndRead = "fk_send_and_read"
+    case sendAndReadCall = "fk_send_and_read_call"
     case subscribe = "fk_subscribe"
     case unsubscribe = "fk_unsubscribe"
     case advanceClock = "fk_advance_clock"
@@ -66,6 +67,7 @@ enum EntryPoint: String, CaseIterable, Sendable {
         case .statePatch: return (.int32, [.uint64, .uint64, .pointer, .pointer, .pointer], false)
         case .stateInto: return (.int32, [.uint64, .pointer], false)
         case .sendAndRead: return (.int32, [.uint64, .pointer, .size, .pointer], false)
+        case .sendAndReadCall: return (.int32, [.pointer, .pointer], false)
         case .subscribe: return (.int32, [.uint64, .pointer, .pointer, .pointer], true)
         case .unsubscribe: return (.int32, [.uint64, .uint64], true)
         case .advanceClock: return (.int32, [.uint64, .uint64], false)
