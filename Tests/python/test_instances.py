@@ -269,5 +269,13 @@ def test_every_header_function_is_reachable_through_the_package(library_path: An
         profile.respond(events[0].id, {"name": "Dubu", "species": "cat", "age": 4})
         profile.set_request_handler(lambda event: None)
         profile.fail_request(events[1].id, "down")
+    with lib.create("counter", history=4) as travelling:
+        travelling.send("increase")
+        assert travelling.history()  # fk_history
+        assert travelling.goto(0) == 2  # fk_goto
+        # Text holding a NUL cannot go through fk_send_and_read_call, so fk_send_and_read
+        # gets it, with its length, and refuses it.
+        with pytest.raises(fusionkit.MalformedJSONError):
+            travelling.send_and_read_json(b'"increase"\x00')
     missing = [name for name, count in counts.items() if count == 0]
     assert missing == [], f"not reached through the package: {missing}"

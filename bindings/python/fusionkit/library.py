@@ -72,7 +72,7 @@ class _StateBuffer:
     def __init__(self, size: int, handle: int) -> None:
         self.struct = Call(instance=handle, input_len=NUL_TERMINATED)
         self.ref = byref(self.struct)
-        self.fields: Any = (memoryview(self.struct).cast("B").cast("Q") if _WORDS_ARE_64_BITS  # type: ignore[arg-type]
+        self.fields: Any = (memoryview(self.struct).cast("B").cast("Q") if _WORDS_ARE_64_BITS
                             else _Fields(self.struct))
         self.resize(size)
 
@@ -631,9 +631,9 @@ class Instance:
         if status == _OK:
             # The library ends the text with a NUL and never writes one inside (JSON escapes
             # it), so `.value` is the whole text; empty when it did not fit.
-            text = buffer.memory.value
-            if text:
-                result = text, buffer.fields[3]
+            state: bytes = buffer.memory.value  # not `text`, which mypy keeps as str | bytes
+            if state:
+                result = state, buffer.fields[3]
                 buffers.append(buffer)
                 return result
         return self._finish_send_and_read(buffer, status)
