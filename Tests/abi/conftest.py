@@ -54,7 +54,8 @@ def compile_c(lib_dir: Path, tmp_path_factory: pytest.TempPathFactory):
         # The sanitizer runtime must be the one the Swift toolchain built the library with.
         toolchain = Path(shutil.which("swift") or "swift").resolve().parent
         cc = str(toolchain / "clang")
-        instrument = [f"-fsanitize={SANITIZER}", "-g", "-fno-omit-frame-pointer"]
+        # lld: gold warns about every symbol of the sanitizer runtime it cannot export.
+        instrument = [f"-fsanitize={SANITIZER}", "-g", "-fno-omit-frame-pointer", "-fuse-ld=lld"]
         if SANITIZER == "thread":
             # TSan's runtime intercepts libdispatch, so it needs the toolchain's copy.
             runtime = toolchain.parent / "lib/swift/linux"

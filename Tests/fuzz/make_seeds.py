@@ -2,7 +2,10 @@
 and nearly valid inputs of each kind, so that fuzzing starts deep inside each feature
 instead of rediscovering JSON. Run from the repository root after
 `swift build --product FusionExamples`; the seeds are committed, this only regenerates
-them. Inputs that once found a bug are kept beside them as crash-* files."""
+them. Beside them: the corpus the fuzzers grew (files named by their SHA-1), merged in
+with `fuzz-TARGET -merge=1 Tests/fuzz/corpus/TARGET .build-fuzz/corpus/TARGET` so that a
+fresh clone's fuzzing starts where earlier runs got to, and inputs that once found a
+bug, as crash-* files."""
 from __future__ import annotations
 
 import ctypes
@@ -63,7 +66,8 @@ def main() -> None:
     library = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / ".build/debug/libFusionExamples.so"
     states = initial_states(library)
     for index, feature in enumerate(FEATURES):
-        inputs = b"\0".join(text.encode() for text in INPUTS[feature])
+        # Then back in time: a chunk of byte 1 and a count is fk_goto (fuzz_send.c).
+        inputs = b"\0".join([text.encode() for text in INPUTS[feature]] + [b"\x01\x02", INPUTS[feature][0].encode(), b"\x01\x05"])
         write("send", feature, bytes([index]) + inputs)
         write("send", f"{feature}-nul", bytes([index | 8]) + inputs)
         state = states[feature]

@@ -240,6 +240,7 @@ def test_every_header_function_is_reachable_through_the_package(library_path: An
     counts["fk_library_version"] += 1 if lib.version == "0.1.0" else 0
     assert lib.features  # fk_manifest, fk_free
     assert lib.status_name(6) == "FK_ERR_UNKNOWN_INPUT"
+    assert lib.limit("subscribers") == 1024  # fk_limit
     with lib.create("counter") as counter:  # fk_create
         with pytest.raises(fusionkit.UnknownInputError):  # fk_last_error_message, fk_status_name
             counter.send("jump")
@@ -270,5 +271,13 @@ def test_every_header_function_is_reachable_through_the_package(library_path: An
         profile.respond(events[0].id, {"name": "Dubu", "species": "cat", "age": 4})
         profile.set_request_handler(lambda event: None)
         profile.fail_request(events[1].id, "down")
+    with lib.create("counter", history=4) as travelling:
+        travelling.send("increase")
+        assert travelling.history()  # fk_history
+        assert travelling.goto(0) == 2  # fk_goto
+        # Text holding a NUL cannot go through fk_send_and_read_call, so fk_send_and_read
+        # gets it, with its length, and refuses it.
+        with pytest.raises(fusionkit.MalformedJSONError):
+            travelling.send_and_read_json(b'"increase"\x00')
     missing = [name for name, count in counts.items() if count == 0]
     assert missing == [], f"not reached through the package: {missing}"

@@ -21,9 +21,9 @@ public struct Effect<Action: Sendable>: Sendable {
 
     @usableFromInline init(work: [Work]) { self.work = work }
 
-    /// No effect.
     // Inlinable: compiled in the feature's module for its own Action, instead of a
     // generic getter that looks up Effect<Action>'s metadata on every input.
+    /// No effect.
     @inlinable public static var none: Effect { Effect(work: []) }
 
     /// True when there is nothing to do.

@@ -82,29 +82,3 @@ public enum LiveInstances {
     /// One fewer: destroyed, or a reservation not used.
     public static func release() { fusion_instances_release() }
 }
-
-extension Store {
-    /// `subscribe(_:)`, refused once `limit` subscribers are there (what the C ABI
-    /// calls, with `FusionLimit.subscribers`). Nil when the store is closed.
-    public func subscribe(limit: Int, _ callback: @escaping @Sendable (UInt64) -> Void) throws(FusionError) -> UInt64? {
-        // Counted first, as in subscribe(_:): a change made once this returns must reach it.
-        // The notifier is made by the first subscriber (see `madeNotifier`).
-        let notifier = lock.withLock { () -> ChangeNotifier? in
-            guard !closed else { return nil }
-            subscriberCount += 1
-            if madeNotifier == nil { madeNotifier = ChangeNotifier() }
-            return madeNotifier
-        }
-        guard let notifier else { return nil }
-        switch notifier.subscribe(callback, limit: limit) {
-        case .subscribed(let id):
-            return id
-        case .closed:
-            lock.withLock { subscriberCount -= 1 }
-            return nil
-        case .full(let count):
-            lock.withLock { subscriberCount -= 1 }
-            throw FusionLimit.subscribers.exceeded("the instance has \(count) subscribers")
-        }
-    }
-}

@@ -346,6 +346,12 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// Calls `callback` with the new version after every change, until unsubscribed.
     /// Returns nil when the store is closed.
     public func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) -> UInt64? {
+        (try? subscribe(limit: .max, callback)) ?? nil
+    }
+
+    /// `subscribe(_:)`, refused once `limit` subscribers are there (what the C ABI
+    /// calls, with `FusionLimit.subscribers`). Nil when the store is closed.
+    public func subscribe(limit: Int, _ callback: @escaping @Sendable (UInt64) -> Void) throws(FusionError) -> UInt64? {
         // Counted first: a change made once this returns must reach the new subscriber.
         let notifier = lock.withLock { () -> ChangeNotifier? in
             guard !closed else { return nil }
@@ -354,9 +360,16 @@ public final class Store<F: Feature>: @unchecked Sendable {
             return madeNotifier
         }
         guard let notifier else { return nil }
-        let id = notifier.subscribe(callback)
-        if id == nil { lock.withLock { subscriberCount -= 1 } }
-        return id
+        switch notifier.subscribe(callback, limit: limit) {
+        case .subscribed(let id):
+            return id
+        case .closed:
+            lock.withLock { subscriberCount -= 1 }
+            return nil
+        case .full(let count):
+            lock.withLock { subscriberCount -= 1 }
+            throw FusionLimit.subscribers.exceeded("the instance has \(count) subscribers")
+        }
     }
 
     /// After this returns, the callback is not called again. False for an unknown id.

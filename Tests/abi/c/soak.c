@@ -14,6 +14,12 @@
  * returned (each subscription's memory is poisoned and freed right after) or after
  * fk_destroy returned. A watchdog ends the process if anything hangs.
  *
+ * Between the parts, 100 rounds each of fk_unsubscribe and of fk_respond (the first
+ * answer 1 MiB long, so that the destruction lands while it is read) racing with fk_destroy:
+ * each must complete or give FK_ERR_INVALID_HANDLE, as the header promises for calls
+ * racing with destruction (they once gave FK_ERR_UNKNOWN_SUBSCRIPTION and
+ * FK_ERR_UNKNOWN_REQUEST).
+ *
  * Part 2. A profile instance whose host answers its requests: each cycle sends
  * loadAllProfiles (four request effects), answers three with fk_respond and fails the
  * fourth; five state changes per cycle, checked. The heap in use (mallinfo2) after the
@@ -215,6 +221,97 @@ static void part_one(void) {
     check(atomic_load(&violations) == 0, "readers, patches and subscriptions saw nothing out of order or late");
 }
 
+static const char *answer_for(int index);
+
+/* Between the parts: calls racing with fk_destroy. */
+#define RACERS 64
+struct race {
+    fk_instance instance;
+    uint64_t ids[RACERS];
+    int count;
+    atomic_int go;
+    long wrong;
+    fk_status wrong_status;
+};
+
+static void *unsubscriber(void *arg) {
+    struct race *race = arg;
+    while (!atomic_load(&race->go)) {}
+    for (int i = 0; i < race->count; i++) {
+        fk_status status = fk_unsubscribe(race->instance, race->ids[i]);
+        if (status != FK_OK && status != FK_ERR_INVALID_HANDLE) { race->wrong++; race->wrong_status = status; }
+    }
+    return NULL;
+}
+
+/* A long answer, so that fk_destroy lands while fk_respond is still reading it: the
+ * instance was live when the call began and its request is gone when it is answered. */
+static char *long_answer;
+
+static void *responder(void *arg) {
+    struct race *race = arg;
+    atomic_store(&race->go, 1);
+    fk_status status = fk_respond(race->instance, race->ids[0], long_answer, FK_NUL_TERMINATED);
+    if (status != FK_OK && status != FK_ERR_INVALID_HANDLE) { race->wrong++; race->wrong_status = status; }
+    /* The others answered too (not failed: a failure makes the feature cancel the rest,
+     * and answering a cancelled request is rightly FK_ERR_UNKNOWN_REQUEST). */
+    for (int i = 1; i < race->count && i < 4; i++) {
+        status = fk_respond(race->instance, race->ids[i], answer_for(i), FK_NUL_TERMINATED);
+        if (status != FK_OK && status != FK_ERR_INVALID_HANDLE) { race->wrong++; race->wrong_status = status; }
+    }
+    return NULL;
+}
+
+static void nothing(void *user_data, fk_instance instance, uint64_t version) { (void)user_data; (void)instance; (void)version; }
+
+static void record_request(void *user_data, fk_instance instance, const char *event, size_t length) {
+    (void)instance; (void)length;
+    struct race *race = user_data;
+    if (strstr(event, "\"event\":\"request\"") && race->count < RACERS)
+        race->ids[race->count++] = strtoull(strstr(event, "\"id\":") + 5, NULL, 10);
+}
+
+static void racing_destroy(void) {
+    size_t padding = 1 << 20;
+    long_answer = malloc(padding + 64);
+    strcpy(long_answer, "{\"species\":\"cat\",\"age\":4,\"name\":\"");
+    size_t at = strlen(long_answer);
+    memset(long_answer + at, 'x', padding);
+    strcpy(long_answer + at + padding, "\"}");
+    long wrong_unsubscribe = 0, wrong_answer = 0;
+    fk_status seen_unsubscribe = FK_OK, seen_answer = FK_OK;
+    for (int round = 0; round < 100; round++) {
+        struct race race = {0};
+        fk_create("counter", FK_NUL_TERMINATED, NULL, 0, &race.instance);
+        for (race.count = 0; race.count < RACERS; race.count++) fk_subscribe(race.instance, nothing, NULL, &race.ids[race.count]);
+        pthread_t thread;
+        pthread_create(&thread, NULL, unsubscriber, &race);
+        atomic_store(&race.go, 1);
+        for (volatile int spin = 0; spin < (round % 20) * 500; spin++) {}
+        fk_destroy(race.instance);
+        pthread_join(thread, NULL);
+        wrong_unsubscribe += race.wrong;
+        if (race.wrong) seen_unsubscribe = race.wrong_status;
+
+        struct race answers = {0};
+        fk_create_with_options("profile", FK_NUL_TERMINATED, "{\"requests\":\"host\"}", FK_NUL_TERMINATED, &answers.instance);
+        fk_set_request_handler(answers.instance, record_request, &answers);
+        fk_send(answers.instance, "\"loadAllProfiles\"", FK_NUL_TERMINATED);
+        pthread_create(&thread, NULL, responder, &answers);
+        while (!atomic_load(&answers.go)) {}
+        for (volatile int spin = 0; spin < (round % 20) * 200; spin++) {}
+        fk_destroy(answers.instance);
+        pthread_join(thread, NULL);
+        wrong_answer += answers.wrong;
+        if (answers.wrong) seen_answer = answers.wrong_status;
+    }
+    if (wrong_unsubscribe) printf("fk_unsubscribe racing with fk_destroy gave %s %ld times\n", fk_status_name(seen_unsubscribe), wrong_unsubscribe);
+    if (wrong_answer) printf("an answer racing with fk_destroy gave %s %ld times\n", fk_status_name(seen_answer), wrong_answer);
+    check(wrong_unsubscribe == 0, "fk_unsubscribe racing with fk_destroy completes or gives FK_ERR_INVALID_HANDLE");
+    check(wrong_answer == 0, "fk_respond racing with fk_destroy completes or gives FK_ERR_INVALID_HANDLE");
+    free(long_answer);
+}
+
 /* Part 2 */
 struct inbox {
     uint64_t ids[8];
@@ -229,11 +326,13 @@ static void collect(void *user_data, fk_instance instance, const char *event, si
 
 static size_t heap_in_use(void) { return mallinfo2().uordblks; }
 
+/* The answers to fetchPet, fetchFamily, fetchPreschool and fetchBabyProfile. */
 static const char *answer_for(int index) {
     static const char *answers[] = {
         "{\"name\":\"Dubu\",\"species\":\"cat\",\"age\":4}",
         "{\"members\":[{\"name\":\"Yuna\",\"relation\":\"mother\"}]}",
         "{\"name\":\"Maple\",\"className\":\"Owls\",\"teacher\":\"Mr. Seo\"}",
+        "{\"name\":\"Haneul\",\"birthDate\":\"2024-02-29\",\"heightCm\":84,\"weightKg\":11.2}",
     };
     return answers[index];
 }
@@ -277,6 +376,7 @@ int main(int argc, char **argv) {
     pthread_t dog;
     pthread_create(&dog, NULL, watchdog, (void *)(intptr_t)(argc > 3 ? atol(argv[3]) : 600));
     part_one();
+    racing_destroy();
     if (cycles > 0) part_two(cycles);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -72,7 +72,8 @@ class _StateBuffer:
     def __init__(self, size: int, handle: int) -> None:
         self.struct = Call(instance=handle, input_len=NUL_TERMINATED)
         self.ref = byref(self.struct)
-        self.fields: Any = memoryview(self.struct).cast("B").cast("Q") if _WORDS_ARE_64_BITS else _Fields(self.struct)
+        self.fields: Any = (memoryview(self.struct).cast("B").cast("Q") if _WORDS_ARE_64_BITS
+                            else _Fields(self.struct))
         self.resize(size)
 
     def resize(self, size: int) -> None:
@@ -630,7 +631,7 @@ class Instance:
         if status == _OK:
             # The library ends the text with a NUL and never writes one inside (JSON escapes
             # it), so `.value` is the whole text; empty when it did not fit.
-            state: bytes = buffer.memory.value
+            state: bytes = buffer.memory.value  # not `text`, which mypy keeps as str | bytes
             if state:
                 result = state, buffer.fields[3]
                 buffers.append(buffer)
