@@ -261,6 +261,14 @@ public final class Store<F: Feature>: @unchecked Sendable {
             timeline?.nextCause = .effect
             return false
         }
+        recordChangeLocked()
+        return true
+    }
+
+    /// What every change of `current` is followed by: a new version, kept for time travel
+    /// and patches, and queued for subscribers. Lock held.
+    @inlinable
+    func recordChangeLocked() {
         currentVersion += 1
         timeline?.record(version: currentVersion, state: current)
         if history != nil {
@@ -271,7 +279,6 @@ public final class Store<F: Feature>: @unchecked Sendable {
             notifier.enqueue(currentVersion)
             changeQueued = true
         }
-        return true
     }
 
     /// Starts an effect's work; returns the actions it sends at once. Lock held.
@@ -443,16 +450,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
         timeline.dropFrom(version)
         timeline.nextCause = .restored(version)
         current = state
-        currentVersion += 1
-        timeline.record(version: currentVersion, state: current)
-        if history != nil {
-            history!.append((currentVersion, current))
-            if history!.count > Self.patchHistoryLimit { history!.removeFirst() }
-        }
-        if subscriberCount > 0 {
-            notifier.enqueue(currentVersion)
-            changeQueued = true
-        }
+        recordChangeLocked()
         let reached = currentVersion
         finishLocked()
         return reached
