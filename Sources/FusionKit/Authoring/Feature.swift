@@ -24,6 +24,19 @@ public protocol Feature: Sendable {
     /// The state a new instance starts in when no state is given.
     var initialState: State { get }
 
+    /// The version of `State`'s JSON shape: 1 until the author raises it. Raise it when
+    /// a state saved before would no longer mean the same (a field renamed, removed, or
+    /// its meaning changed), and write `migrateState(_:from:)`. Saved states carry it
+    /// (the manifest's `"stateVersion"`), so that restoring one saved by an older
+    /// version migrates or is refused, never half read.
+    static var stateVersion: Int { get }
+
+    /// Turns the JSON of a state saved at an older `stateVersion` (`version`, from 1 up)
+    /// into the current shape; it is decoded as `State` afterwards. Throw when it
+    /// cannot be done: the error's description reaches the host. The default knows no
+    /// migration, so an older state is refused with a message naming both versions.
+    static func migrateState(_ state: JSONValue, from version: Int) throws -> JSONValue
+
     /// Turns what the person did into what the logic does. It reads the state but
     /// cannot change it.
     func transform(_ input: Input, state: State) -> [Action]
@@ -41,6 +54,14 @@ public protocol Feature: Sendable {
 extension Feature {
     /// No summary unless the feature gives one.
     public static var summary: String { "" }
+
+    /// The first version of the state's shape.
+    public static var stateVersion: Int { 1 }
+
+    /// No migration: a state saved at an older `stateVersion` is refused.
+    public static func migrateState(_ state: JSONValue, from version: Int) throws -> JSONValue {
+        throw NoStateMigration()
+    }
 
     /// The default every feature uses: compiled in the feature's own module, so the
     /// runtime's code is specialized for it. Not for authors to implement.

@@ -6,7 +6,9 @@ public struct FeatureDefinition: Sendable {
     public let inputShape: Shape
     public let stateShape: Shape
     public let inputs: InputCatalog
-    @usableFromInline let make: @Sendable (Environment, JSONValue?) throws(FusionError) -> any FeatureInstance
+    /// The version of the state's JSON shape (`Feature.stateVersion`).
+    public let stateVersion: Int
+    @usableFromInline let make: @Sendable (Environment, JSONValue?, Int?) throws(FusionError) -> any FeatureInstance
 
     /// Inlined into the library that lists the feature, so that the instances it makes
     /// run code specialized for `F` (see `JSONStore`).
@@ -14,37 +16,31 @@ public struct FeatureDefinition: Sendable {
     public init<F: Feature>(_ type: F.Type) {
         name = F.name
         summary = F.summary
+        stateVersion = F.stateVersion
         inputShape = ShapeRecorder.shape(of: F.Input.self)
         stateShape = ShapeRecorder.shape(of: F.State.self)
         let inputs = InputCatalog(featureName: F.name, shape: inputShape)
         self.inputs = inputs
         let fieldless = FieldlessInputs<F>(inputs)
-        make = { (environment, state) throws(FusionError) in
+        make = { (environment, state, version) throws(FusionError) in
             JSONStore<F>(
-                store: Store(feature: F(environment: environment), state: try Self.initialState(F.self, from: state), host: environment.host),
+                store: Store(
+                    feature: F(environment: environment),
+                    state: try state.map { (given) throws(FusionError) in try StateRestoration.decode(F.self, given, savedAt: version) },
+                    host: environment.host),
                 inputs: inputs, fieldless: fieldless, environment: environment)
         }
     }
 
-    /// The state given at creation, decoded; nil for the feature's own initial state.
-    @usableFromInline
-    static func initialState<F: Feature>(_ type: F.Type, from state: JSONValue?) throws(FusionError) -> F.State? {
-        guard let state else { return nil }
-        do {
-            return try JSONValueDecoder().decode(F.State.self, from: state)
-        } catch {
-            throw FusionError(.invalidState, "the given state does not fit feature \"\(F.name)\": \(error)")
-        }
-    }
-
-    /// A new instance, from its initial state or from `state` (the JSON of a state).
-    public func makeInstance(environment: Environment = .live, state: JSONValue? = nil) throws(FusionError) -> any FeatureInstance {
-        try make(environment, state)
+    /// A new instance, from its initial state or from `state` (the JSON of a state saved
+    /// at `stateVersion`; nil: this feature's current one).
+    public func makeInstance(environment: Environment = .live, state: JSONValue? = nil, stateVersion: Int? = nil) throws(FusionError) -> any FeatureInstance {
+        try make(environment, state, stateVersion)
     }
 
     /// A new instance as the creation options describe it.
     public func makeInstance(options: InstanceOptions) throws(FusionError) -> any FeatureInstance {
-        let instance = try make(options.makeEnvironment(), options.state)
+        let instance = try make(options.makeEnvironment(), options.state, options.stateVersion)
         if options.history > 0 { instance.keepHistory(limit: options.history) }
         return instance
     }
@@ -54,6 +50,7 @@ public struct FeatureDefinition: Sendable {
         [
             "name": .string(name),
             "summary": .string(summary),
+            "stateVersion": .integer(stateVersion),
             "inputs": .array(inputs.cases.map { item in
                 var entry: JSONValue = [
                     "name": .string(item.name),

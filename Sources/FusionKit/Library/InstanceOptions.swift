@@ -3,6 +3,8 @@ public struct InstanceOptions: Sendable, Equatable {
     public enum ClockChoice: String, Sendable { case system, manual }
 
     public var state: JSONValue?
+    /// The feature's `stateVersion` that `state` was saved at; nil: the current one.
+    public var stateVersion: Int?
     public var seed: UInt64?
     public var clock: ClockChoice = .system
     public var requests: RequestMode = .builtin
@@ -15,7 +17,7 @@ public struct InstanceOptions: Sendable, Equatable {
     /// The most versions `"history"` may ask for: a bound on what one instance can hold.
     public static let historyLimit = 100_000
 
-    static let keys = ["state", "seed", "clock", "requests", "settings", "history"]
+    static let keys = ["state", "seed", "clock", "requests", "settings", "history", "stateVersion"]
 
     public init(json: JSONValue) throws(FusionError) {
         guard case .object(let members) = json else {
@@ -25,6 +27,11 @@ public struct InstanceOptions: Sendable, Equatable {
             switch member.key {
             case "state":
                 state = member.value
+            case "stateVersion":
+                guard case .integer(let version) = member.value, version >= 1 else {
+                    throw FusionError(.invalidArgument, "option \"stateVersion\" must be the state version the state was saved at, a whole number from 1; found \(JSONWriter.string(member.value))")
+                }
+                stateVersion = version
             case "seed":
                 switch member.value {
                 case .integer(let n) where n >= 0: seed = UInt64(n)
@@ -54,6 +61,9 @@ public struct InstanceOptions: Sendable, Equatable {
             default:
                 throw FusionError(.invalidArgument, "unknown option \"\(member.key)\"; the options are \(Self.keys.joined(separator: ", "))")
             }
+        }
+        if stateVersion != nil && state == nil {
+            throw FusionError(.invalidArgument, "option \"stateVersion\" says which version \"state\" was saved at, but no \"state\" is given")
         }
     }
 
