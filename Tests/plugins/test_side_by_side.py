@@ -83,7 +83,7 @@ def test_fusion_names_several_libraries_and_qualifies_shared_names(fusion: Path,
     both = (chores_library, examples_library)
     listing = run_fusion(fusion, "inspect", *both)
     assert listing.returncode == 0, listing.stderr
-    assert "Chores 1.0.0" in listing.stdout and "FusionExamples 0.1.0" in listing.stdout
+    assert "Chores 1.1.0" in listing.stdout and "FusionExamples 0.1.0" in listing.stdout
     # A name only one library has needs no qualification.
     todo = run_fusion(fusion, "send", *both, "todo", "draftChanged", "text=milk", "addTapped", "--json")
     assert todo.returncode == 0, todo.stderr

@@ -5,12 +5,12 @@ import FusionKit
 ///
 /// | input | state after |
 /// | --- | --- |
-/// | `tapped` | `count` up by `step`; the tap's step remembered in `history` (the last 10) |
+/// | `tapped` | `count` up by `step`; the tap's step remembered in `undoSteps` (the last 10) |
 /// | `stepChanged(step:)` with 1…100 | `step` is that value; later taps add it |
 /// | `stepChanged(step:)` outside 1…100 | nothing changes |
 /// | `undoTapped` | the last remembered tap taken back: `count` down by its step |
-/// | `undoTapped` with no history | nothing changes |
-/// | `reset` | `count` is 0 and `history` empty; `step` stays |
+/// | `undoTapped` with no undo steps | nothing changes |
+/// | `reset` | `count` is 0 and `undoSteps` empty; `step` stays |
 ///
 /// `canUndo` is derived here, in ``derive(_:)``, after every action.
 ///
@@ -26,8 +26,12 @@ public struct TallyCounter: Feature {
 
     /// The steps `stepChanged(step:)` accepts.
     public static let steps = 1...100
-    /// How many taps `history` keeps, and so how many `undoTapped` can take back.
-    public static let historyLimit = 10
+    /// The state's shape is at version 2: Chores 1.0.0 (version 1) called `undoSteps`
+    /// `history`, a word hosts now use for time travel (`fusion run`'s `:history`).
+    public static let stateVersion = 2
+
+    /// How many taps `undoSteps` keeps, and so how many `undoTapped` can take back.
+    public static let undoLimit = 10
 
     /// What the person does.
     public enum Input: Decodable, Sendable {
@@ -35,7 +39,7 @@ public struct TallyCounter: Feature {
         case tapped
         /// The step picker: later taps add `step`. Values outside 1…100 are ignored.
         case stepChanged(step: Int)
-        /// Takes back the last tap still in `history`. Ignored when `history` is empty.
+        /// Takes back the last tap still in `undoSteps`. Ignored when `undoSteps` is empty.
         case undoTapped
         /// Starts counting again from 0, forgetting the taps; the step stays.
         case reset
@@ -60,22 +64,30 @@ public struct TallyCounter: Feature {
         public var count: Int
         /// What a tap adds, 1…100.
         public var step: Int
-        /// The step of each of the last taps, oldest first; at most `historyLimit`.
-        public var history: [Int]
+        /// The step of each of the last taps, oldest first; at most `undoLimit`.
+        public var undoSteps: [Int]
         /// Derived: whether `undoTapped` has a tap to take back (the undo button is enabled).
         public var canUndo = false
 
         /// A state with its derived field computed from the rest.
-        public init(count: Int = 0, step: Int = 1, history: [Int] = []) {
+        public init(count: Int = 0, step: Int = 1, undoSteps: [Int] = []) {
             self.count = count
             self.step = step
-            self.history = history
+            self.undoSteps = undoSteps
             TallyCounter.derive(&self)
         }
     }
 
     /// Needs nothing from its environment: no time, no randomness, no host requests.
     public init(environment: Environment) {}
+
+    /// A state saved by Chores 1.0.0 (state version 1) restores with its undo steps:
+    /// `history` is renamed `undoSteps`; the rest did not change.
+    public static func migrateState(_ state: JSONValue, from version: Int) throws -> JSONValue {
+        guard version == 1, case .object(var members) = state else { throw NoStateMigration() }
+        if let old = members.firstIndex(where: { $0.key == "history" }) { members[old].key = "undoSteps" }
+        return .object(members)
+    }
 
     /// A count of 0, a step of 1, nothing to undo.
     public var initialState: State { State() }
@@ -89,7 +101,7 @@ public struct TallyCounter: Feature {
         case .stepChanged(let step):
             return Self.steps.contains(step) && step != state.step ? [.setStep(step)] : []
         case .undoTapped:
-            guard let last = state.history.last, !state.count.subtractingReportingOverflow(last).overflow else { return [] }
+            guard let last = state.undoSteps.last, !state.count.subtractingReportingOverflow(last).overflow else { return [] }
             return [.undo]
         case .reset:
             return [.reset]
@@ -102,22 +114,22 @@ public struct TallyCounter: Feature {
         switch action {
         case .add(let step):
             state.count += step
-            state.history.append(step)
-            if state.history.count > Self.historyLimit { state.history.removeFirst(state.history.count - Self.historyLimit) }
+            state.undoSteps.append(step)
+            if state.undoSteps.count > Self.undoLimit { state.undoSteps.removeFirst(state.undoSteps.count - Self.undoLimit) }
         case .setStep(let step):
             state.step = step
         case .undo:
-            guard let last = state.history.popLast() else { break }
+            guard let last = state.undoSteps.popLast() else { break }
             state.count -= last
         case .reset:
             state.count = 0
-            state.history = []
+            state.undoSteps = []
         }
         return .none
     }
 
     /// Recomputes the derived field (`canUndo`) from the rest of the state.
     public static func derive(_ state: inout State) {
-        state.canUndo = !state.history.isEmpty
+        state.canUndo = !state.undoSteps.isEmpty
     }
 }

@@ -7,7 +7,7 @@ import Testing
 @Suite struct LibraryTests {
     @Test func exportsTodoAndItsOwnCounter() {
         let library = fusionLibrary()
-        #expect(library.name == "Chores" && library.version == "1.0.0")
+        #expect(library.name == "Chores" && library.version == "1.1.0")
         #expect(library.features.map(\.name) == ["todo", "counter"])
         // The manifest lists cases with fields first (the Swift runtime's order), so compare as sets.
         #expect(library.feature(named: "todo").map { Set($0.inputs.caseNames) } == [
@@ -41,6 +41,6 @@ import Testing
             "canClearCompleted", "allDone",
         ])
         let counter = try #require(feature("counter"))
-        #expect(counter["stateSchema"]?["required"] == ["count", "step", "history", "canUndo"])
+        #expect(counter["stateSchema"]?["required"] == ["count", "step", "undoSteps", "canUndo"])
     }
 }
