@@ -197,8 +197,11 @@ const char *fk_last_error_message(void);
 
 /* Describes the library: its name and version, the ABI version, the optional
 ** functions it exports ("optionalFunctions", see CONVENTIONS), and for each
-** feature its name, summary, input cases with their fields and types, and the
-** JSON Schema of its inputs and of its state.
+** feature its name, summary, input cases with their fields and types, the
+** JSON Schema of its inputs and of its state, and "stateVersion": the version of
+** its state's shape (1 and up; a feature raises it when a saved state would no
+** longer mean the same). Save it beside a state you keep: see "stateVersion" in
+** fk_create_with_options().
 **
 ** out_json  receives the JSON text: owned, NUL-terminated, free with fk_free().
 ** out_len   receives its length in bytes, without the NUL. May be NULL.
@@ -221,8 +224,11 @@ void fk_free(void *memory);
 **
 ** feature, feature_len  the feature's name, as in the manifest ("counter").
 ** state_json, state_len the state to start from, as JSON in the shape fk_state()
-**                       returns; NULL (with any length) for the feature's initial
-**                       state.
+**                       of this library returns; NULL (with any length) for the
+**                       feature's initial state. A field the state does not have
+**                       is refused (FK_ERR_INVALID_STATE names it), never skipped.
+**                       For a state saved by another version of the library, use
+**                       fk_create_with_options() with "stateVersion".
 ** out_instance          receives the new instance on success; untouched on failure.
 **
 ** The instance lives until fk_destroy(). Its version starts at 0.
@@ -238,6 +244,12 @@ fk_status fk_create(const char *feature, size_t feature_len,
 **
 ** options_json, options_len  a JSON object; every key is optional; NULL means {}.
 **   "state":    the state to start from, as for fk_create().
+**   "stateVersion": the "stateVersion" (from the manifest) of the library that
+**               saved "state"; default: this library's. A state from an older
+**               version is migrated by the feature, or refused with
+**               FK_ERR_INVALID_STATE naming both versions when the feature has no
+**               migration from it; one from a newer version is refused. Only
+**               with "state".
 **   "seed":     an unsigned integer seeding the instance's random source, so that
 **               what the feature draws repeats (default: unpredictable).
 **   "clock":    "system" (default) or "manual": time stands still until

@@ -18,6 +18,9 @@ public struct Manifest: Sendable, Equatable {
         /// The JSON Schema of the feature's state.
         public var stateSchema: JSONValue
         public var inputSchema: JSONValue?
+        /// The version of the state's shape; nil for a library from before state versions
+        /// (its states are version 1, and it does not know the "stateVersion" option).
+        public var stateVersion: Int?
 
         public func input(named name: String) -> InputCase? { inputs.first { $0.name == name } }
     }
@@ -70,7 +73,12 @@ public struct Manifest: Sendable, Equatable {
                 try inputCase(item, at: "\(path).inputs[\(position)]")
             },
             stateSchema: try require(json["stateSchema"], "\(path).stateSchema", "a JSON Schema"),
-            inputSchema: json["inputSchema"])
+            inputSchema: json["inputSchema"],
+            stateVersion: try json["stateVersion"].map { (listed) throws(ManifestError) -> Int in
+                let version = try require(listed.int64Value, "\(path).stateVersion", "a whole number from 1")
+                guard version >= 1, version <= Int32.max else { throw ManifestError("\(path).stateVersion is not a whole number from 1") }
+                return Int(version)
+            })
     }
 
     private static func inputCase(_ json: JSONValue, at path: String) throws(ManifestError) -> InputCase {

@@ -70,27 +70,13 @@ struct Run: ParsableCommand {
         if recordFile != nil && !withOptions {
             throw CLIError(.library, "\(library.path) is older than fk_create_with_options, which recording needs (for the seed and the clock)")
         }
-        var options: [(key: String, value: JSONValue)] = []
-        if let saved {
-            do throws(JSONParseError) { options.append(("state", try JSONParser.parse(saved))) } catch {
-                throw CLIError(.stateFile, "state file \(stateFile ?? ""): \(error)")
-            }
-        }
+        var options = try StateFile.options(for: saved, from: stateFile, in: library, feature: feature)
         if library.exports("fk_history") { options.append(("history", .integer(Run.historyLimit))) }
         var realTime = false
         var creationOptions = JSONValue.object(options)
         if recordFile != nil { (creationOptions, realTime) = SessionRecorder.recordingOptions(creationOptions) }
-        let instance: HostedInstance
-        do {
-            instance = withOptions
-                ? try library.create(feature: feature.name, options: creationOptions)
-                : try library.create(feature: feature.name, stateJSON: saved)
-        } catch {
-            if error.status == .invalidState, let stateFile {
-                throw CLIError(.stateFile, "state file \(stateFile) does not fit feature \"\(feature.name)\": \(error)")
-            }
-            throw CLIError(error)
-        }
+        let instance = try StateFile.create(saved, from: stateFile, in: library, feature: feature,
+                                            options: withOptions ? creationOptions : nil)
         var recorder: SessionRecorder?
         if let recordFile {
             do throws(ScenarioFileError) {
@@ -106,6 +92,6 @@ struct Run: ParsableCommand {
         if let failure = recorder?.failure { Fusion.report(CLIError(.failure, "the recording is incomplete: \(failure)")) }
         let final = try? instance.state()
         try? instance.destroy()
-        if let stateFile, let final { try StateFile.save(stateFile, feature: feature.name, state: final) }
+        if let stateFile, let final { try StateFile.save(stateFile, feature: feature, state: final) }
     }
 }

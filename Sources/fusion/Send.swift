@@ -73,15 +73,10 @@ struct Send: ParsableCommand {
         }
 
         let saved = try stateFile.flatMap { (file) throws(CLIError) in try StateFile.load(file, feature: feature.name) }
-        let instance: HostedInstance
-        do {
-            instance = try library.create(feature: feature.name, stateJSON: saved)
-        } catch {
-            if error.status == .invalidState, let stateFile {
-                throw CLIError(.stateFile, "state file \(stateFile) does not fit feature \"\(feature.name)\": \(error)")
-            }
-            throw CLIError(error)
-        }
+        let restoring = try StateFile.options(for: saved, from: stateFile, in: library, feature: feature)
+        // Options only when the state needs them, so that libraries without them still work.
+        let instance = try StateFile.create(saved, from: stateFile, in: library, feature: feature,
+                                            options: restoring.count > 1 ? .object(restoring) : nil)
         defer { try? instance.destroy() }
 
         for input in inputs {
@@ -103,9 +98,9 @@ struct Send: ParsableCommand {
         } catch {
             throw CLIError(error)
         }
-        if let stateFile { try StateFile.save(stateFile, feature: feature.name, state: state) }
+        if let stateFile { try StateFile.save(stateFile, feature: feature, state: state) }
         if json {
-            print(try StateFile.document(feature: feature.name, state: state).jsonText)
+            print(try StateFile.document(feature: feature, state: state).jsonText)
         } else {
             let value = (try? state.value()) ?? .string(state.json)
             let interactive = Terminal.isTerminal(STDOUT_FILENO)

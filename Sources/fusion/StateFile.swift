@@ -6,22 +6,70 @@ import Darwin
 import FusionHost
 
 /// The file `--state FILE` reads and writes: the same document `fusion send --json`
-/// prints, `{"feature":"counter","version":2,"state":{…}}`, so either can feed the
-/// next run. Only "state" is needed to start from; "feature", when present, must
-/// name the feature being run.
+/// prints, `{"feature":"counter","stateVersion":1,"version":2,"state":{…}}`, so either
+/// can feed the next run (and Python's `Instance.save()` writes it too). Only "state"
+/// is needed to start from; "feature", when present, must name the feature being run;
+/// "stateVersion" is the feature's state version when it was saved (1 when absent, as
+/// in files from before state versions), so a newer library migrates the state or says
+/// why it cannot.
 enum StateFile {
-    static func document(feature: String, state: InstanceState) throws(CLIError) -> JSONValue {
+    /// A state read from a file, with the state version it was saved at.
+    struct Saved {
+        var state: JSONValue
+        var stateVersion: Int
+    }
+
+    static func document(feature: Manifest.Feature, state: InstanceState) throws(CLIError) -> JSONValue {
         let value: JSONValue
         do {
             value = try state.value()
         } catch {
             throw CLIError(.failure, "the library returned a state that is not JSON: \(error)")
         }
-        return .object([("feature", .string(feature)), ("version", .integer(state.version)), ("state", value)])
+        return .object([
+            ("feature", .string(feature.name)), ("stateVersion", .integer(feature.stateVersion ?? 1)),
+            ("version", .integer(state.version)), ("state", value),
+        ])
     }
 
-    /// The state saved in `path` as JSON text, or nil when there is no such file yet.
-    static func load(_ path: String, feature: String) throws(CLIError) -> String? {
+    /// The creation options that restore `saved`: "state", and "stateVersion" when it
+    /// differs from the library's. Checks what a library without options, or from before
+    /// state versions, cannot restore.
+    static func options(
+        for saved: Saved?, from path: String?, in library: HostedLibrary, feature: Manifest.Feature
+    ) throws(CLIError) -> [(key: String, value: JSONValue)] {
+        guard let saved else { return [] }
+        let file = "state file \(path ?? "")"
+        guard let current = feature.stateVersion else {
+            // A library from before state versions reads only version 1.
+            guard saved.stateVersion == 1 else {
+                throw CLIError(.stateFile, "\(file) was saved at state version \(saved.stateVersion) of \"\(feature.name)\"; \(library.path) is older than state versions and reads only version 1")
+            }
+            return [("state", saved.state)]
+        }
+        return saved.stateVersion == current
+            ? [("state", saved.state)] : [("state", saved.state), ("stateVersion", .integer(saved.stateVersion))]
+    }
+
+    /// Makes the instance a run starts with: with `options` (from `options(for:…)` and
+    /// more), or, for a library without fk_create_with_options (nil), from the saved
+    /// state alone. Errors about the state name the file.
+    static func create(
+        _ saved: Saved?, from path: String?, in library: HostedLibrary, feature: Manifest.Feature, options: JSONValue?
+    ) throws(CLIError) -> HostedInstance {
+        do throws(FusionHostError) {
+            if let options { return try library.create(feature: feature.name, options: options) }
+            return try library.create(feature: feature.name, stateJSON: saved?.state.jsonText)
+        } catch {
+            if error.status == .invalidState, let path {
+                throw CLIError(.stateFile, "state file \(path) does not fit feature \"\(feature.name)\": \(error)")
+            }
+            throw CLIError(error)
+        }
+    }
+
+    /// The state saved in `path`, or nil when there is no such file yet.
+    static func load(_ path: String, feature: String) throws(CLIError) -> Saved? {
         guard access(path, F_OK) == 0 else { return nil }
         let bytes = try read(path)
         let document: JSONValue
@@ -36,10 +84,17 @@ enum StateFile {
         guard let state = document["state"], state.objectValue != nil else {
             throw CLIError(.stateFile, "state file \(path) has no \"state\" object; expected {\"feature\":…,\"state\":{…}}")
         }
-        return state.jsonText
+        var version = 1
+        if let listed = document["stateVersion"] {
+            guard let number = listed.int64Value, number >= 1, number <= Int32.max else {
+                throw CLIError(.stateFile, "state file \(path) has a \"stateVersion\" that is not a whole number from 1: \(listed.jsonText)")
+            }
+            version = Int(number)
+        }
+        return Saved(state: state, stateVersion: version)
     }
 
-    static func save(_ path: String, feature: String, state: InstanceState) throws(CLIError) {
+    static func save(_ path: String, feature: Manifest.Feature, state: InstanceState) throws(CLIError) {
         let text = try document(feature: feature, state: state).prettyText() + "\n"
         // Write beside it and rename, so an interrupted save never leaves half a file.
         let temporary = "\(path).\(getpid()).tmp"

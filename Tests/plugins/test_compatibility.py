@@ -58,3 +58,18 @@ def test_fusion_drives_it_and_says_what_it_predates(fusion: Path, old_library: P
     both = subprocess.run([str(fusion), "send", str(chores_library), str(old_library), "todo", "draftChanged", "text=x", "addTapped"],
                           capture_output=True, text=True)
     assert both.returncode == 0, both.stderr
+
+
+def test_a_library_from_before_state_versions_takes_version_1_state_files_only(fusion: Path, old_library: Path, tmp_path: Path) -> None:
+    path = tmp_path / "counter.json"
+    path.write_text(json.dumps({"feature": "counter", "stateVersion": 1, "state": {"value": 4, "isReset": False}}))
+    sent = subprocess.run([str(fusion), "send", "--json", str(old_library), "counter", "increase", "--state", str(path)],
+                          capture_output=True, text=True)
+    assert sent.returncode == 0, sent.stderr
+    assert json.loads(sent.stdout)["state"]["value"] == 5
+    path.write_text(json.dumps({"feature": "counter", "stateVersion": 2, "state": {"value": 4, "isReset": False}}))
+    refused = subprocess.run([str(fusion), "send", str(old_library), "counter", "increase", "--state", str(path)],
+                             capture_output=True, text=True)
+    assert refused.returncode != 0
+    assert "saved at state version 2" in refused.stderr and "older than state versions" in refused.stderr
+    assert fusionkit.load(old_library).manifest.feature("counter").state_version == 1

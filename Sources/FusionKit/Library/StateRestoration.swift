@@ -25,16 +25,17 @@ enum StateRestoration {
             }
             origin = " (migrated from state version \(saved))"
         }
+        // A state given as current that does not fit may be one saved by another version.
+        let hint = saved < current ? "" : "; a state saved by another version of the feature needs its \"stateVersion\""
         let state: F.State
         do {
             state = try JSONValueDecoder().decode(F.State.self, from: json)
         } catch {
-            throw FusionError(.invalidState, "the given state\(origin) does not fit \(name) (state version \(current)): \(error)")
+            throw FusionError(.invalidState, "the given state\(origin) does not fit \(name) (state version \(current)): \(error)\(hint)")
         }
         // What the decoded state writes back is every field it read; a given field not
         // among them was dropped. (A state that cannot be written fails at its first read.)
         if let written = try? JSONValueEncoder().encode(state), let path = firstDroppedField(json, written, path: "$") {
-            let hint = saved < current ? "" : "; a state saved by another version of the feature needs its \"stateVersion\""
             throw FusionError(.invalidState, "the given state\(origin) does not fit \(name) (state version \(current)): it has a field \(path) that this version does not have\(hint)")
         }
         return state

@@ -109,6 +109,10 @@ static fk_status options_bad_clock(struct world *w) { (void)w; return options("{
 static fk_status options_bad_requests(struct world *w) { (void)w; return options("{\"requests\":\"pigeon\"}"); }
 static fk_status options_settings_not_object(struct world *w) { (void)w; return options("{\"settings\":true}"); }
 static fk_status options_bad_state(struct world *w) { (void)w; return options("{\"state\":{\"value\":true,\"isReset\":false,\"alert\":null}}"); }
+static fk_status create_state_extra_field(struct world *w) { (void)w; fk_instance i; return fk_create("counter", FK_NUL_TERMINATED, "{\"value\":3,\"isReset\":false,\"count\":3}", FK_NUL_TERMINATED, &i); }
+static fk_status options_state_version_without_state(struct world *w) { (void)w; return options("{\"stateVersion\":1}"); }
+static fk_status options_state_version_zero(struct world *w) { (void)w; return options("{\"state\":{\"value\":1,\"isReset\":false},\"stateVersion\":0}"); }
+static fk_status options_state_from_the_future(struct world *w) { (void)w; return options("{\"state\":{\"value\":1,\"isReset\":false},\"stateVersion\":2}"); }
 static fk_status options_null_out(struct world *w) { (void)w; return fk_create_with_options("counter", FK_NUL_TERMINATED, NULL, 0, NULL); }
 static fk_status options_unknown_feature(struct world *w) { (void)w; fk_instance i; return fk_create_with_options("nope", FK_NUL_TERMINATED, NULL, 0, &i); }
 
@@ -251,6 +255,10 @@ static const struct row rows[] = {
     {"options: unknown requests mode", options_bad_requests, FK_ERR_INVALID_ARGUMENT, {"\"requests\"", "\"builtin\" or \"host\""}},
     {"options: settings not an object", options_settings_not_object, FK_ERR_INVALID_ARGUMENT, {"\"settings\"", "found a boolean"}},
     {"options: state that does not fit", options_bad_state, FK_ERR_INVALID_STATE, {"$.value", "expected an integer, found a boolean"}},
+    {"create: state with a field the feature lacks", create_state_extra_field, FK_ERR_INVALID_STATE, {"$.count", "does not have", "\"stateVersion\""}},
+    {"options: stateVersion without a state", options_state_version_without_state, FK_ERR_INVALID_ARGUMENT, {"\"stateVersion\"", "no \"state\""}},
+    {"options: stateVersion 0", options_state_version_zero, FK_ERR_INVALID_ARGUMENT, {"\"stateVersion\"", "from 1", "found 0"}},
+    {"options: state from a newer version", options_state_from_the_future, FK_ERR_INVALID_STATE, {"state version 2 of feature \"counter\"", "newer than this library's version 1"}},
     {"options: NULL out_instance", options_null_out, FK_ERR_NULL_ARGUMENT, {"out_instance"}},
     {"options: unknown feature", options_unknown_feature, FK_ERR_UNKNOWN_FEATURE, {"\"nope\"", "counter, answer, home, wifi, profile"}},
     {"advance: system clock", advance_system_clock, FK_ERR_INVALID_ARGUMENT, {"system clock", "{\"clock\":\"manual\"}"}},

@@ -12,6 +12,7 @@ from __future__ import annotations
 import _thread
 import asyncio
 import collections
+import contextlib
 import ctypes
 import json
 import math
@@ -306,7 +307,8 @@ class Library:
     def create(self, feature: str | bytes, *, state: Mapping[str, JSON] | str | bytes | None = None,
                seed: int | None = None, clock: Literal["system", "manual"] | None = None,
                requests: Literal["builtin", "host"] | None = None, settings: Mapping[str, JSON] | None = None,
-               history: int | None = None, options: Mapping[str, JSON] | str | bytes | None = None,
+               history: int | None = None, state_version: int | None = None,
+               options: Mapping[str, JSON] | str | bytes | None = None,
                record: str | os.PathLike[str] | None = None) -> Instance:
         """Creates an instance of `feature` (fk_create, or fk_create_with_options when
         any option is given).
@@ -317,6 +319,10 @@ class Library:
         requests  "host": the feature's requests go to set_request_handler()/poll_request().
         settings  feature settings, e.g. {"liveScan": False} for "wifi".
         history   how many versions to keep for time travel (`history()`, `goto()`, `back()`).
+        state_version  the feature's state version `state` was saved at (the manifest's
+                  `state_version` then); an older state is migrated by the feature or
+                  refused (InvalidStateError naming both versions). `restore()` passes
+                  it for a saved document.
         options   the whole options object instead (a dict or JSON text), for keys
                   this package does not know yet.
         record    a file to record the session to, as a scenario that replays it
@@ -329,7 +335,8 @@ class Library:
                 json.loads(_utf8(options, "the options")) if isinstance(options, (str, bytes)) else options)
             given: dict[str, JSON] = dict(parsed) if parsed is not None else {
                 key: value for key, value in (("state", state), ("seed", seed), ("clock", clock),
-                                              ("requests", requests), ("settings", settings), ("history", history))
+                                              ("requests", requests), ("settings", settings), ("history", history),
+                                              ("stateVersion", state_version))
                 if value is not None}
             if isinstance(given.get("state"), (str, bytes)):
                 given["state"] = json.loads(given["state"])
@@ -339,7 +346,7 @@ class Library:
         out = c_uint64()
         chosen: dict[str, JSON] = {key: value for key, value in
                                    (("seed", seed), ("clock", clock), ("requests", requests), ("settings", settings),
-                                    ("history", history))
+                                    ("history", history), ("stateVersion", state_version))
                                    if value is not None}
         if options is None and not chosen:
             state_json = None if state is None else (
@@ -367,6 +374,30 @@ class Library:
         if status != _OK:
             raise self.error(status, function)
         return Instance(self, name.decode("utf-8"), out.value)
+
+    def restore(self, saved: Mapping[str, JSON] | str | os.PathLike[str], **options: Any) -> Instance:
+        """Creates an instance from a saved state: the document `Instance.save()` returns
+        or writes (the same as `fusion`'s `--state FILE`), or the path of such a file.
+        The feature is the one it names; a state saved by an older version of the
+        feature is migrated or refused (InvalidStateError naming both versions).
+        `options` are those of `create()`, e.g. `history=100`."""
+        document: Any = saved
+        where = "the saved state"
+        if isinstance(saved, (str, os.PathLike)):
+            where = f"saved state {os.fspath(saved)}"
+            with open(saved, encoding="utf-8") as file:
+                document = json.load(file)
+        if not isinstance(document, Mapping) or not isinstance(document.get("state"), Mapping):
+            raise ValueError(f'{where} is not a saved state: expected {{"feature": ..., "stateVersion": ..., "state": {{...}}}}')
+        feature = document.get("feature")
+        if not isinstance(feature, str):
+            raise ValueError(f'{where} names no "feature"')
+        version = document.get("stateVersion", 1)
+        if type(version) is not int or version < 1:
+            raise ValueError(f'{where} has a "stateVersion" that is not a whole number from 1: {version!r}')
+        if version != self.manifest.feature(feature).state_version:
+            options["state_version"] = version
+        return self.create(feature, state=document["state"], **options)
 
     def _create_with_options(self, feature: str, options: Mapping[str, JSON], cls: type[Instance]) -> Any:
         """fk_create_with_options, making an instance of `cls` (a subclass of Instance)."""
@@ -714,6 +745,29 @@ class Instance:
         text, version = self.state_json()
         state: dict[str, JSON] = _parse(text)
         return state, version
+
+    def save(self, path: str | os.PathLike[str] | None = None) -> dict[str, JSON]:
+        """The state as a saved document, {"feature", "stateVersion", "version", "state"}
+        (the feature's state version travels with it, so that a later library can
+        migrate it); also written to `path` when given, replacing it whole (written
+        beside it, then renamed). `Library.restore()` and `fusion --state FILE` read it."""
+        state, version = self.snapshot()
+        document: dict[str, JSON] = {"feature": self.feature,
+                                     "stateVersion": self.library.manifest.feature(self.feature).state_version,
+                                     "version": version, "state": state}
+        if path is not None:
+            target = os.fspath(path)
+            temporary = f"{target}.{os.getpid()}.tmp"
+            try:
+                with open(temporary, "w", encoding="utf-8") as file:
+                    json.dump(document, file, ensure_ascii=False, indent=2)
+                    file.write("\n")
+                os.replace(temporary, target)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+                raise
+        return document
 
     @property
     def state(self) -> dict[str, JSON]:

@@ -44,6 +44,10 @@ class FeatureSpec:
     inputs: tuple[InputCase, ...]
     input_schema: Schema
     state_schema: Schema
+    #: The version of the state's shape (the manifest's "stateVersion"): saved states
+    #: carry it, so that a later library migrates them or says why it cannot. 1 for a
+    #: library from before state versions.
+    state_version: int = 1
 
     def input(self, name: str) -> InputCase:
         """The input case called `name`; KeyError lists the ones there are."""
@@ -117,4 +121,5 @@ def _feature(data: dict[str, Any]) -> FeatureSpec:
         ),
         input_schema=dict(data.get("inputSchema", {})),
         state_schema=dict(data.get("stateSchema", {})),
+        state_version=int(data.get("stateVersion", 1)),
     )
