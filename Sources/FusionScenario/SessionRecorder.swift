@@ -53,15 +53,7 @@ public final class SessionRecorder: Sendable {
     /// for: a seed drawn when none is given, and always the manual clock (moved in real
     /// time for a session that asked for the system clock). `realTime` says which.
     public static func recordingOptions(_ given: JSONValue) -> (options: JSONValue, realTime: Bool) {
-        var members = given.objectValue ?? []
-        let realTime = members.first { $0.key == "clock" }?.value.stringValue != "manual"
-        members.removeAll { $0.key == "clock" }
-        members.append((key: "clock", value: .string("manual")))
-        if !members.contains(where: { $0.key == "seed" }) {
-            // Below 2^53, so that every JSON reader keeps it exact.
-            members.append((key: "seed", value: .integer(UInt64.random(in: 0..<(1 << 53)))))
-        }
-        return (.object(members), realTime)
+        ReplayableOptions.make(given)
     }
 
     /// Starts recording `instance` (created with `options`, from `recordingOptions`) to

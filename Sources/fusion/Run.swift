@@ -33,6 +33,14 @@ struct Run: ParsableCommand {
             that differs. The session runs on a clock the recorder moves in real time, so \
             that effects that wait (a timer) replay exactly.
 
+            --journal FILE makes the session crash-safe: each input, goto and move of the \
+            clock is appended to FILE and flushed to disk before it is applied. Run the \
+            same command again after a crash (or a kill -9) and the session resumes with \
+            the same state and version; a record torn by the crash is dropped with a \
+            warning. The journal is kept when the session ends, so it can be resumed later; \
+            delete it to start afresh. It is not combined with --record, and --state only \
+            sets where a new journal starts.
+
             In a terminal: left/right, Home/End, backspace and the usual Ctrl keys edit \
             the line; up/down walk the history; Tab completes input names and field names. \
             When stdin is not a terminal, inputs are read one per line, without prompts. \
@@ -52,6 +60,9 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("record"), help: ArgumentHelp("Save the session as a scenario file that `fusion replay` runs again.", valueName: "file"))
     var recordFile: String?
 
+    @Option(name: .customLong("journal"), help: ArgumentHelp("Journal the session to this file, each input on disk before it is applied; if the file holds a session (one cut short by a crash), resume it.", valueName: "file"))
+    var journalFile: String?
+
     /// How many versions a session keeps for :history, :back and :goto.
     static let historyLimit = 1000
 
@@ -67,16 +78,31 @@ struct Run: ParsableCommand {
         let (library, feature) = try LibraryChoice.load(paths).feature(named: featureName)
         let saved = try stateFile.flatMap { (file) throws(CLIError) in try StateFile.load(file, feature: feature.name) }
         let withOptions = library.exports("fk_create_with_options")
-        if recordFile != nil && !withOptions {
-            throw CLIError(.library, "\(library.path) is older than fk_create_with_options, which recording needs (for the seed and the clock)")
+        if journalFile != nil && recordFile != nil {
+            throw ValidationError("--journal and --record cannot be combined yet; record a session, or journal it")
+        }
+        if (recordFile != nil || journalFile != nil) && !withOptions {
+            throw CLIError(.library, "\(library.path) is older than fk_create_with_options, which recording and journaling need (for the seed and the clock)")
         }
         var options = try StateFile.options(for: saved, from: stateFile, in: library, feature: feature)
         if library.exports("fk_history") { options.append(("history", .integer(Run.historyLimit))) }
         var realTime = false
         var creationOptions = JSONValue.object(options)
-        if recordFile != nil { (creationOptions, realTime) = SessionRecorder.recordingOptions(creationOptions) }
-        let instance = try StateFile.create(saved, from: stateFile, in: library, feature: feature,
+        var journal: JournaledInstance?
+        let instance: HostedInstance
+        if let journalFile {
+            do throws(JournalError) {
+                journal = try JournaledInstance(path: journalFile, library: library, feature: feature.name, options: creationOptions,
+                                                startedBy: "fusion run")
+            } catch {
+                throw CLIError(.failure, error.description)
+            }
+            instance = journal!.instance
+        } else {
+            if recordFile != nil { (creationOptions, realTime) = SessionRecorder.recordingOptions(creationOptions) }
+            instance = try StateFile.create(saved, from: stateFile, in: library, feature: feature,
                                             options: withOptions ? creationOptions : nil)
+        }
         var recorder: SessionRecorder?
         if let recordFile {
             do throws(ScenarioFileError) {
@@ -86,9 +112,10 @@ struct Run: ParsableCommand {
                 throw CLIError(.failure, "cannot record the session: \(error)")
             }
         }
-        let session = Session(library: library, feature: feature, instance: instance, recorder: recorder)
+        let session = Session(library: library, feature: feature, instance: instance, recorder: recorder, journal: journal)
         session.run()
         recorder?.stop()
+        journal?.stop()
         if let failure = recorder?.failure { Fusion.report(CLIError(.failure, "the recording is incomplete: \(failure)")) }
         let final = try? instance.state()
         try? instance.destroy()

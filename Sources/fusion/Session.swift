@@ -18,6 +18,8 @@ final class Session: Sendable {
     private let instance: HostedInstance
     /// Everything that changes the instance goes through it when the session is recorded.
     private let recorder: SessionRecorder?
+    /// Or through the crash journal, when there is one (the two are not combined).
+    private let journal: JournaledInstance?
     private let style: Style
     /// Line editing when both ends are a terminal; plain lines otherwise.
     private let editor: LineEditor?
@@ -41,11 +43,13 @@ final class Session: Sendable {
 
     private let progress: Mutex<Progress>
 
-    init(library: HostedLibrary, feature: Manifest.Feature, instance: HostedInstance, recorder: SessionRecorder? = nil) {
+    init(library: HostedLibrary, feature: Manifest.Feature, instance: HostedInstance, recorder: SessionRecorder? = nil,
+         journal: JournaledInstance? = nil) {
         self.library = library
         self.feature = feature
         self.instance = instance
         self.recorder = recorder
+        self.journal = journal
         style = Style.for(descriptor: STDOUT_FILENO)
         let interactive = Terminal.isTerminal(STDIN_FILENO) && Terminal.isTerminal(STDOUT_FILENO)
         editor = interactive
@@ -66,6 +70,15 @@ final class Session: Sendable {
             show(title)
             show(style.dim("\(library.manifest.libraryName) \(library.manifest.libraryVersion). Type an input (Tab completes, ↑ recalls), :help for help, :quit to leave."))
             if let recorder { show(style.dim("Recording to \(recorder.path); replay it with: fusion replay \(recorder.path)")) }
+        }
+        if let journal {
+            // Said even without a terminal: a script resuming a session should know.
+            if let resumed = journal.resumed {
+                if let warning = resumed.warning { showWarning("journal \(journal.path): \(warning)") }
+                show(style.dim("Resumed from the journal \(journal.path): \(resumed.records) record\(resumed.records == 1 ? "" : "s") replayed."))
+            } else if editor != nil {
+                show(style.dim("Journaling to \(journal.path): after a crash, the same command resumes the session."))
+            }
         }
         do throws(FusionHostError) {
             let state = try instance.state()
@@ -99,13 +112,17 @@ final class Session: Sendable {
         }
     }
 
-    /// Errors go to stderr when the output is not a terminal, so a transcript piped to
-    /// a file keeps only states.
-    private func showError(_ message: String) {
+    /// Errors and warnings go to stderr when the output is not a terminal, so a
+    /// transcript piped to a file keeps only states.
+    private func showError(_ message: String) { showProblem("error:", message) }
+
+    private func showWarning(_ message: String) { showProblem("warning:", message) }
+
+    private func showProblem(_ label: String, _ message: String) {
         if let editor {
-            editor.printAbove(style.error("error:") + " " + message)
+            editor.printAbove(style.error(label) + " " + message)
         } else {
-            plainOutput.withLock { _ in Terminal.write(Style.for(descriptor: STDERR_FILENO).error("error:") + " " + message + "\n", to: STDERR_FILENO) }
+            plainOutput.withLock { _ in Terminal.write(Style.for(descriptor: STDERR_FILENO).error(label) + " " + message + "\n", to: STDERR_FILENO) }
         }
     }
 
@@ -154,16 +171,22 @@ final class Session: Sendable {
             showError("\(error.message); :help lists the inputs")
             return true
         }
-        do throws(FusionHostError) {
+        do {
             let before = try instance.state()
-            if let recorder { try recorder.send(json) } else { try instance.send(json) }
+            if let journal {
+                try journal.send(json)
+            } else if let recorder {
+                try recorder.send(json)
+            } else {
+                try instance.send(json)
+            }
             let after = try instance.state()
             progress.withLock { $0.lastInput = LastInput(text: text, before: before, after: after) }
             let unchanged = after.version == before.version
             let label = style.version("v\(after.version)") + (unchanged ? style.dim(" (no change)") : "")
             present(after, label: label, previous: try? before.value())
         } catch {
-            showError(error.description)
+            showError("\(error)")
         }
         return true
     }
@@ -253,7 +276,7 @@ final class Session: Sendable {
     private func travel(_ text: String) {
         let words = text.split(separator: " ").map(String.init)
         let target: UInt64
-        do throws(FusionHostError) {
+        do {
             let history = try instance.history()
             if words[0] == ":goto" {
                 guard words.count == 2, let version = UInt64(words[1]) else {
@@ -276,13 +299,19 @@ final class Session: Sendable {
                 target = history.entries[history.entries.count - 1 - steps].version
             }
             let before = try instance.state()
-            if let recorder { try recorder.goto(version: target) } else { try instance.goto(version: target) }
+            if let journal {
+                try journal.goto(version: target)
+            } else if let recorder {
+                try recorder.goto(version: target)
+            } else {
+                _ = try instance.goto(version: target)
+            }
             let after = try instance.state()
             progress.withLock { $0.lastInput = LastInput(text: text, before: before, after: after) }
             let label = style.version("v\(after.version)") + style.dim(after.version == before.version ? " (already there)" : " (the state of v\(target))")
             present(after, label: label, previous: try? before.value())
         } catch {
-            showError(error.description)
+            showError("\(error)")
         }
     }
 

@@ -1,0 +1,228 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The crash journal's file (docs/reliability.md, "Crash-safe sessions"): a header line,
+/// then one line per record, each `JSON CRC\n`, the JSON compact and the CRC-32 of its
+/// bytes in eight hex digits. A record is appended and flushed to the disk
+/// (`fdatasync`) before the host applies it, so after a crash the file holds everything
+/// the instance was given. A process killed mid-append leaves a torn last line (no
+/// newline, or a checksum that does not match): it is dropped with a warning and cut off
+/// before the next append. A bad line anywhere else is damage, and the file is refused:
+/// never read as something it is not.
+public final class JournalFile: Sendable {
+    public let path: String
+    private let descriptor: Int32
+
+    /// What a journal held when it was opened.
+    public struct Contents: Sendable {
+        public var header: JSONValue
+        public var records: [JSONValue]
+        /// Why the last line was dropped, for a warning; nil when the file ended cleanly.
+        public var droppedTail: String?
+    }
+
+    /// The current format; the header's `"fusionJournal"`.
+    public static let formatVersion = 1
+
+    /// Creates a new journal at `path` (replacing what is there) with `header`, flushed
+    /// to disk before this returns.
+    public init(creating path: String, header: JSONValue) throws(JournalError) {
+        let descriptor = systemOpen(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw JournalError(path: path, "cannot create it: \(Self.systemError())") }
+        do throws(JournalError) {
+            try Self.lock(descriptor, path)
+            guard ftruncate(descriptor, 0) == 0 else { throw JournalError(path: path, "cannot empty it: \(Self.systemError())") }
+            try Self.append(header, to: descriptor, path: path)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    /// Opens an existing journal: reads it, cuts off a torn last line, and keeps it open
+    /// for appending. nil when there is no file, or an empty one, at `path`.
+    public static func open(existing path: String) throws(JournalError) -> (file: JournalFile, contents: Contents)? {
+        guard access(path, F_OK) == 0 else { return nil }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(path)
+        } catch {
+            throw JournalError(path: path, error.reason)
+        }
+        guard !bytes.isEmpty else { return nil }
+        let (contents, goodLength) = try parse(bytes, path: path)
+        let file = try JournalFile(appendingTo: path, keeping: goodLength)
+        return (file, contents)
+    }
+
+    private init(appendingTo path: String, keeping length: Int) throws(JournalError) {
+        let descriptor = systemOpen(path, O_WRONLY | O_APPEND | O_CLOEXEC, 0)
+        guard descriptor >= 0 else { throw JournalError(path: path, "cannot open it for writing: \(Self.systemError())") }
+        do throws(JournalError) {
+            try Self.lock(descriptor, path)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        // Cut a torn tail off before anything follows it.
+        guard ftruncate(descriptor, off_t(length)) == 0, fdatasync(descriptor) == 0 else {
+            let reason = Self.systemError()
+            close(descriptor)
+            throw JournalError(path: path, "cannot cut off its torn last record: \(reason)")
+        }
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    /// One writer per journal: a second process resuming it would interleave records.
+    /// The lock goes with the descriptor, so a crash releases it.
+    private static func lock(_ descriptor: Int32, _ path: String) throws(JournalError) {
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            throw JournalError(path: path, errno == EWOULDBLOCK ? "another process has it open" : "cannot lock it: \(systemError())")
+        }
+    }
+
+    /// Appends one record and waits until it is on the disk.
+    public func append(_ record: JSONValue) throws(JournalError) {
+        try Self.append(record, to: descriptor, path: path)
+    }
+
+    private static func append(_ record: JSONValue, to descriptor: Int32, path: String) throws(JournalError) {
+        let text = record.jsonText
+        var line = Array(text.utf8)
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: hex(CRC32.checksum(text.utf8)).utf8)
+        line.append(UInt8(ascii: "\n"))
+        var offset = 0
+        while offset < line.count {
+            let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw JournalError(path: path, "cannot append to it: \(systemError())")
+            }
+            offset += written
+        }
+        guard fdatasync(descriptor) == 0 else { throw JournalError(path: path, "cannot flush it to disk: \(systemError())") }
+    }
+
+    // MARK: Reading
+
+    /// The header and records of a journal's bytes, and the length of its good part.
+    static func parse(_ bytes: [UInt8], path: String) throws(JournalError) -> (Contents, Int) {
+        var lines: [(text: ArraySlice<UInt8>, end: Int, complete: Bool)] = []
+        var start = 0
+        while start < bytes.count {
+            if let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                lines.append((bytes[start..<newline], newline + 1, true))
+                start = newline + 1
+            } else {
+                lines.append((bytes[start...], bytes.count, false))
+                start = bytes.count
+            }
+        }
+        var values: [JSONValue] = []
+        var goodLength = 0
+        var droppedTail: String?
+        for (number, line) in lines.enumerated() {
+            let isLast = number == lines.count - 1
+            let problem: String?
+            var value: JSONValue?
+            if !line.complete {
+                problem = "it does not end with a newline"
+            } else {
+                switch record(line.text) {
+                case .success(let parsed): value = parsed; problem = nil
+                case .failure(let reason): problem = reason.text
+                }
+            }
+            if let problem {
+                // Only the last line can be torn by a crash; the header must be whole.
+                guard isLast, number > 0 else {
+                    throw JournalError(path: path, "line \(number + 1) is damaged (\(problem)); the journal is not read rather than read wrong")
+                }
+                droppedTail = "the last record (line \(number + 1)) was torn, most likely by a crash while it was written (\(problem)): it is dropped"
+                break
+            }
+            values.append(value!)
+            goodLength = line.end
+        }
+        guard let header = values.first else { throw JournalError(path: path, "it has no header line") }
+        guard let format = header["fusionJournal"]?.int64Value else {
+            throw JournalError(path: path, "it is not a FusionKit journal (its first line has no \"fusionJournal\")")
+        }
+        guard format == formatVersion else {
+            throw JournalError(path: path, "it is in journal format \(format); this build reads format \(formatVersion)")
+        }
+        return (Contents(header: header, records: Array(values.dropFirst()), droppedTail: droppedTail), goodLength)
+    }
+
+    /// One line, checked: `JSON CRC`.
+    private static func record(_ line: ArraySlice<UInt8>) -> Result<JSONValue, JournalError.Reason> {
+        guard line.count > 9, line[line.endIndex - 9] == UInt8(ascii: " ") else { return .failure("it has no checksum") }
+        let text = line[line.startIndex..<(line.endIndex - 9)]
+        let written = String(decoding: line[(line.endIndex - 8)...], as: UTF8.self)
+        guard hex(CRC32.checksum(text)) == written else { return .failure("its checksum does not match") }
+        do {
+            return .success(try JSONParser.parse(Array(text)))
+        } catch {
+            return .failure(JournalError.Reason("its checksum matches but it is not JSON: \(error)"))
+        }
+    }
+
+    private static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+
+    private static func systemError() -> String { String(cString: strerror(errno)) }
+}
+
+/// Why a journal could not be opened, read or written, naming the file.
+public struct JournalError: Error, Sendable, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+
+    public init(path: String, _ reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "journal \(path): \(reason)" }
+
+    /// A reason without a path yet, for the line parser.
+    struct Reason: Error, ExpressibleByStringLiteral {
+        let text: String
+        init(_ text: String) { self.text = text }
+        init(stringLiteral text: String) { self.text = text }
+    }
+}
+
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.open(path, flags, mode)
+    #else
+    Darwin.open(path, flags, mode)
+    #endif
+}
+
+/// CRC-32 (IEEE 802.3, as zlib's `crc32`), so that other front ends check the same sums.
+enum CRC32 {
+    private static let table: [UInt32] = (0..<256).map { index in
+        var value = UInt32(index)
+        for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+        return value
+    }
+
+    static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        return crc ^ 0xFFFF_FFFF
+    }
+}

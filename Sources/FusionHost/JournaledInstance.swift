@@ -1,0 +1,281 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An instance whose session survives a crash of its process (docs/reliability.md,
+/// "Crash-safe sessions"). Everything that changes it (an input, a host's answer, a
+/// move of the clock, a goto) is appended to a `JournalFile` and flushed to disk before
+/// it is applied; opening the journal again replays those records into a new instance,
+/// which reaches the same state and version, and the session goes on appending.
+///
+/// Replaying is exact because the instance is made reproducible (`ReplayableOptions`):
+/// its seed is in the journal's header, and its clock is manual. A session that asked
+/// for the system clock gets a manual clock the journal moves in real time (every
+/// 10 ms while an effect is pending; with nothing pending no effect can tell), each
+/// move journaled before it is made.
+public final class JournaledInstance: Sendable {
+    public let instance: HostedInstance
+    public let path: String
+    /// The records replayed when an existing journal was opened; nil for a new journal.
+    public let resumed: Resumption?
+
+    /// What opening an existing journal did.
+    public struct Resumption: Sendable {
+        /// Records replayed into the new instance.
+        public let records: Int
+        /// A torn last record that was dropped (most likely the crash's doing), in words.
+        public let warning: String?
+    }
+
+    private struct Clock: Sendable {
+        var lastTick: ContinuousClock.Instant
+    }
+
+    private let file: JournalFile
+    private let clock: Mutex<Clock>
+    private let ticking = Mutex(false)
+    private let tickerDone = DispatchSemaphore(value: 0)
+
+    /// Opens the journal at `path`: resumes the session it holds, or, when there is no
+    /// journal there (or an empty file), starts one for a new instance of `feature`
+    /// made with `options` (as for fk_create_with_options). A journal of another
+    /// feature, or a damaged one, is refused.
+    public init(path: String, library: HostedLibrary, feature: String, options: JSONValue, startedBy: String) throws(JournalError) {
+        self.path = path
+        let realTime: Bool
+        if let (existing, contents) = try JournalFile.open(existing: path) {
+            let header = contents.header
+            guard let journaled = header["feature"]?.stringValue else { throw JournalError(path: path, "its header names no feature") }
+            guard journaled == feature else {
+                throw JournalError(path: path, "it is a session of feature \"\(journaled)\", not \"\(feature)\"")
+            }
+            instance = try Self.create(library, feature, header["options"] ?? .object([]), path)
+            for (number, json) in contents.records.enumerated() {
+                let failure: String
+                do throws(JournalError.Reason) {
+                    let record = try JournalRecord(json)
+                    do throws(FusionHostError) {
+                        try Self.apply(record, to: instance, replaying: true)
+                        continue
+                    } catch {
+                        failure = "cannot be replayed: \(error)"
+                    }
+                } catch {
+                    failure = error.text
+                }
+                try? instance.destroy()
+                throw JournalError(path: path, "record \(number + 1), \(json.jsonText), \(failure)")
+            }
+            file = existing
+            realTime = header["realTime"]?.boolValue ?? false
+            resumed = Resumption(records: contents.records.count, warning: contents.droppedTail)
+        } else {
+            let (replayable, systemClock) = ReplayableOptions.make(options)
+            instance = try Self.create(library, feature, replayable, path)
+            let manifest = library.manifest
+            let header: JSONValue = .object([
+                ("fusionJournal", .integer(JournalFile.formatVersion)),
+                ("feature", .string(feature)),
+                ("library", .string("\(manifest.libraryName) \(manifest.libraryVersion)")),
+                ("startedBy", .string(startedBy)),
+                ("realTime", .bool(systemClock)),
+                ("options", replayable),
+            ])
+            do {
+                file = try JournalFile(creating: path, header: header)
+            } catch {
+                try? instance.destroy()
+                throw error
+            }
+            realTime = systemClock
+            resumed = nil
+        }
+        clock = Mutex(Clock(lastTick: .now))
+        if realTime { startTicking() }
+    }
+
+    deinit { stop() }
+
+    /// Stops moving the clock. The instance is left to the caller (destroy it when done).
+    public func stop() {
+        let wasTicking = ticking.withLock { running in
+            defer { running = false }
+            return running
+        }
+        if wasTicking { tickerDone.wait() }
+    }
+
+    // MARK: What a session does
+
+    /// fk_send, journaled as `{"send": input}` first. A refused input is journaled too
+    /// (it is refused again on replay, changing nothing).
+    public func send(_ inputJSON: String) throws(JournaledCallError) {
+        guard let input = try? JSONParser.parse(inputJSON) else {
+            // Not JSON: the library says so, and there is nothing to journal.
+            do throws(FusionHostError) { try instance.send(inputJSON) } catch { throw .refused(error) }
+            return
+        }
+        try perform(.send(input))
+    }
+
+    /// fk_goto, journaled as `{"goto": version}`.
+    public func goto(version: UInt64) throws(JournaledCallError) { try perform(.goto(version)) }
+
+    /// fk_respond, journaled as `{"respond": {"id": …, "result": …}}`.
+    public func respond(to requestID: UInt64, result: JSONValue) throws(JournaledCallError) {
+        try perform(.respond(id: requestID, result: result))
+    }
+
+    /// fk_fail_request, journaled as `{"fail": {"id": …, "message": …}}`.
+    public func failRequest(_ requestID: UInt64, message: String) throws(JournaledCallError) {
+        try perform(.fail(id: requestID, message: message))
+    }
+
+    /// fk_advance_clock asked for by the session itself, journaled as `{"advance": ns}`.
+    public func advanceClock(byNanoseconds nanoseconds: UInt64) throws(JournaledCallError) {
+        try perform(.advance(nanoseconds: nanoseconds))
+    }
+
+    /// Journals a record, then applies it; one at a time (the clock's ticks included),
+    /// so the journal's order is the order things happened.
+    private func perform(_ record: JournalRecord) throws(JournaledCallError) {
+        try clock.withLock { (_: inout Clock) throws(JournaledCallError) in
+            do throws(JournalError) {
+                try file.append(record.json)
+            } catch {
+                throw .notJournaled(error)
+            }
+            do throws(FusionHostError) {
+                try Self.apply(record, to: instance, replaying: false)
+            } catch {
+                throw .refused(error)
+            }
+        }
+    }
+
+    // MARK: The clock in real time
+
+    private func startTicking() {
+        ticking.withLock { $0 = true }
+        DispatchQueue(label: "fusion.journal.clock").async { [self] in
+            while ticking.withLock({ $0 }) {
+                var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+                nanosleep(&pause, nil)
+                tick()
+            }
+            tickerDone.signal()
+        }
+    }
+
+    /// Moves the clock by the real time since the last tick, journaled first, when an
+    /// effect is pending. A journal that cannot be written stops the clock (and every
+    /// call then says why).
+    private func tick() {
+        clock.withLock { clock in
+            let now = ContinuousClock.Instant.now
+            let elapsed = now - clock.lastTick
+            clock.lastTick = now
+            if let pending = try? instance.pending(), pending.effects == 0 { return }
+            let nanoseconds = UInt64(max(0, elapsed.components.seconds)) * 1_000_000_000
+                + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000))
+            let record = JournalRecord.advance(nanoseconds: nanoseconds)
+            guard (try? file.append(record.json)) != nil else { return }
+            try? Self.apply(record, to: instance, replaying: false)
+        }
+    }
+
+    // MARK: Replaying
+
+    /// Applies one record, then lets the effects it started settle (fk_advance_clock by
+    /// 0), the same live and on replay. On replay a refusal is passed over: it is what
+    /// happened the first time too.
+    private static func apply(_ record: JournalRecord, to instance: HostedInstance, replaying: Bool) throws(FusionHostError) {
+        do throws(FusionHostError) {
+            switch record {
+            case .send(let input): try instance.send(input)
+            case .goto(let version): _ = try instance.goto(version: version)
+            case .respond(let id, let result): try instance.respond(to: id, result: result)
+            case .fail(let id, let message): try instance.failRequest(id, message: message)
+            case .advance(let nanoseconds): try instance.advanceClock(byNanoseconds: nanoseconds)
+            }
+        } catch {
+            let refusal = error.status != nil && error.status != .invalidHandle
+            if !(replaying && refusal) { throw error }
+        }
+        try? instance.advanceClock(byNanoseconds: 0)
+    }
+
+    private static func create(_ library: HostedLibrary, _ feature: String, _ options: JSONValue, _ path: String) throws(JournalError) -> HostedInstance {
+        do {
+            return try library.create(feature: feature, options: options)
+        } catch {
+            throw JournalError(path: path, "cannot create the instance of \"\(feature)\": \(error)")
+        }
+    }
+}
+
+/// Why a journaled call did not happen as asked.
+public enum JournaledCallError: Error, Sendable, CustomStringConvertible {
+    /// Journaled, then refused by the library (as it will be on replay): bad input.
+    case refused(FusionHostError)
+    /// Not written to the journal, so not applied either.
+    case notJournaled(JournalError)
+
+    public var description: String {
+        switch self {
+        case .refused(let error): return "\(error)"
+        case .notJournaled(let error): return "not applied, since it could not be journaled: \(error)"
+        }
+    }
+}
+
+/// One record of a journal, read.
+enum JournalRecord: Sendable {
+    case send(JSONValue)
+    case goto(UInt64)
+    case respond(id: UInt64, result: JSONValue)
+    case fail(id: UInt64, message: String)
+    case advance(nanoseconds: UInt64)
+
+    /// The record a journal line holds; nil (with why) for one this build cannot read.
+    init(_ json: JSONValue) throws(JournalError.Reason) {
+        guard let members = json.objectValue, members.count == 1, let member = members.first else {
+            throw "is not an object of one key"
+        }
+        let value = member.value
+        func whole(_ value: JSONValue?) -> UInt64? { value?.int64Value.flatMap { $0 >= 0 ? UInt64($0) : nil } }
+        switch member.key {
+        case "send":
+            self = .send(value)
+        case "goto":
+            guard let version = whole(value) else { throw "has a goto to no version" }
+            self = .goto(version)
+        case "respond":
+            guard let id = whole(value["id"]), let result = value["result"] else { throw "is a respond without an id or a result" }
+            self = .respond(id: id, result: result)
+        case "fail":
+            guard let id = whole(value["id"]), let message = value["message"]?.stringValue else { throw "is a fail without an id or a message" }
+            self = .fail(id: id, message: message)
+        case "advance":
+            guard let nanoseconds = whole(value) else { throw "has an advance that is not whole nanoseconds" }
+            self = .advance(nanoseconds: nanoseconds)
+        default:
+            throw JournalError.Reason("is of a kind this build does not know, \"\(member.key)\"")
+        }
+    }
+
+    var json: JSONValue {
+        switch self {
+        case .send(let input): return .object([("send", input)])
+        case .goto(let version): return .object([("goto", .integer(version))])
+        case .respond(let id, let result): return .object([("respond", .object([("id", .integer(id)), ("result", result)]))])
+        case .fail(let id, let message): return .object([("fail", .object([("id", .integer(id)), ("message", .string(message))]))])
+        case .advance(let nanoseconds): return .object([("advance", .integer(nanoseconds))])
+        }
+    }
+}
