@@ -1,0 +1,140 @@
+"""Crash-safe sessions in `fusion run --journal FILE` (issue 13.6), as a person meets a
+crash: a real `fusion` process in a real terminal (tmux) is killed with SIGKILL in the
+middle of a session, and the same command resumes it with the same state and version;
+a torn last record is dropped with a warning; damage elsewhere is refused."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+import zlib
+from pathlib import Path
+
+from fusion_cli import run
+
+
+def kill_9(journal: Path) -> None:
+    """SIGKILL to the fusion process writing `journal` (no chance to clean up)."""
+    found = subprocess.run(["pgrep", "-f", "--", f"--journal {journal}"], capture_output=True, text=True).stdout.split()
+    # The fusion process itself, not the shell that started it (its command line names the file too).
+    pids = [int(pid) for pid in found if Path(f"/proc/{pid}/comm").read_text().strip() == "fusion"]
+    assert pids, f"no fusion process has {journal} open"
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+
+
+def restart(tmux, *command: str) -> None:
+    """A new terminal for the second run (the old tmux server takes a moment to go)."""
+    tmux.kill()
+    for attempt in range(20):
+        try:
+            tmux.start(*command, width=300)
+            return
+        except subprocess.CalledProcessError:
+            if attempt == 19:
+                raise
+            time.sleep(0.2)
+
+
+def test_a_session_killed_with_sigkill_resumes_with_the_same_state_and_version(tmux, fusion, tmp_path):
+    journal = tmp_path / "counter.journal"
+    tmux.start(str(fusion), "run", "--journal", str(journal), "counter", width=300)
+    tmux.wait_for(f"Journaling to {journal}")
+    for text in ("increase", "increase", "increase", "decrease"):
+        tmux.type(text)
+    tmux.wait_for('v4 {"value":2,')
+    kill_9(journal)
+    tmux.wait_for("[exited 137]")
+    restart(tmux, str(fusion), "run", "--journal", str(journal), "counter")
+    screen = tmux.wait_for('v4 {"value":2,')
+    assert f"Resumed from the journal {journal}: 4 records replayed." in screen
+    tmux.type("increase")
+    tmux.wait_for('v5 {"value":3,')
+    # Time travel after a resume reaches back past the crash: the replay rebuilt the versions.
+    tmux.type(":back 4")
+    tmux.wait_for('v6 (the state of v1) {"value":1,')
+
+
+def test_an_effect_waiting_at_the_crash_finishes_after_the_resume(tmux, fusion, tmp_path):
+    journal = tmp_path / "wifi.journal"
+    tmux.start(str(fusion), "run", "--journal", str(journal), "wifi", width=300)
+    tmux.wait_for(f"Journaling to {journal}")
+    tmux.type("networkTapped id=blob")
+    tmux.type("passwordChanged password=blob")
+    tmux.type("joinButtonTapped")
+    tmux.wait_for('"isConnecting":true')
+    kill_9(journal)  # within the one second the join takes
+    tmux.wait_for("[exited 137]")
+    records = [json.loads(line.rsplit(" ", 1)[0]) for line in journal.read_text().splitlines()[1:]]
+    assert records[:3] == [{"send": {"networkTapped": {"id": "blob"}}}, {"send": {"passwordChanged": {"password": "blob"}}},
+                           {"send": "joinButtonTapped"}]
+    waited = sum(record.get("advance", 0) for record in records) / 1e9
+    assert waited < 1, "killed before the join's second was up"
+    restart(tmux, str(fusion), "run", "--journal", str(journal), "wifi")
+    tmux.wait_for("Resumed from the journal")
+    # The rest of the join's second passes on the resumed clock; then the network is joined.
+    tmux.wait_for("(from an effect)", timeout=10)
+    deadline = time.monotonic() + 10
+    while '"selectedNetworkID": "blob"' not in tmux.screen():
+        assert time.monotonic() < deadline, tmux.screen()
+        tmux.type(":state")
+        time.sleep(0.5)
+    assert '"destination": null' in tmux.screen()
+
+
+def test_a_torn_last_record_is_dropped_with_a_warning_and_cut_off(fusion, tmp_path):
+    journal = tmp_path / "counter.journal"
+    started = run(fusion, "run", "--journal", str(journal), "counter", stdin="increase\nincrease\n")
+    assert started.returncode == 0, started.stderr
+    whole = journal.read_bytes()
+    # What a crash in the middle of write(2) leaves: part of a line, no newline.
+    journal.write_bytes(whole + b'{"send":"incre')
+    resumed = run(fusion, "run", "--journal", str(journal), "counter", stdin="")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"warning: journal {journal}: the last record (line 4) was torn" in resumed.stderr
+    assert "it does not end with a newline" in resumed.stderr
+    assert "2 records replayed" in resumed.stdout and resumed.stdout.rstrip().endswith('v2 {"value":2,"isReset":false,"alert":null}')
+    assert journal.read_bytes() == whole, "the torn tail is cut off before anything is appended"
+    # A whole line whose checksum does not match, at the end, is torn too.
+    line = b'{"send":"increase"}'
+    journal.write_bytes(whole + line + b" %08x\n" % (zlib.crc32(line) ^ 1))
+    again = run(fusion, "run", "--journal", str(journal), "counter", stdin="increase\n")
+    assert "its checksum does not match" in again.stderr
+    assert again.stdout.rstrip().endswith('v3 {"value":3,"isReset":false,"alert":null}')
+
+
+def test_damage_before_the_last_record_is_refused_never_misread(fusion, tmp_path):
+    journal = tmp_path / "counter.journal"
+    run(fusion, "run", "--journal", str(journal), "counter", stdin="increase\nincrease\nincrease\n")
+    lines = journal.read_bytes().split(b"\n")
+    lines[2] = lines[2].replace(b"increase", b"decrease")  # a flipped record, its sum unchanged
+    journal.write_bytes(b"\n".join(lines))
+    refused = run(fusion, "run", "--journal", str(journal), "counter", stdin="")
+    assert refused.returncode != 0
+    assert "line 3 is damaged (its checksum does not match)" in refused.stderr
+    assert "not read rather than read wrong" in refused.stderr
+
+
+def test_a_journal_is_of_one_feature_and_one_process(fusion, tmp_path):
+    journal = tmp_path / "counter.journal"
+    run(fusion, "run", "--journal", str(journal), "counter", stdin="increase\n")
+    other = run(fusion, "run", "--journal", str(journal), "answer", stdin="")
+    assert other.returncode != 0 and 'a session of feature "counter", not "answer"' in other.stderr
+    holder = subprocess.Popen([str(fusion), "run", "--journal", str(journal), "counter"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 10
+        second = None
+        while time.monotonic() < deadline:
+            second = run(fusion, "run", "--journal", str(journal), "counter", stdin="")
+            if "another process has it open" in second.stderr:
+                break
+            time.sleep(0.1)
+        assert second is not None and "another process has it open" in second.stderr, second and second.stderr
+        assert second.returncode != 0
+    finally:
+        holder.communicate(b"", timeout=10)
+    assert run(fusion, "run", "--journal", str(journal), "--record", str(tmp_path / "r.json"), "counter",
+               stdin="").returncode != 0
