@@ -48,6 +48,15 @@ def library_path() -> Path:
 
 
 @pytest.fixture(scope="session")
+def fusion(library_path: Path) -> Path:
+    """The shell client of the same build, for tests of what both front ends share."""
+    path = library_path.parent / "fusion"
+    if not path.exists():
+        subprocess.run(["swift", "build", "--product", "fusion"], cwd=ROOT, check=True)
+    return path
+
+
+@pytest.fixture(scope="session")
 def lib(library_path: Path) -> fusionkit.Library:
     return fusionkit.load(library_path)
 

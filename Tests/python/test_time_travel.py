@@ -18,12 +18,6 @@ from fusionkit.recording import recording_options, seconds_text
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def fusion() -> Path:
-    out = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, check=True, capture_output=True,
-                         text=True).stdout.strip()
-    return Path(out) / "fusion"
-
-
 # -- time travel ---------------------------------------------------------------------
 
 
@@ -86,7 +80,7 @@ def test_recording_options_draw_a_seed_and_take_the_manual_clock() -> None:
     assert [seconds_text(n) for n in (0, 1_000_000_000, 1_012_000_000, 5)] == ["0", "1", "1.012", "0.000000005"]
 
 
-def test_a_recorded_session_replays_to_the_same_states(lib: fusionkit.Library, tmp_path: Path) -> None:
+def test_a_recorded_session_replays_to_the_same_states(lib: fusionkit.Library, tmp_path: Path, fusion: Path) -> None:
     path = tmp_path / "counter.scenario.json"
     with lib.create("counter", history=20, record=path) as counter:
         counter.send("increase")
@@ -104,7 +98,7 @@ def test_a_recorded_session_replays_to_the_same_states(lib: fusionkit.Library, t
     assert recorded["steps"][-1]["state"] == {"value": 1, "isReset": False, "alert": "The value is 1."}
     result = scenario.run(path, lib)
     assert result.passed, result.report()
-    replay = subprocess.run([fusion(), "replay", lib.path, path], capture_output=True, text=True)
+    replay = subprocess.run([fusion, "replay", lib.path, path], capture_output=True, text=True)
     assert replay.returncode == 0, replay.stdout + replay.stderr
     assert "every state was as recorded" in replay.stdout
 
@@ -131,7 +125,7 @@ def test_a_system_clock_session_replays_exactly(lib: fusionkit.Library, tmp_path
     assert result.passed, result.report()
 
 
-def test_a_changed_library_behaviour_is_caught_by_the_replay(lib: fusionkit.Library, tmp_path: Path) -> None:
+def test_a_changed_library_behaviour_is_caught_by_the_replay(lib: fusionkit.Library, tmp_path: Path, fusion: Path) -> None:
     path = tmp_path / "counter.scenario.json"
     with lib.create("counter", record=path) as counter:
         counter.send("increase")
@@ -142,6 +136,6 @@ def test_a_changed_library_behaviour_is_caught_by_the_replay(lib: fusionkit.Libr
     result = scenario.run(path, lib)
     assert not result.passed
     assert result.failures == ['step 2 (send "increase"): value: expected 3, got 2']
-    replay = subprocess.run([fusion(), "replay", lib.path, path], capture_output=True, text=True)
+    replay = subprocess.run([fusion, "replay", lib.path, path], capture_output=True, text=True)
     assert replay.returncode == 1
     assert "value: expected 3, got 2" in replay.stdout

@@ -21,6 +21,7 @@ from .errors import (AbiVersionError, FusionError, InternalError, InvalidArgumen
                      UnknownFeatureError, UnknownInputError, UnknownRequestError, UnknownSubscriptionError)
 from .library import JSON, LIMITS, HostEvent, Instance, Library, Subscription, load
 from .manifest import FeatureSpec, InputCase, InputField, LibraryInfo, Manifest
+from .journal import JournalError, JournalWarning
 
 __version__ = "0.1.0"
 
@@ -32,5 +33,5 @@ __all__ = [
     "NullArgumentError", "InvalidHandleError", "InvalidUTF8Error", "MalformedJSONError", "UnknownFeatureError",
     "UnknownInputError", "InvalidInputError", "InvalidStateError", "InvalidArgumentError",
     "UnknownSubscriptionError", "InternalError", "UnknownRequestError", "InvalidResponseError",
-    "LimitExceededError", "LIMITS",
+    "LimitExceededError", "LIMITS", "JournalError", "JournalWarning",
 ]

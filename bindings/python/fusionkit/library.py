@@ -309,7 +309,8 @@ class Library:
                requests: Literal["builtin", "host"] | None = None, settings: Mapping[str, JSON] | None = None,
                history: int | None = None, state_version: int | None = None,
                options: Mapping[str, JSON] | str | bytes | None = None,
-               record: str | os.PathLike[str] | None = None) -> Instance:
+               record: str | os.PathLike[str] | None = None,
+               journal: str | os.PathLike[str] | None = None) -> Instance:
         """Creates an instance of `feature` (fk_create, or fk_create_with_options when
         any option is given).
 
@@ -328,8 +329,15 @@ class Library:
         record    a file to record the session to, as a scenario that replays it
                   (`fusion replay FILE`, `fusionkit.scenario.run(FILE)`): returns a
                   `fusionkit.recording.RecordingInstance`, see there.
+        journal   a file that makes the session crash-safe: each change is on disk
+                  before it is applied, and if the file holds a session (cut short by
+                  a crash), it is resumed, with the same state and version, and the
+                  other arguments are not used. Returns a
+                  `fusionkit.journal.JournaledInstance`, see there.
         """
-        if record is not None:
+        if record is not None and journal is not None:
+            raise TypeError("record= and journal= cannot be combined yet; record a session, or journal it")
+        if record is not None or journal is not None:
             from .recording import RecordingInstance
             parsed: Mapping[str, JSON] | None = (
                 json.loads(_utf8(options, "the options")) if isinstance(options, (str, bytes)) else options)
@@ -340,8 +348,12 @@ class Library:
                 if value is not None}
             if isinstance(given.get("state"), (str, bytes)):
                 given["state"] = json.loads(given["state"])
-            return RecordingInstance.start(self, feature if isinstance(feature, str) else feature.decode("utf-8"),
-                                           given, record)
+            name_text = feature if isinstance(feature, str) else feature.decode("utf-8")
+            if journal is not None:
+                from .journal import JournaledInstance
+                return JournaledInstance.open(self, name_text, given, journal)
+            assert record is not None
+            return RecordingInstance.start(self, name_text, given, record)
         name = _utf8(feature, "the feature name")
         out = c_uint64()
         chosen: dict[str, JSON] = {key: value for key, value in

@@ -1,0 +1,125 @@
+"""Crash-safe sessions from Python (issue 13.6): `create(..., journal=path)`. A real
+Python process is killed with SIGKILL in the middle of a session (answering host
+requests, with an effect waiting on the clock), and a new process resumes it with the
+same state and version; `fusion run --journal` resumes a journal Python wrote; a torn
+last record is dropped with a JournalWarning; damage is refused."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+
+import fusionkit
+from fusionkit import JournalError, JournalWarning
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_journal_resumes_with_the_same_state_version_and_history(lib: fusionkit.Library, tmp_path: Path) -> None:
+    path = tmp_path / "counter.journal"
+    with lib.create("counter", journal=path, history=50) as counter:
+        assert counter.resumed is None
+        for _ in range(3):
+            counter.send("increase")
+        counter.send_and_read("decrease")
+        counter.back(2)
+        state, version = counter.snapshot()
+    assert (state["value"], version) == (2, 5)  # back to v2
+    with lib.create("counter", journal=path) as again:
+        assert again.resumed == fusionkit.journal.Resumption(records=5)
+        assert again.snapshot() == (state, version)
+        assert [entry.cause for entry in again.history().entries][-1] == "goto"
+        again.send("increase")
+        assert again.version == 6
+
+
+def test_host_answers_and_the_clock_are_journaled(lib: fusionkit.Library, tmp_path: Path) -> None:
+    path = tmp_path / "profile.journal"
+    with lib.create("profile", journal=path, requests="host", clock="manual") as profile:
+        profile.send("loadAllProfiles")
+        asked = []
+        while (event := profile.poll_request()) is not None:
+            asked.append(event)
+        assert asked, "the profile asks its host for its data"
+        profile.fail_request(asked[0].id, "offline")  # the profile gives up on the others
+        profile.advance_clock(0.5)
+        state, version = profile.snapshot()
+    kinds = [next(iter(json.loads(line.rsplit(b" ", 1)[0]))) for line in path.read_bytes().splitlines()[1:]]
+    assert kinds == ["send", "fail", "advance"]
+    with lib.create("profile", journal=path, requests="host") as again:
+        assert again.snapshot() == (state, version)
+
+
+def test_a_process_killed_mid_session_is_resumed_by_another(library_path: Path, tmp_path: Path) -> None:
+    path = tmp_path / "wifi.journal"
+    script = textwrap.dedent(f"""
+        import os, signal, sys, time
+        sys.path.insert(0, {str(ROOT / "bindings" / "python")!r})
+        import fusionkit
+        lib = fusionkit.load({str(library_path)!r})
+        wifi = lib.create("wifi", journal={str(path)!r}, settings={{"liveScan": False}})
+        wifi.send("networkTapped", id="blob")
+        wifi.send("passwordChanged", password="blob")
+        wifi.send("joinButtonTapped")
+        print(wifi.version, flush=True)
+        time.sleep(0.3)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    killed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    records = [json.loads(line.rsplit(b" ", 1)[0]) for line in path.read_bytes().splitlines()[1:]]
+    waited = sum(record.get("advance", 0) for record in records) / 1e9
+    assert 0 < waited < 1, "killed while the one-second join was under way"
+    lib = fusionkit.load(library_path)
+    with lib.create("wifi", journal=path) as wifi:
+        assert wifi.state["destination"]["connect"]["isConnecting"] is True
+        assert wifi.resumed is not None and wifi.resumed.records == len(records)
+        # The rest of the join's second passes on the resumed clock.
+        deadline = time.monotonic() + 10
+        while wifi.state["selectedNetworkID"] != "blob":
+            assert time.monotonic() < deadline, wifi.state
+            time.sleep(0.05)
+        assert wifi.state["destination"] is None
+
+
+def test_fusion_resumes_a_journal_python_wrote(lib: fusionkit.Library, tmp_path: Path, fusion: Path) -> None:
+    path = tmp_path / "counter.journal"
+    with lib.create("counter", journal=path) as counter:
+        counter.send("increase")
+        counter.send("increase")
+    resumed = subprocess.run([str(fusion), "run", "--journal", str(path), "counter"], input="increase\n",
+                             capture_output=True, text=True, timeout=60)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "2 records replayed" in resumed.stdout and 'v3 {"value":3,' in resumed.stdout
+    with lib.create("counter", journal=path) as again:
+        assert again.snapshot()[1] == 3
+
+
+def test_a_torn_tail_warns_and_damage_refuses(lib: fusionkit.Library, tmp_path: Path) -> None:
+    path = tmp_path / "counter.journal"
+    with lib.create("counter", journal=path) as counter:
+        counter.send("increase")
+    whole = path.read_bytes()
+    path.write_bytes(whole + b'{"send":"inc')
+    with pytest.warns(JournalWarning, match=r"\(line 3\) was torn"):
+        with lib.create("counter", journal=path) as again:
+            assert again.resumed is not None and again.resumed.warning is not None
+            assert again.state["value"] == 1
+    assert path.read_bytes() == whole
+    line = b'{"send":"decrease"}'
+    path.write_bytes(whole.replace(b'"increase"', b'"decrease"') + line + b" %08x\n" % zlib.crc32(line))
+    with pytest.raises(JournalError, match="line 2 is damaged"):
+        lib.create("counter", journal=path)
+    with pytest.raises(JournalError, match='feature "counter", not "answer"'):
+        path.write_bytes(whole)
+        lib.create("answer", journal=path)
+    with pytest.raises(TypeError):
+        lib.create("counter", journal=path, record=tmp_path / "r.json")

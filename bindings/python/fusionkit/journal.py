@@ -1,0 +1,309 @@
+"""Crash-safe sessions (docs/reliability.md, "Crash-safe sessions"): what
+`fusion run --journal FILE` does, from Python.
+
+    with lib.create("wifi", journal="wifi.journal") as wifi:
+        wifi.send("networkTapped", id="blob")
+        ...
+    # After a crash (even SIGKILL), the same call resumes the session:
+    wifi = lib.create("wifi", journal="wifi.journal")   # same state, same version
+
+Each input, host answer, goto and move of the clock is appended to the journal and
+flushed to disk (fsync) before it is applied. Opening an existing journal creates a new
+instance with the options in its header (seed and manual clock included) and replays
+the records, which gives the same state and version, then goes on appending. The file
+is the one `fusion run --journal` writes, so either can resume the other's session.
+
+A record is a line, `JSON CRC`, the CRC-32 of the JSON's bytes in eight hex digits. A
+last line without its newline, or whose CRC does not match, was torn by the crash: it
+is dropped with a `JournalWarning` and cut off. A bad line anywhere else is damage, and
+`JournalError` refuses the file rather than read it wrong. One process at a time may
+have a journal open (an exclusive `flock`).
+
+A session on the system clock (the default) runs on a manual clock the journal moves in
+real time: every 10 ms while an effect is pending, each move journaled before it is made.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import threading
+import time
+import warnings
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .errors import FusionError
+from .library import Instance, _input_json
+from .recording import TICK, recording_options
+
+if TYPE_CHECKING:
+    from .library import JSON, Library
+
+__all__ = ["JournalError", "JournalWarning", "JournaledInstance", "Resumption", "FORMAT_VERSION"]
+
+#: The journal format this package reads and writes (the header's "fusionJournal").
+FORMAT_VERSION = 1
+
+
+class JournalError(Exception):
+    """A journal that cannot be read (damaged, of another feature, in use) or written."""
+
+
+class JournalWarning(UserWarning):
+    """A torn last record was dropped when a journal was opened."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resumption:
+    """What opening an existing journal did."""
+    #: Records replayed into the new instance.
+    records: int
+    #: Why the last record was dropped, if it was (also given as a JournalWarning).
+    warning: str | None = None
+
+
+def _line(record: Mapping[str, Any]) -> bytes:
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
+    return text + b" %08x\n" % zlib.crc32(text)
+
+
+def _read(path: str) -> tuple[dict[str, Any], list[dict[str, Any]], int, str | None] | None:
+    """The header, the records, the length of the good part, and why a torn last line
+    was dropped; None when there is no journal (no file, or an empty one)."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except FileNotFoundError:
+        return None
+    if not data:
+        return None
+    lines = data.split(b"\n")
+    complete = lines[:-1]  # the part after the last newline is torn, or b""
+    entries = [(line, True) for line in complete] + ([(lines[-1], False)] if lines[-1] else [])
+    values: list[dict[str, Any]] = []
+    good = 0
+    dropped: str | None = None
+    for number, (line, whole) in enumerate(entries):
+        problem = None if whole else "it does not end with a newline"
+        value: Any = None
+        if problem is None:
+            text, _, written = line.rpartition(b" ")
+            if len(written) != 8 or not text:
+                problem = "it has no checksum"
+            elif b"%08x" % zlib.crc32(text) != written:
+                problem = "its checksum does not match"
+            else:
+                try:
+                    value = json.loads(text)
+                except ValueError as error:
+                    problem = f"its checksum matches but it is not JSON: {error}"
+        if problem is not None:
+            if number != len(entries) - 1 or number == 0:
+                raise JournalError(f"journal {path}: line {number + 1} is damaged ({problem}); "
+                                   "the journal is not read rather than read wrong")
+            dropped = (f"the last record (line {number + 1}) was torn, most likely by a crash while it was "
+                       f"written ({problem}): it is dropped")
+            break
+        values.append(value)
+        good += len(line) + 1
+    header = values[0]
+    if not isinstance(header, dict) or "fusionJournal" not in header:
+        raise JournalError(f'journal {path}: it is not a FusionKit journal (its first line has no "fusionJournal")')
+    if header["fusionJournal"] != FORMAT_VERSION:
+        raise JournalError(f"journal {path}: it is in journal format {header['fusionJournal']}; "
+                           f"this package reads format {FORMAT_VERSION}")
+    return header, values[1:], good, dropped
+
+
+class JournaledInstance(Instance):
+    """An Instance whose session survives a crash of its process (made by
+    `Library.create(..., journal=path)`). Inputs, gotos, host answers and clock moves
+    made through it are journaled before they are applied (calls made through
+    `Library.c` are not). Use it from any thread. A change callback must not send
+    inputs from the thread that moves the clock: it runs while the journal holds its
+    lock, and waits for it otherwise."""
+
+    path: str
+    #: What opening an existing journal did; None for a new journal.
+    resumed: Resumption | None
+
+    @classmethod
+    def open(cls, library: Library, feature: str, given: Mapping[str, JSON],
+             path: str | os.PathLike[str]) -> JournaledInstance:
+        where = os.fspath(path)
+        existing = _read(where)
+        if existing is None:
+            options, real_time = recording_options(given)
+            instance: JournaledInstance = library._create_with_options(feature, options, cls)
+            info = library.manifest.library
+            header = {"fusionJournal": FORMAT_VERSION, "feature": feature, "library": f"{info.name} {info.version}",
+                      "startedBy": "fusionkit (Python)", "realTime": real_time, "options": options}
+            try:
+                instance._begin(where, truncate_to=0, header=header, real_time=real_time, resumed=None)
+            except BaseException:
+                Instance.close(instance)
+                raise
+            return instance
+        header, records, good, dropped = existing
+        if header.get("feature") != feature:
+            raise JournalError(f'journal {where}: it is a session of feature "{header.get("feature")}", not "{feature}"')
+        if dropped is not None:
+            warnings.warn(JournalWarning(f"journal {where}: {dropped}"), stacklevel=3)
+        instance = library._create_with_options(feature, header.get("options", {}), cls)
+        try:
+            instance.path = where
+            instance._journal_lock = threading.RLock()
+            for number, record in enumerate(records):
+                try:
+                    instance._apply(record, replaying=True)
+                except FusionError as error:
+                    raise JournalError(f"journal {where}: record {number + 1}, {json.dumps(record)}, "
+                                       f"cannot be replayed: {error}") from error
+            instance._begin(where, truncate_to=good, header=None, real_time=bool(header.get("realTime")),
+                            resumed=Resumption(len(records), dropped))
+        except BaseException:
+            Instance.close(instance)
+            raise
+        return instance
+
+    def _begin(self, path: str, *, truncate_to: int, header: Mapping[str, Any] | None, real_time: bool,
+               resumed: Resumption | None) -> None:
+        self.path = path
+        self.resumed = resumed
+        self._journal_lock = getattr(self, "_journal_lock", None) or threading.RLock()
+        self._file = open(path, "ab")
+        try:
+            fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._file.close()
+            raise JournalError(f"journal {path}: another process has it open") from None
+        # Cut a torn tail (or, for a new journal, everything) off before appending.
+        self._file.truncate(truncate_to)
+        if header is not None:
+            self._write(header)
+        else:
+            os.fsync(self._file.fileno())
+        self._has_pending = "fk_pending" in self.library.optional_functions
+        self._ticking = real_time
+        self._ticker: threading.Thread | None = None
+        if real_time:
+            self._last_tick = time.monotonic_ns()
+            self._ticker = threading.Thread(target=self._tick_loop, name=f"fusionkit-journal-{self.feature}", daemon=True)
+            self._ticker.start()
+
+    # -- what is journaled -------------------------------------------------------------
+
+    def send(self, input: str | Mapping[str, JSON], /, **fields: JSON) -> None:
+        self.send_json(_input_json(input, fields))
+
+    def send_json(self, text: str | bytes) -> None:
+        data = text.encode() if isinstance(text, str) else text
+        try:
+            value = json.loads(data)
+        except ValueError:
+            Instance.send_json(self, data)  # not JSON: the library says so; nothing to journal
+            return
+        self._perform({"send": value})
+
+    def send_and_read(self, input: str | Mapping[str, JSON], /, **fields: JSON) -> dict[str, JSON]:
+        with self._journal_lock:
+            self.send(input, **fields)
+            return self.state
+
+    def send_and_read_json(self, text: str | bytes) -> tuple[bytes, int]:
+        with self._journal_lock:
+            self.send_json(text)
+            return self.state_json()
+
+    def goto(self, version: int) -> int:
+        with self._journal_lock:
+            self._perform({"goto": version})
+            return self.version
+
+    def respond_json(self, request_id: int, text: str | bytes) -> None:
+        data = text.encode() if isinstance(text, str) else text
+        self._perform({"respond": {"id": request_id, "result": json.loads(data)}})
+
+    def fail_request(self, request_id: int, message: str | bytes) -> None:
+        text = message.decode() if isinstance(message, bytes) else message
+        self._perform({"fail": {"id": request_id, "message": text}})
+
+    def advance_clock(self, seconds: float = 0.0, *, nanoseconds: int | None = None) -> None:
+        amount = nanoseconds if nanoseconds is not None else round(seconds * 1_000_000_000)
+        if amount < 0:
+            Instance.advance_clock(self, seconds, nanoseconds=nanoseconds)  # raises, naming the argument
+        self._perform({"advance": amount})
+
+    def close(self) -> None:
+        """Stops the clock and destroys the instance. The journal stays: opening it again
+        resumes the session; delete the file to start afresh."""
+        self._ticking = False
+        ticker = getattr(self, "_ticker", None)
+        if ticker is not None and ticker is not threading.current_thread():
+            ticker.join()
+        file = getattr(self, "_file", None)
+        if file is not None and not file.closed:
+            with self._journal_lock:
+                file.close()
+        Instance.close(self)
+
+    # -- records -----------------------------------------------------------------------
+
+    def _perform(self, record: dict[str, Any]) -> None:
+        with self._journal_lock:
+            self._write(record)
+            self._apply(record, replaying=False)
+
+    def _write(self, record: Mapping[str, Any]) -> None:
+        if self._file.closed:
+            raise JournalError(f"journal {self.path}: it is closed; nothing more can be applied")
+        self._file.write(_line(record))
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def _apply(self, record: Mapping[str, Any], *, replaying: bool) -> None:
+        """Applies a record, then lets the effects it started settle, the same live and
+        on replay. On replay a refusal is passed over: it happened the first time too."""
+        if not isinstance(record, Mapping) or len(record) != 1:
+            raise JournalError(f"journal {self.path}: {json.dumps(record)} is not a record of one key")
+        (kind, value), = record.items()
+        try:
+            if kind == "send":
+                Instance.send_json(self, json.dumps(value, ensure_ascii=False).encode())
+            elif kind == "goto":
+                Instance.goto(self, value)
+            elif kind == "respond":
+                Instance.respond_json(self, value["id"], json.dumps(value["result"], ensure_ascii=False).encode())
+            elif kind == "fail":
+                Instance.fail_request(self, value["id"], value["message"])
+            elif kind == "advance":
+                Instance.advance_clock(self, nanoseconds=value)
+            else:
+                raise JournalError(f'journal {self.path}: a record of a kind this package does not know, "{kind}"')
+        except FusionError as error:
+            if not replaying or error.status == "FK_ERR_INVALID_HANDLE":
+                raise
+        with contextlib.suppress(FusionError):
+            Instance.advance_clock(self, 0)
+
+    # -- the clock in real time --------------------------------------------------------
+
+    def _tick_loop(self) -> None:
+        while self._ticking:
+            time.sleep(TICK)
+            with self._journal_lock:
+                if not self._ticking or self.closed:
+                    return
+                now = time.monotonic_ns()
+                elapsed, self._last_tick = now - self._last_tick, now
+                # With nothing pending no effect can tell that time moved.
+                if self._has_pending and self.pending()[0] == 0:
+                    continue
+                try:
+                    self._perform({"advance": elapsed})
+                except (FusionError, JournalError, OSError):
+                    return
