@@ -153,10 +153,10 @@ class JournaledInstance(Instance):
             raise JournalError(f'journal {where}: it is a session of feature "{header.get("feature")}", not "{feature}"')
         if dropped is not None:
             warnings.warn(JournalWarning(f"journal {where}: {dropped}"), stacklevel=3)
-        options = header.get("options", {})
-        if not isinstance(options, dict):
+        journaled: object = header.get("options", {})
+        if not isinstance(journaled, dict):
             raise JournalError(f'journal {where}: its header\'s "options" is not an object')
-        instance = library._create_with_options(feature, options, cls)
+        instance = library._create_with_options(feature, journaled, cls)
         try:
             instance.path = where
             instance._journal_lock = threading.RLock()
