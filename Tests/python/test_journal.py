@@ -19,6 +19,7 @@ import pytest
 
 import fusionkit
 from fusionkit import JournalError, JournalWarning
+from fusionkit.journal import JournaledInstance, Resumption
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_a_journal_resumes_with_the_same_state_version_and_history(lib: fusionkit.Library, tmp_path: Path) -> None:
     path = tmp_path / "counter.journal"
     with lib.create("counter", journal=path, history=50) as counter:
-        assert counter.resumed is None
+        assert isinstance(counter, JournaledInstance) and counter.resumed is None
         for _ in range(3):
             counter.send("increase")
         counter.send_and_read("decrease")
@@ -34,7 +35,7 @@ def test_a_journal_resumes_with_the_same_state_version_and_history(lib: fusionki
         state, version = counter.snapshot()
     assert (state["value"], version) == (2, 5)  # back to v2
     with lib.create("counter", journal=path) as again:
-        assert again.resumed == fusionkit.journal.Resumption(records=5)
+        assert isinstance(again, JournaledInstance) and again.resumed == Resumption(records=5)
         assert again.snapshot() == (state, version)
         assert [entry.cause for entry in again.history().entries][-1] == "goto"
         again.send("increase")
@@ -81,7 +82,8 @@ def test_a_process_killed_mid_session_is_resumed_by_another(library_path: Path, 
     lib = fusionkit.load(library_path)
     with lib.create("wifi", journal=path) as wifi:
         assert wifi.state["destination"]["connect"]["isConnecting"] is True
-        assert wifi.resumed is not None and wifi.resumed.records == len(records)
+        assert isinstance(wifi, JournaledInstance) and wifi.resumed is not None
+        assert wifi.resumed.records == len(records)
         # The rest of the join's second passes on the resumed clock.
         deadline = time.monotonic() + 10
         while wifi.state["selectedNetworkID"] != "blob":
@@ -111,7 +113,8 @@ def test_a_torn_tail_warns_and_damage_refuses(lib: fusionkit.Library, tmp_path: 
     path.write_bytes(whole + b'{"send":"inc')
     with pytest.warns(JournalWarning, match=r"\(line 3\) was torn"):
         with lib.create("counter", journal=path) as again:
-            assert again.resumed is not None and again.resumed.warning is not None
+            assert isinstance(again, JournaledInstance) and again.resumed is not None
+            assert again.resumed.warning is not None
             assert again.state["value"] == 1
     assert path.read_bytes() == whole
     line = b'{"send":"decrease"}'
