@@ -23,6 +23,12 @@ public final class JournaledInstance: Sendable {
     public let path: String
     /// The records replayed when an existing journal was opened; nil for a new journal.
     public let resumed: Resumption?
+    /// The feature, and the options the instance was created with (seed and clock as
+    /// made replayable), as the journal's header holds them.
+    public let feature: String
+    public let options: JSONValue
+    /// The header's fields that the host gave (`extra` when it was started).
+    public let extra: JSONValue
 
     /// What opening an existing journal did.
     public struct Resumption: Sendable {
@@ -30,6 +36,9 @@ public final class JournaledInstance: Sendable {
         public let records: Int
         /// A torn last record that was dropped (most likely the crash's doing), in words.
         public let warning: String?
+        /// The host requests the replay answered or failed: the rest of those the
+        /// instance made are still open (see `fk_poll_request` for "requests": "host").
+        public let answeredRequests: Set<UInt64>
     }
 
     private struct Clock: Sendable {
@@ -43,22 +52,32 @@ public final class JournaledInstance: Sendable {
 
     /// Opens the journal at `path`: resumes the session it holds, or, when there is no
     /// journal there (or an empty file), starts one for a new instance of `feature`
-    /// made with `options` (as for fk_create_with_options). A journal of another
-    /// feature, or a damaged one, is refused.
-    public init(path: String, library: HostedLibrary, feature: String, options: JSONValue, startedBy: String) throws(JournalError) {
+    /// made with `options` (as for fk_create_with_options), with the host's `extra`
+    /// fields in its header. A journal of another feature (nil: any), or a damaged one,
+    /// is refused. On resume `options` and `extra` are not used: the journal's are.
+    public init(path: String, library: HostedLibrary, feature: String?, options: JSONValue, startedBy: String,
+                extra: JSONValue = .object([])) throws(JournalError) {
         self.path = path
         let realTime: Bool
         if let (existing, contents) = try JournalFile.open(existing: path) {
             let header = contents.header
             guard let journaled = header["feature"]?.stringValue else { throw JournalError(path: path, "its header names no feature") }
-            guard journaled == feature else {
+            if let feature, journaled != feature {
                 throw JournalError(path: path, "it is a session of feature \"\(journaled)\", not \"\(feature)\"")
             }
-            instance = try Self.create(library, feature, header["options"] ?? .object([]), path)
+            self.feature = journaled
+            self.options = header["options"] ?? .object([])
+            self.extra = header["extra"] ?? .object([])
+            instance = try Self.create(library, journaled, self.options, path)
+            var answered = Set<UInt64>()
             for (number, json) in contents.records.enumerated() {
                 let failure: String
                 do throws(JournalError.Reason) {
                     let record = try JournalRecord(json)
+                    switch record {
+                    case .respond(let id, _), .fail(let id, _): answered.insert(id)
+                    default: break
+                    }
                     do throws(FusionHostError) {
                         try Self.apply(record, to: instance, replaying: true)
                         continue
@@ -73,9 +92,13 @@ public final class JournaledInstance: Sendable {
             }
             file = existing
             realTime = header["realTime"]?.boolValue ?? false
-            resumed = Resumption(records: contents.records.count, warning: contents.droppedTail)
+            resumed = Resumption(records: contents.records.count, warning: contents.droppedTail, answeredRequests: answered)
         } else {
+            guard let feature else { throw JournalError(path: path, "there is no journal to resume") }
             let (replayable, systemClock) = ReplayableOptions.make(options)
+            self.feature = feature
+            self.options = replayable
+            self.extra = extra
             instance = try Self.create(library, feature, replayable, path)
             let manifest = library.manifest
             let header: JSONValue = .object([
@@ -85,6 +108,7 @@ public final class JournaledInstance: Sendable {
                 ("startedBy", .string(startedBy)),
                 ("realTime", .bool(systemClock)),
                 ("options", replayable),
+                ("extra", extra),
             ])
             do {
                 file = try JournalFile(creating: path, header: header)

@@ -24,6 +24,9 @@ public struct BridgeConfiguration: Sendable {
     public var maxMessagesPerSecond = 100
     /// How long a session outlives its last connection, so that a reload rejoins it.
     public var sessionTimeout: Duration = .seconds(60)
+    /// Where each instance's crash journal is kept (one folder per session), so that a
+    /// restarted bridge resumes the sessions a crash cut short; nil: no journals.
+    public var journalFolder: String?
 
     public init(staticFolder: String, clientFolder: String) {
         self.staticFolder = staticFolder

@@ -1,6 +1,12 @@
 import FusionHost
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One instance of a feature in a session: the library's instance (reached only through
 /// `HostedInstance`, the C ABI) under the id the page knows it by, and the host
 /// requests it has open, so that a page that reloads is asked again.
@@ -9,13 +15,83 @@ final class BridgeInstance: Sendable {
     let id: String
     let feature: String
     let hosted: HostedInstance
+    /// The crash journal every change goes through first, when the bridge keeps them.
+    let journal: JournaledInstance?
     /// Open host requests in the order they came: id and the message that announced it.
     private let openRequests = Mutex<[(id: UInt64, message: String)]>([])
 
-    init(id: String, feature: String, hosted: HostedInstance) {
+    init(id: String, feature: String, hosted: HostedInstance, journal: JournaledInstance? = nil) {
         self.id = id
         self.feature = feature
         self.hosted = hosted
+        self.journal = journal
+    }
+
+    // MARK: Changes, through the journal when there is one
+
+    func send(_ input: JSONValue) throws(BridgeError) {
+        try apply { () throws(JournaledCallError) in
+            if let journal { try journal.send(input.jsonText) } else { try Self.plain { () throws(FusionHostError) in try hosted.send(input) } }
+        }
+    }
+
+    func respond(to request: UInt64, result: JSONValue) throws(BridgeError) {
+        try apply { () throws(JournaledCallError) in
+            if let journal {
+                try journal.respond(to: request, result: result)
+            } else {
+                try Self.plain { () throws(FusionHostError) in try hosted.respond(to: request, result: result) }
+            }
+        }
+        answered(request)
+    }
+
+    func failRequest(_ request: UInt64, message: String) throws(BridgeError) {
+        try apply { () throws(JournaledCallError) in
+            if let journal {
+                try journal.failRequest(request, message: message)
+            } else {
+                try Self.plain { () throws(FusionHostError) in try hosted.failRequest(request, message: message) }
+            }
+        }
+        answered(request)
+    }
+
+    func advanceClock(byNanoseconds nanoseconds: UInt64) throws(BridgeError) {
+        try apply { () throws(JournaledCallError) in
+            if let journal {
+                try journal.advanceClock(byNanoseconds: nanoseconds)
+            } else {
+                try Self.plain { () throws(FusionHostError) in try hosted.advanceClock(byNanoseconds: nanoseconds) }
+            }
+        }
+    }
+
+    /// Destroys the library's instance; with `forgettingJournal`, its journal too (the
+    /// page destroyed it, or its session expired), else the journal stays to be resumed.
+    func destroy(forgettingJournal: Bool) {
+        journal?.stop()
+        try? hosted.destroy()
+        if forgettingJournal, let journal { unlink(journal.path) }
+    }
+
+    private static func plain(_ call: () throws(FusionHostError) -> Void) throws(JournaledCallError) {
+        do throws(FusionHostError) { try call() } catch { throw .refused(error) }
+    }
+
+    /// A refusal as the page sees it: an instance destroyed meanwhile (by another
+    /// connection of the session) is unknown here, never a library handle.
+    private func apply(_ call: () throws(JournaledCallError) -> Void) throws(BridgeError) {
+        do throws(JournaledCallError) {
+            try call()
+        } catch {
+            switch error {
+            case .refused(let refusal):
+                throw refusal.status == .invalidHandle ? .unknownInstance(id) : BridgeError(refusal)
+            case .notJournaled(let failure):
+                throw BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: "not applied: \(failure)")
+            }
+        }
     }
 
     /// The messages announcing the requests still open, for a connection joining late.

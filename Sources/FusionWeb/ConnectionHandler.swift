@@ -116,12 +116,6 @@ struct ConnectionHandler: Sendable {
         connection.send(ServerMessage.ok(re: re, version: try? instance.hosted.version()))
     }
 
-    /// A library refusal as the page sees it: an instance destroyed meanwhile (by another
-    /// connection of the session) is unknown here, never a library handle.
-    private func refusal(_ error: FusionHostError, _ id: String) -> BridgeError {
-        error.status == .invalidHandle ? .unknownInstance(id) : BridgeError(error)
-    }
-
     private func handle(_ bytes: [UInt8], connection: BridgeConnection, session: BridgeSession) async {
         let envelope: ClientEnvelope
         do throws(RejectedMessage) {
@@ -155,19 +149,17 @@ struct ConnectionHandler: Sendable {
 
         case .send(let id, let input):
             let instance = try session.lookup(id)
-            do throws(FusionHostError) { try instance.hosted.send(input) } catch { throw refusal(error, id) }
+            try instance.send(input)
             acknowledge(re, instance, on: connection)
 
         case .respond(let id, let request, let result):
             let instance = try session.lookup(id)
-            do throws(FusionHostError) { try instance.hosted.respond(to: request, result: result) } catch { throw refusal(error, id) }
-            instance.answered(request)
+            try instance.respond(to: request, result: result)
             acknowledge(re, instance, on: connection)
 
         case .fail(let id, let request, let message):
             let instance = try session.lookup(id)
-            do throws(FusionHostError) { try instance.hosted.failRequest(request, message: message) } catch { throw refusal(error, id) }
-            instance.answered(request)
+            try instance.failRequest(request, message: message)
             acknowledge(re, instance, on: connection)
 
         case .advanceClock(let id, let seconds):
@@ -175,17 +167,17 @@ struct ConnectionHandler: Sendable {
             let nanoseconds = UInt64((seconds * 1e9).rounded())
             // fk_advance_clock waits (up to a second) for effects to settle, and those
             // effects run on the concurrency pool: wait for it on a thread of its own.
-            let outcome = await withCheckedContinuation { (done: CheckedContinuation<FusionHostError?, Never>) in
+            let outcome = await withCheckedContinuation { (done: CheckedContinuation<BridgeError?, Never>) in
                 DispatchQueue.global().async {
-                    do throws(FusionHostError) {
-                        try instance.hosted.advanceClock(byNanoseconds: nanoseconds)
+                    do throws(BridgeError) {
+                        try instance.advanceClock(byNanoseconds: nanoseconds)
                         done.resume(returning: nil)
                     } catch {
                         done.resume(returning: error)
                     }
                 }
             }
-            if let outcome { throw refusal(outcome, id) }
+            if let outcome { throw outcome }
             acknowledge(re, instance, on: connection)
 
         case .resync(let id):
