@@ -70,13 +70,13 @@ struct Run: ParsableCommand {
         if recordFile != nil && !withOptions {
             throw CLIError(.library, "\(library.path) is older than fk_create_with_options, which recording needs (for the seed and the clock)")
         }
-        var options: [(key: String, value: JSONValue)] = []
+        var options: [JSONMember] = []
         if let saved {
-            do throws(JSONParseError) { options.append(("state", try JSONParser.parse(saved))) } catch {
+            do throws(JSONParseError) { options.append(JSONMember("state", try JSONParser.parse(saved))) } catch {
                 throw CLIError(.stateFile, "state file \(stateFile ?? ""): \(error)")
             }
         }
-        if library.exports("fk_history") { options.append(("history", .integer(Run.historyLimit))) }
+        if library.exports("fk_history") { options.append(JSONMember("history", .integer(Run.historyLimit))) }
         var realTime = false
         var creationOptions = JSONValue.object(options)
         if recordFile != nil { (creationOptions, realTime) = SessionRecorder.recordingOptions(creationOptions) }

@@ -17,7 +17,8 @@ enum StateFile {
         } catch {
             throw CLIError(.failure, "the library returned a state that is not JSON: \(error)")
         }
-        return .object([("feature", .string(feature)), ("version", .integer(state.version)), ("state", value)])
+        // Versions count inputs from 0: never near Int.max, and clamped rather than trapped.
+        return ["feature": .string(feature), "version": .integer(Int(clamping: state.version)), "state": value]
     }
 
     /// The state saved in `path` as JSON text, or nil when there is no such file yet.
@@ -33,7 +34,7 @@ enum StateFile {
         if let saved = document["feature"]?.stringValue, saved != feature {
             throw CLIError(.stateFile, "state file \(path) holds a state of feature \"\(saved)\", not \"\(feature)\"")
         }
-        guard let state = document["state"], state.objectValue != nil else {
+        guard let state = document["state"], state.members != nil else {
             throw CLIError(.stateFile, "state file \(path) has no \"state\" object; expected {\"feature\":…,\"state\":{…}}")
         }
         return state.jsonText

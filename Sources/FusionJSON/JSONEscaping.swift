@@ -1,10 +1,13 @@
 /// Whether UTF-8 text can be written between quotes as it is.
-enum JSONEscaping {
+///
+/// `package` and `@inlinable`: FusionKit's stream encoder scans every string field with
+/// it, from another module.
+package enum JSONEscaping {
     /// True when some byte must be escaped: a control character, `"` or `\`. Reads eight
     /// bytes at a time (the usual bit tricks for "some byte below n" and "some byte equal
     /// to c"), because most text has nothing to escape and the scan is on every string.
-    @inline(__always)
-    static func needsEscaping(_ base: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+    @inlinable @inline(__always)
+    package static func needsEscaping(_ base: UnsafePointer<UInt8>, _ length: Int) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         var index = 0

@@ -1,21 +1,24 @@
-/// A strict RFC 8259 parser over UTF-8 bytes.
+/// A strict RFC 8259 parser over UTF-8 bytes: FusionKit's for the inputs, states and
+/// options a library is given, FusionHost's for the manifests and states it reads and
+/// for what people type and save. One parser, so one to fuzz, measure and fix.
 ///
 /// Written by hand rather than on Foundation's `JSONSerialization` so that the core
-/// links no Foundation, errors carry a line and column, and nesting is bounded (a
-/// deeply nested document is an error, never a stack overflow in the host).
+/// links no Foundation, object members keep their order, errors carry a line and column,
+/// and nesting is bounded (a deeply nested document is an error, never a stack overflow
+/// in the host). Numbers become `.integer` or `.double` as `JSONValue` describes.
 public struct JSONParser {
     /// Documents nested deeper than this are always rejected: the most the recursive
     /// descent (and the recursion over the value afterwards) is known to fit in the
-    /// stack of a host's thread. `FusionLimit.jsonDepth` can set a lower bound.
+    /// stack of a host's thread. A `JSONDepthLimit` can set a lower bound.
     public static let maximumDepth = 512
 
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
+    /// Parses one JSON document: UTF-8 bytes holding one value, whitespace around it.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, depthLimit: JSONDepthLimit = .maximum) throws(JSONParseError) -> JSONValue {
         let buffer = bytes.bindMemory(to: UInt8.self)
         if let bad = UTF8Validation.firstInvalidOffset(in: buffer) {
-            throw JSONParser(buffer).error(.invalidUTF8, at: bad, "invalid UTF-8")
+            throw JSONParser(buffer, depthLimit: depthLimit).error(.invalidUTF8, at: bad, "invalid UTF-8")
         }
-        var parser = JSONParser(buffer)
-        parser.depthLimit = min(FusionLimit.jsonDepth.value, maximumDepth)
+        var parser = JSONParser(buffer, depthLimit: depthLimit)
         parser.skipWhitespace()
         guard parser.index < buffer.count else {
             throw parser.error(.empty, at: 0, buffer.isEmpty ? "the JSON text is empty" : "the JSON text holds only whitespace")
@@ -28,21 +31,22 @@ public struct JSONParser {
         return value
     }
 
-    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
-        try bytes.withUnsafeBytes { raw in Result { () throws(JSONParseError) in try parse(raw) } }.get()
+    public static func parse(_ bytes: [UInt8], depthLimit: JSONDepthLimit = .maximum) throws(JSONParseError) -> JSONValue {
+        try bytes.withUnsafeBytes { raw in Result { () throws(JSONParseError) in try parse(raw, depthLimit: depthLimit) } }.get()
     }
 
-    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
-        try parse(Array(text.utf8))
+    public static func parse(_ text: String, depthLimit: JSONDepthLimit = .maximum) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8), depthLimit: depthLimit)
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
-    /// Read once per document from fk_limit's FK_LIMIT_JSON_DEPTH.
-    private var depthLimit = maximumDepth
+    /// The caller's, for the whole document.
+    private let depthLimit: JSONDepthLimit
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, depthLimit: JSONDepthLimit) {
         self.bytes = bytes
+        self.depthLimit = depthLimit
     }
 
     // MARK: values
@@ -62,9 +66,13 @@ public struct JSONParser {
     }
 
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
-        if depth > depthLimit { throw depthError() }
+        if depth > depthLimit.levels { throw depthError() }
         index += 1  // {
         var members: [JSONMember] = []
+        // Duplicate keys are found by a scan of the members so far, the fastest for the
+        // few members most objects have; from `keyScanLimit` members on, by a set, so
+        // that a large object costs linear time rather than quadratic.
+        var keys: Set<String>?
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             index += 1
@@ -77,9 +85,11 @@ public struct JSONParser {
             }
             let keyOffset = index
             let key = try parseString()
-            for member in members where member.key == key {
-                throw error(.syntax, at: keyOffset, "duplicate key \"\(key)\" in object")
+            if keys == nil {
+                for member in members where member.key == key { throw duplicateKeyError(key, at: keyOffset) }
+                if members.count >= Self.keyScanLimit { keys = Set(members.lazy.map(\.key)) }
             }
+            if keys?.insert(key).inserted == false { throw duplicateKeyError(key, at: keyOffset) }
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else {
                 throw error(.syntax, at: index, "expected ':' after the key \"\(key)\", found \(describeByte(at: index))")
@@ -98,7 +108,7 @@ public struct JSONParser {
     }
 
     private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
-        if depth > depthLimit { throw depthError() }
+        if depth > depthLimit.levels { throw depthError() }
         index += 1  // [
         var elements: [JSONValue] = []
         skipWhitespace()
@@ -268,9 +278,17 @@ public struct JSONParser {
 
     // MARK: helpers
 
-    /// Still FK_ERR_MALFORMED_JSON, as before the limit could be set (hosts branch on it).
+    /// Members up to which duplicate keys are looked for by a scan.
+    private static let keyScanLimit = 16
+
+    private func duplicateKeyError(_ key: String, at offset: Int) -> JSONParseError {
+        error(.syntax, at: offset, "duplicate key \"\(key)\" in object")
+    }
+
+    /// A syntax error, as depth always was: a library reports it as FK_ERR_MALFORMED_JSON
+    /// (hosts branch on it).
     private func depthError() -> JSONParseError {
-        error(.syntax, at: index, "nesting deeper than \(depthLimit) levels (FK_LIMIT_JSON_DEPTH; see fk_limit())")
+        error(.syntax, at: index, depthLimit.exceededReason)
     }
 
     private mutating func expectLiteral(_ word: StaticString) throws(JSONParseError) {
