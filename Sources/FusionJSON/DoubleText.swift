@@ -2,16 +2,17 @@
 /// into a buffer. Values with few decimals, the common case in UI state, skip the
 /// general algorithm and the `String` it builds. Tests compare the two on many values.
 ///
-/// `package` and `@inlinable`: FusionKit's stream encoder writes every `Double` field
-/// through it, from another module, and a call per field would cost more than the
-/// short path itself.
-package enum DoubleText {
+/// Public to FusionKit only (`@_spi`) and `@inlinable`: FusionKit's stream encoder writes
+/// every `Double` field through it, from another module, and a call per field would cost
+/// more than the short path itself. (A `package` declaration would do, but Swift 6.3
+/// does not inline its body across modules.)
+@_spi(FusionKit) public enum DoubleText {
     /// Room `write` needs: SwiftDtoa's longest form of a Double is under 32 bytes.
-    package static let capacity = 32
+    @inlinable public static var capacity: Int { 32 }
 
     /// Writes the text of a finite, non-whole `value` at `buffer` and returns its length.
     @inlinable @inline(__always)
-    package static func write(_ value: Double, into buffer: UnsafeMutablePointer<UInt8>) -> Int {
+    public static func write(_ value: Double, into buffer: UnsafeMutablePointer<UInt8>) -> Int {
         if let length = writeShortDecimal(value, into: buffer) { return length }
         // The general case: the runtime's shortest-form algorithm, through `description`.
         // (Its C entry point, swift_float64ToString, was tried: in Swift 6.3 it leaves

@@ -4,15 +4,19 @@
 /// limit lives in the library, and a host that parses with this target links no copy
 /// of it), a host its own default. Never more than `JSONParser.maximumDepth`, the most
 /// the recursion is known to fit in a thread's stack.
-public struct JSONDepthLimit: Sendable, Equatable {
+///
+/// Trivially copyable (a `StaticString`, not a `String`): it is made and passed on every
+/// input a library parses, where retaining a string costs more than the check itself.
+public struct JSONDepthLimit: Sendable {
     /// Levels of nesting allowed: `[]` is one, `[[]]` two; 0 allows no array or object.
     public let levels: Int
     /// What sets the limit, named after it in the error so that a person knows what to
     /// raise ("FK_LIMIT_JSON_DEPTH; see fk_limit()"); nil for a fixed limit.
-    public let setting: String?
+    public let setting: StaticString?
 
     /// `levels` is clamped to 0...`JSONParser.maximumDepth`.
-    public init(levels: Int, setting: String? = nil) {
+    @inlinable
+    public init(levels: Int, setting: StaticString? = nil) {
         self.levels = min(max(levels, 0), JSONParser.maximumDepth)
         self.setting = setting
     }
@@ -23,6 +27,6 @@ public struct JSONDepthLimit: Sendable, Equatable {
     /// The error's reason: "nesting deeper than 512 levels", then the setting in parentheses.
     var exceededReason: String {
         let reason = "nesting deeper than \(levels) levels"
-        return setting.map { "\(reason) (\($0))" } ?? reason
+        return setting.map { "\(reason) (\($0.description))" } ?? reason
     }
 }

@@ -9,8 +9,9 @@
 public struct JSONParser {
     /// Documents nested deeper than this are always rejected: the most the recursive
     /// descent (and the recursion over the value afterwards) is known to fit in the
-    /// stack of a host's thread. A `JSONDepthLimit` can set a lower bound.
-    public static let maximumDepth = 512
+    /// stack of a host's thread. A `JSONDepthLimit` can set a lower bound. (A constant
+    /// that inlines: `JSONDepthLimit.init` clamps to it in the library's code.)
+    @inlinable public static var maximumDepth: Int { 512 }
 
     /// Parses one JSON document: UTF-8 bytes holding one value, whitespace around it.
     public static func parse(_ bytes: UnsafeRawBufferPointer, depthLimit: JSONDepthLimit = .maximum) throws(JSONParseError) -> JSONValue {
@@ -69,42 +70,76 @@ public struct JSONParser {
         if depth > depthLimit.levels { throw depthError() }
         index += 1  // {
         var members: [JSONMember] = []
-        // Duplicate keys are found by a scan of the members so far, the fastest for the
-        // few members most objects have; from `keyScanLimit` members on, by a set, so
-        // that a large object costs linear time rather than quadratic.
-        var keys: Set<String>?
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             index += 1
             return .object(members)
         }
         while true {
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "\"") else {
-                throw error(.syntax, at: index, "expected a string key in double quotes, found \(describeByte(at: index))")
-            }
-            let keyOffset = index
-            let key = try parseString()
-            if keys == nil {
-                for member in members where member.key == key { throw duplicateKeyError(key, at: keyOffset) }
-                if members.count >= Self.keyScanLimit { keys = Set(members.lazy.map(\.key)) }
-            }
-            if keys?.insert(key).inserted == false { throw duplicateKeyError(key, at: keyOffset) }
-            skipWhitespace()
-            guard peek() == UInt8(ascii: ":") else {
-                throw error(.syntax, at: index, "expected ':' after the key \"\(key)\", found \(describeByte(at: index))")
-            }
-            index += 1
-            skipWhitespace()
-            let value = try parseValue(depth: depth)
-            members.append(JSONMember(key, value))
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(members)
-            default: throw error(.syntax, at: index, "expected ',' or '}' after an object member, found \(describeByte(at: index))")
+            let (key, keyOffset) = try parseKey()
+            // A scan of the members so far: the fastest for the few most objects have.
+            for member in members where member.key == key { throw duplicateKeyError(key, at: keyOffset) }
+            members.append(JSONMember(key, try parseMemberValue(after: key, depth: depth)))
+            if try endOfObject() { return .object(members) }
+            if members.count == Self.keyScanLimit {
+                try parseRestOfLargeObject(into: &members, depth: depth)
+                return .object(members)
             }
         }
+    }
+
+    /// Members up to which duplicate keys are looked for by a scan.
+    private static let keyScanLimit = 16
+
+    /// The members after the first `keyScanLimit`, duplicates looked up in a set: a large
+    /// object costs linear time, not quadratic (and a small one never makes the set).
+    @inline(never)
+    private mutating func parseRestOfLargeObject(into members: inout [JSONMember], depth: Int) throws(JSONParseError) {
+        var keys = Set(members.lazy.map(\.key))
+        while true {
+            let (key, keyOffset) = try parseKey()
+            guard keys.insert(key).inserted else { throw duplicateKeyError(key, at: keyOffset) }
+            members.append(JSONMember(key, try parseMemberValue(after: key, depth: depth)))
+            if try endOfObject() { return }
+        }
+    }
+
+    /// A member's key, after any whitespace, and the offset of its opening quote.
+    @inline(__always)
+    private mutating func parseKey() throws(JSONParseError) -> (key: String, offset: Int) {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "\"") else {
+            throw error(.syntax, at: index, "expected a string key in double quotes, found \(describeByte(at: index))")
+        }
+        let offset = index
+        return (try parseString(), offset)
+    }
+
+    /// The ':' after a member's key, and the member's value.
+    @inline(__always)
+    private mutating func parseMemberValue(after key: String, depth: Int) throws(JSONParseError) -> JSONValue {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: ":") else {
+            throw error(.syntax, at: index, "expected ':' after the key \"\(key)\", found \(describeByte(at: index))")
+        }
+        index += 1
+        skipWhitespace()
+        return try parseValue(depth: depth)
+    }
+
+    /// After a member: true at the closing '}', false at a ',' (both read), else an error.
+    @inline(__always)
+    private mutating func endOfObject() throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        switch peek() {
+        case UInt8(ascii: ","): index += 1; return false
+        case UInt8(ascii: "}"): index += 1; return true
+        default: throw error(.syntax, at: index, "expected ',' or '}' after an object member, found \(describeByte(at: index))")
+        }
+    }
+
+    private func duplicateKeyError(_ key: String, at offset: Int) -> JSONParseError {
+        error(.syntax, at: offset, "duplicate key \"\(key)\" in object")
     }
 
     private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
@@ -277,13 +312,6 @@ public struct JSONParser {
     }
 
     // MARK: helpers
-
-    /// Members up to which duplicate keys are looked for by a scan.
-    private static let keyScanLimit = 16
-
-    private func duplicateKeyError(_ key: String, at offset: Int) -> JSONParseError {
-        error(.syntax, at: offset, "duplicate key \"\(key)\" in object")
-    }
 
     /// A syntax error, as depth always was: a library reports it as FK_ERR_MALFORMED_JSON
     /// (hosts branch on it).

@@ -1,5 +1,5 @@
 import Testing
-import FusionJSON
+@_spi(FusionKit) import FusionJSON
 
 @Suite struct DoubleTextTests {
     @Test func doublesAreWrittenAsDescriptionWritesThem() {
