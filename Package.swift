@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layout (see README and ../shared/DESIGN.md):
-//   FusionKit       authoring API and runtime: Feature, Store, Effect, JSON codec, schema
+//   FusionJSON      the JSON codec (value, parser, writer), shared by the library and the hosts
+//   FusionKit       authoring API and runtime: Feature, Store, Effect, Codable over JSON, schema
 //   CFusionKit      include/fusionkit.h seen from Swift
 //   FusionABI       the exported C functions declared in include/fusionkit.h
 //   FusionExamples  the seed features, shipped as libFusionExamples.so
@@ -39,7 +40,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        .target(name: "FusionKit", dependencies: ["CFusionLimits"], swiftSettings: strict),
+        // The one JSON codec: what a library parses its inputs with and what a host reads
+        // manifests and states with. It depends on nothing, so a host that uses it links
+        // no part of a library (the depth limit is the caller's argument, not fk_limit's).
+        .target(name: "FusionJSON", swiftSettings: strict),
+        // FusionKit re-exports FusionJSON: features and plugins import FusionKit alone.
+        .target(name: "FusionKit", dependencies: ["FusionJSON", "CFusionLimits"], swiftSettings: strict),
         // The values behind fk_limit(), as C11 atomics (see Sources/FusionKit/Runtime/Limits.swift).
         .target(name: "CFusionLimits"),
         .target(name: "CFusionKit"),
@@ -49,14 +55,17 @@ let package = Package(
             name: "fusion-bench", dependencies: ["FusionKit", "FusionABI", "FusionExamples", "CFusionKit", "HeapProbe"],
             path: "Benchmarks/fusion-bench", swiftSettings: strict),
         .target(name: "HeapProbe", path: "Benchmarks/heap-probe"),
+        .testTarget(name: "FusionJSONTests", dependencies: ["FusionJSON"], swiftSettings: strict),
         .testTarget(name: "FusionKitTests", dependencies: ["FusionKit"], swiftSettings: strict),
         .testTarget(
             name: "FusionExamplesTests", dependencies: ["FusionKit", "FusionABI", "FusionExamples", "CFusionKit"],
             swiftSettings: strict),
-        // Hosts see a library only through the C ABI: FusionHost and fusion must not
-        // depend on FusionKit, FusionABI or FusionExamples (CFusionKit is just the header).
+        // Hosts see a library only through the C ABI: FusionHost, FusionWeb, FusionScenario
+        // and fusion must not depend on FusionKit, FusionABI or FusionExamples (CFusionKit
+        // is just the header; FusionJSON is the codec both sides share, and FusionHost
+        // re-exports it).
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
-        .target(name: "FusionHost", dependencies: ["CFFI", "CFusionKit"], swiftSettings: strict),
+        .target(name: "FusionHost", dependencies: ["FusionJSON", "CFFI", "CFusionKit"], swiftSettings: strict),
         .target(
             name: "FusionWeb",
             dependencies: [

@@ -40,7 +40,7 @@ enum CArguments {
     /// A text argument parsed as JSON; `what` names it in messages ("the options").
     static func json(_ pointer: UnsafePointer<CChar>?, _ length: Int, _ name: String, what: String) throws(FusionError) -> JSONValue {
         let bytes = try text(pointer, length, name)
-        switch Result(catching: { () throws(JSONParseError) in try JSONParser.parse(bytes) }) {
+        switch Result(catching: { () throws(JSONParseError) in try JSONParser.parse(bytes, depthLimit: .library) }) {
         case .success(let value): return value
         case .failure(let error): throw FusionError(error, in: what)
         }

@@ -55,7 +55,7 @@ public struct HostRequestEvent: Sendable, Equatable {
         self.json = json
         let value = try? JSONParser.parse(json)
         event = value?["event"]?.stringValue
-        if case .number(let text)? = value?["id"] { id = UInt64(text) } else { id = nil }
+        id = value?["id"]?.integerValue.flatMap(UInt64.init(exactly:))
         kind = value?["kind"]?.stringValue
         payload = value?["payload"]
     }

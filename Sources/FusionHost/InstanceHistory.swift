@@ -20,16 +20,17 @@ public struct InstanceHistory: Sendable, Equatable {
 
     /// Reads fk_history's JSON; nil when it is not that shape.
     init?(json: JSONValue) {
-        guard let limit = json["limit"]?.int64Value, let version = json["version"]?.int64Value,
-              let list = json["entries"]?.arrayValue else { return nil }
+        // Versions are unsigned: a negative one makes the history unreadable, not a trap.
+        func version(_ value: JSONValue?) -> UInt64? { value?.integerValue.flatMap(UInt64.init(exactly:)) }
+        guard let limit = json["limit"]?.integerValue, let current = version(json["version"]),
+              let list = json["entries"]?.elements else { return nil }
         var entries: [Entry] = []
         for item in list {
-            guard let version = item["version"]?.int64Value, let cause = item["cause"]?.stringValue else { return nil }
-            entries.append(Entry(version: UInt64(version), cause: cause, input: item["input"],
-                                 restored: item["restored"]?.int64Value.map(UInt64.init)))
+            guard let itemVersion = version(item["version"]), let cause = item["cause"]?.stringValue else { return nil }
+            entries.append(Entry(version: itemVersion, cause: cause, input: item["input"], restored: version(item["restored"])))
         }
-        self.limit = Int(limit)
-        self.version = UInt64(version)
+        self.limit = limit
+        self.version = current
         self.entries = entries
     }
 }

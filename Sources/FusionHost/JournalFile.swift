@@ -154,7 +154,7 @@ public final class JournalFile: Sendable {
             goodLength = line.end
         }
         guard let header = values.first else { throw JournalError(path: path, "it has no header line") }
-        guard let format = header["fusionJournal"]?.int64Value else {
+        guard let format = header["fusionJournal"]?.integerValue else {
             throw JournalError(path: path, "it is not a FusionKit journal (its first line has no \"fusionJournal\")")
         }
         guard format == formatVersion else {

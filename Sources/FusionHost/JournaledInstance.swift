@@ -101,15 +101,15 @@ public final class JournaledInstance: Sendable {
             self.extra = extra
             instance = try Self.create(library, feature, replayable, path)
             let manifest = library.manifest
-            let header: JSONValue = .object([
-                ("fusionJournal", .integer(JournalFile.formatVersion)),
-                ("feature", .string(feature)),
-                ("library", .string("\(manifest.libraryName) \(manifest.libraryVersion)")),
-                ("startedBy", .string(startedBy)),
-                ("realTime", .bool(systemClock)),
-                ("options", replayable),
-                ("extra", extra),
-            ])
+            let header: JSONValue = [
+                "fusionJournal": .integer(JournalFile.formatVersion),
+                "feature": .string(feature),
+                "library": .string("\(manifest.libraryName) \(manifest.libraryVersion)"),
+                "startedBy": .string(startedBy),
+                "realTime": .bool(systemClock),
+                "options": replayable,
+                "extra": extra,
+            ]
             do {
                 file = try JournalFile(creating: path, header: header)
             } catch {
@@ -268,11 +268,11 @@ enum JournalRecord: Sendable {
 
     /// The record a journal line holds; nil (with why) for one this build cannot read.
     init(_ json: JSONValue) throws(JournalError.Reason) {
-        guard let members = json.objectValue, members.count == 1, let member = members.first else {
+        guard let members = json.members, members.count == 1, let member = members.first else {
             throw "is not an object of one key"
         }
         let value = member.value
-        func whole(_ value: JSONValue?) -> UInt64? { value?.int64Value.flatMap { $0 >= 0 ? UInt64($0) : nil } }
+        func whole(_ value: JSONValue?) -> UInt64? { value?.integerValue.flatMap { $0 >= 0 ? UInt64($0) : nil } }
         switch member.key {
         case "send":
             self = .send(value)
@@ -295,11 +295,12 @@ enum JournalRecord: Sendable {
 
     var json: JSONValue {
         switch self {
-        case .send(let input): return .object([("send", input)])
-        case .goto(let version): return .object([("goto", .integer(version))])
-        case .respond(let id, let result): return .object([("respond", .object([("id", .integer(id)), ("result", result)]))])
-        case .fail(let id, let message): return .object([("fail", .object([("id", .integer(id)), ("message", .string(message))]))])
-        case .advance(let nanoseconds): return .object([("advance", .integer(nanoseconds))])
+        // Ids, versions and nanoseconds of a session stay far below Int.max.
+        case .send(let input): return ["send": input]
+        case .goto(let version): return ["goto": .integer(Int(clamping: version))]
+        case .respond(let id, let result): return ["respond": ["id": .integer(Int(clamping: id)), "result": result]]
+        case .fail(let id, let message): return ["fail": ["id": .integer(Int(clamping: id)), "message": .string(message)]]
+        case .advance(let nanoseconds): return ["advance": .integer(Int(clamping: nanoseconds))]
         }
     }
 }

@@ -45,19 +45,19 @@ public struct Manifest: Sendable, Equatable {
 
     /// Reads a manifest, checking the parts this model needs and naming what is wrong.
     public init(json: JSONValue) throws(ManifestError) {
-        guard case .object = json else { throw ManifestError("expected an object, found \(json.kindName)") }
+        guard case .object = json else { throw ManifestError("expected an object, found \(json.kindDescription)") }
         self.json = json
-        abiVersion = try Self.require(json["abiVersion"]?.int64Value, "abiVersion", "an integer")
+        abiVersion = try Self.require(json["abiVersion"]?.integerValue.map(Int64.init), "abiVersion", "an integer")
         let library = json["library"]
         libraryName = try Self.require(library?["name"]?.stringValue, "library.name", "a string")
         libraryVersion = try Self.require(library?["version"]?.stringValue, "library.version", "a string")
         if let listed = json["optionalFunctions"] {
-            let items = try Self.require(listed.arrayValue, "optionalFunctions", "an array")
+            let items = try Self.require(listed.elements, "optionalFunctions", "an array")
             optionalFunctions = try items.enumerated().map { (position, item) throws(ManifestError) -> String in
                 try Self.require(item.stringValue, "optionalFunctions[\(position)]", "a string")
             }
         }
-        let features = try Self.require(json["features"]?.arrayValue, "features", "an array")
+        let features = try Self.require(json["features"]?.elements, "features", "an array")
         self.features = try features.enumerated().map { (position, item) throws(ManifestError) -> Feature in
             try Self.feature(item, at: "features[\(position)]")
         }
@@ -65,7 +65,7 @@ public struct Manifest: Sendable, Equatable {
 
     private static func feature(_ json: JSONValue, at path: String) throws(ManifestError) -> Feature {
         let name = try require(json["name"]?.stringValue, "\(path).name", "a string")
-        let inputs = try require(json["inputs"]?.arrayValue, "\(path).inputs", "an array")
+        let inputs = try require(json["inputs"]?.elements, "\(path).inputs", "an array")
         return Feature(
             name: name,
             summary: json["summary"]?.stringValue ?? "",
@@ -75,7 +75,7 @@ public struct Manifest: Sendable, Equatable {
             stateSchema: try require(json["stateSchema"], "\(path).stateSchema", "a JSON Schema"),
             inputSchema: json["inputSchema"],
             stateVersion: try json["stateVersion"].map { (listed) throws(ManifestError) -> Int in
-                let version = try require(listed.int64Value, "\(path).stateVersion", "a whole number from 1")
+                let version = try require(listed.integerValue, "\(path).stateVersion", "a whole number from 1")
                 guard version >= 1, version <= Int32.max else { throw ManifestError("\(path).stateVersion is not a whole number from 1") }
                 return Int(version)
             })
@@ -83,7 +83,7 @@ public struct Manifest: Sendable, Equatable {
 
     private static func inputCase(_ json: JSONValue, at path: String) throws(ManifestError) -> InputCase {
         let name = try require(json["name"]?.stringValue, "\(path).name", "a string")
-        let fields = json["fields"]?.arrayValue ?? []
+        let fields = json["fields"]?.elements ?? []
         return InputCase(
             name: name,
             fields: try fields.enumerated().map { (position, item) throws(ManifestError) -> Field in

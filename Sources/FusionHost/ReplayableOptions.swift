@@ -4,13 +4,13 @@
 /// and writes down each move.
 public enum ReplayableOptions {
     public static func make(_ given: JSONValue) -> (options: JSONValue, realTime: Bool) {
-        var members = given.objectValue ?? []
-        let realTime = members.first { $0.key == "clock" }?.value.stringValue != "manual"
+        var members = given.members ?? []
+        let realTime = given["clock"]?.stringValue != "manual"
         members.removeAll { $0.key == "clock" }
-        members.append((key: "clock", value: .string("manual")))
-        if !members.contains(where: { $0.key == "seed" }) {
+        members.append(JSONMember("clock", "manual"))
+        if given["seed"] == nil {
             // Below 2^53, so that every JSON reader keeps it exact.
-            members.append((key: "seed", value: .integer(UInt64.random(in: 0..<(1 << 53)))))
+            members.append(JSONMember("seed", .integer(Int.random(in: 0..<(1 << 53)))))
         }
         return (.object(members), realTime)
     }

@@ -39,17 +39,13 @@ public struct Scenario: Sendable {
         public var label: String {
             switch action {
             case .send(let input): return "send \(input.jsonText)"
-            case .advance(let seconds): return "advance \(JSONValue.number(Scenario.numberText(seconds)).jsonText)"
+            case .advance(let seconds): return "advance \(JSONValue.double(seconds).jsonText)"
             case .respond(let kind, _, _): return "respond \(kind)"
             case .fail(let kind, _, _): return "fail \(kind)"
             case .goto(let version): return "goto \(version)"
             case .check: return "check"
             }
         }
-    }
-
-    static func numberText(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }
 
@@ -68,28 +64,28 @@ extension Scenario {
     /// Reads a scenario from its JSON, checking every key.
     public init(json: JSONValue, path: String) throws(ScenarioFileError) {
         func fail(_ reason: String) -> ScenarioFileError { ScenarioFileError(path: path, reason: reason) }
-        guard let members = json.objectValue else { throw fail("a scenario is a JSON object; got a \(json.kindName)") }
-        for (key, _) in members where !Self.topLevelKeys.contains(key) {
+        guard let members = json.members else { throw fail("a scenario is a JSON object; got \(json.kindDescription)") }
+        for key in members.map(\.key) where !Self.topLevelKeys.contains(key) {
             throw fail("unknown key \"\(key)\"; the keys: \(Self.topLevelKeys.joined(separator: ", "))")
         }
         guard let feature = json["feature"]?.stringValue, !feature.isEmpty else { throw fail("\"feature\" is required: the feature's name") }
         let fileName = path.split(separator: "/").last.map(String.init) ?? path
         let name = json["name"].map { $0.stringValue } ?? fileName
         guard let name else { throw fail("\"name\" is a string") }
-        var options: [(key: String, value: JSONValue)] = [("clock", .string("manual"))]
+        var options = [JSONMember("clock", "manual")]
         if let given = json["options"] {
-            guard let entries = given.objectValue else { throw fail("\"options\" is an object (the creation options); got a \(given.kindName)") }
-            for (key, value) in entries {
-                options.removeAll { $0.key == key }
-                options.append((key, value))
+            guard let entries = given.members else { throw fail("\"options\" is an object (the creation options); got \(given.kindDescription)") }
+            for entry in entries {
+                options.removeAll { $0.key == entry.key }
+                options.append(entry)
             }
         }
         func flag(_ key: String, _ fallback: Bool) throws(ScenarioFileError) -> Bool {
             guard let value = json[key] else { return fallback }
-            guard let flag = value.boolValue else { throw fail("\"\(key)\" is true or false; got a \(value.kindName)") }
+            guard let flag = value.boolValue else { throw fail("\"\(key)\" is true or false; got \(value.kindDescription)") }
             return flag
         }
-        guard let stepsJSON = json["steps"]?.arrayValue else { throw fail("\"steps\" is required: a list of steps") }
+        guard let stepsJSON = json["steps"]?.elements else { throw fail("\"steps\" is required: a list of steps") }
         var steps: [Step] = []
         for (index, item) in stepsJSON.enumerated() {
             do throws(ScenarioFileError) {
@@ -117,8 +113,8 @@ extension Scenario {
 extension Scenario.Step {
     init(json: JSONValue, path: String) throws(ScenarioFileError) {
         func fail(_ reason: String) -> ScenarioFileError { ScenarioFileError(path: path, reason: reason) }
-        guard let members = json.objectValue else { throw fail("a step is a JSON object; got a \(json.kindName)") }
-        for (key, _) in members where !Scenario.stepKeys.contains(key) {
+        guard let members = json.members else { throw fail("a step is a JSON object; got \(json.kindDescription)") }
+        for key in members.map(\.key) where !Scenario.stepKeys.contains(key) {
             throw fail("unknown key \"\(key)\"; a step's keys: \(Scenario.stepKeys.joined(separator: ", "))")
         }
         let actions = Scenario.actionKeys.filter { json[$0] != nil }
@@ -127,19 +123,19 @@ extension Scenario.Step {
         case "send":
             action = .send(json["send"]!)
         case "advance":
-            guard case .number(let text) = json["advance"]!, let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+            guard let seconds = json["advance"]!.numberValue, seconds >= 0, seconds.isFinite else {
                 throw fail("\"advance\" is a number of seconds, 0 or more")
             }
             action = .advance(seconds: seconds)
         case "goto":
-            guard let version = json["goto"]!.int64Value, version >= 0 else {
+            guard let version = json["goto"]!.integerValue.flatMap(UInt64.init(exactly:)) else {
                 throw fail("\"goto\" is a version number (0 or more) the instance keeps")
             }
-            action = .goto(version: UInt64(version))
+            action = .goto(version: version)
         case "respond", "fail":
             let key = actions[0]
             let answer = json[key]!
-            guard answer.objectValue != nil, let kind = answer["kind"]?.stringValue else {
+            guard answer.members != nil, let kind = answer["kind"]?.stringValue else {
                 throw fail("\"\(key)\" is an object with the request's \"kind\"")
             }
             if key == "respond" {
@@ -153,9 +149,9 @@ extension Scenario.Step {
             action = .check
         }
         expect = json["expect"]
-        if let expect, expect.objectValue == nil { throw fail("\"expect\" is an object: the fields to check") }
+        if let expect, expect.members == nil { throw fail("\"expect\" is an object: the fields to check") }
         state = json["state"]
-        if let state, state.objectValue == nil { throw fail("\"state\" is an object: the whole state") }
+        if let state, state.members == nil { throw fail("\"state\" is an object: the whole state") }
         if let error = json["error"] {
             guard let status = error.stringValue else { throw fail("\"error\" is a status name such as \"FK_ERR_UNKNOWN_INPUT\"") }
             self.error = status
@@ -163,7 +159,7 @@ extension Scenario.Step {
             self.error = nil
         }
         if let requests = json["requests"] {
-            guard let kinds = requests.arrayValue?.compactMap(\.stringValue), kinds.count == requests.arrayValue?.count else {
+            guard let kinds = requests.elements?.compactMap(\.stringValue), kinds.count == requests.elements?.count else {
                 throw fail("\"requests\" is a list of request kinds")
             }
             self.requests = kinds

@@ -211,7 +211,7 @@ final class OpenRequests: Sendable {
     }
 
     func oldest(kind: String, payload: JSONValue?) -> Request? {
-        requests.withLock { open in open.first { $0.kind == kind && (payload == nil || $0.payload == payload) } }
+        requests.withLock { open in open.first { $0.kind == kind && (payload.map($0.payload.isEquivalent(to:)) ?? true) } }
     }
 
     func answered(_ id: UInt64) {

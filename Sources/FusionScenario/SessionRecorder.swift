@@ -66,16 +66,16 @@ public final class SessionRecorder: Sendable {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw ScenarioFileError(path: path, reason: "cannot write it: \(String(cString: strerror(errno)))") }
         let library = instance.library.manifest
-        let recorded: JSONValue = .object([
-            ("by", .string(recordedBy)),
-            ("library", .string("\(library.libraryName) \(library.libraryVersion)")),
-            ("clock", .string(realTime ? "system, recorded as the moves of a manual clock" : "manual")),
-        ])
+        let recorded: JSONValue = [
+            "by": .string(recordedBy),
+            "library": .string("\(library.libraryName) \(library.libraryVersion)"),
+            "clock": .string(realTime ? "system, recorded as the moves of a manual clock" : "manual"),
+        ]
         let header = """
             {
-              "name": \(JSONValue.string("\(feature), recorded by \(recordedBy)").jsonText),
+              "name": \(JSONValue.quoted("\(feature), recorded by \(recordedBy)")),
               "recorded": \(recorded.jsonText),
-              "feature": \(JSONValue.string(feature).jsonText),
+              "feature": \(JSONValue.quoted(feature)),
               "options": \(options.jsonText),
               "nothingPending": false,
               "steps": [
@@ -118,20 +118,20 @@ public final class SessionRecorder: Sendable {
 
     /// fk_goto, recorded as `{"goto": version}`.
     public func goto(version: UInt64) throws(FusionHostError) {
-        try perform("goto", .integer(version)) { () throws(FusionHostError) in _ = try instance.goto(version: version) }
+        try perform("goto", .integer(Int(clamping: version))) { () throws(FusionHostError) in _ = try instance.goto(version: version) }
     }
 
     /// fk_respond to an open request, recorded as `{"respond": {kind, payload, result}}`.
     public func respond(to request: HostRequestEvent, result: JSONValue) throws(FusionHostError) {
         guard let id = request.id else { return }
-        let answer: JSONValue = .object([("kind", .string(request.kind ?? "")), ("payload", request.payload ?? .null), ("result", result)])
+        let answer: JSONValue = ["kind": .string(request.kind ?? ""), "payload": request.payload ?? .null, "result": result]
         try perform("respond", answer) { () throws(FusionHostError) in try instance.respond(to: id, result: result) }
     }
 
     /// fk_fail_request, recorded as `{"fail": {kind, payload, message}}`.
     public func fail(_ request: HostRequestEvent, message: String) throws(FusionHostError) {
         guard let id = request.id else { return }
-        let answer: JSONValue = .object([("kind", .string(request.kind ?? "")), ("payload", request.payload ?? .null), ("message", .string(message))])
+        let answer: JSONValue = ["kind": .string(request.kind ?? ""), "payload": request.payload ?? .null, "message": .string(message)]
         try perform("fail", answer) { () throws(FusionHostError) in try instance.failRequest(id, message: message) }
     }
 
@@ -154,10 +154,10 @@ public final class SessionRecorder: Sendable {
             do throws(FusionHostError) { try body() } catch { refusal = error }
             // What a runner does after every step: let the effects just started settle.
             try? instance.advanceClock(byNanoseconds: 0)
-            var step: [(key: String, value: JSONValue)] = [(key, value)]
+            var step = [JSONMember(key, value)]
             if let refusal {
                 guard case .failed(let failure) = refusal else { throw refusal }
-                step.append(("error", .string(failure.statusName)))
+                step.append(JSONMember("error", .string(failure.statusName)))
             }
             append(&recording, step)
             if let refusal { throw refusal }
@@ -165,15 +165,16 @@ public final class SessionRecorder: Sendable {
     }
 
     private func writeAdvance(_ recording: inout Recording) {
-        let seconds = Self.secondsText(recording.unwrittenNanoseconds)
+        // Nanoseconds / 1e9, correctly rounded: the double a replay reads the time back as.
+        let seconds = Double(recording.unwrittenNanoseconds) / 1_000_000_000
         recording.unwrittenNanoseconds = 0
-        append(&recording, [("advance", .number(seconds))])
+        append(&recording, [JSONMember("advance", .double(seconds))])
     }
 
     /// Writes a step with the state after it; the file stays valid JSON.
-    private func append(_ recording: inout Recording, _ members: [(key: String, value: JSONValue)]) {
+    private func append(_ recording: inout Recording, _ members: [JSONMember]) {
         var members = members
-        if let state = try? instance.state(), let value = try? state.value() { members.append(("state", value)) }
+        if let state = try? instance.state(), let value = try? state.value() { members.append(JSONMember("state", value)) }
         recording.fingerprint = Self.fingerprint(of: instance)
         let text = (recording.steps == 0 ? "\n    " : ",\n    ") + JSONValue.object(members).jsonText + Self.trailer
         recording.steps += 1

@@ -7,12 +7,12 @@ enum StateComparison {
     /// recursively; anything else must be equal.
     static func partial(expected: JSONValue, actual: JSONValue?, at path: String = "") -> [String] {
         if case .object(let fields) = expected, let actual, case .object = actual {
-            return fields.flatMap { key, value in
-                partial(expected: value, actual: actual[key], at: join(path, key))
+            return fields.flatMap { field in
+                partial(expected: field.value, actual: actual[field.key], at: join(path, field.key))
             }
         }
         guard let actual else { return ["\(name(path)): expected \(expected.jsonText), but the state has no such field"] }
-        return expected == actual ? [] : elementwise(expected, actual, at: path)
+        return expected.isEquivalent(to: actual) ? [] : elementwise(expected, actual, at: path)
     }
 
     /// Arrays of one length are told apart element by element (`networks[2].name`);
@@ -28,19 +28,19 @@ enum StateComparison {
     static func exact(expected: JSONValue, actual: JSONValue, at path: String = "") -> [String] {
         if case .object(let wanted) = expected, case .object(let have) = actual {
             var lines: [String] = []
-            for (key, value) in wanted {
-                if let other = actual[key] {
-                    lines += exact(expected: value, actual: other, at: join(path, key))
+            for field in wanted {
+                if let other = actual[field.key] {
+                    lines += exact(expected: field.value, actual: other, at: join(path, field.key))
                 } else {
-                    lines.append("\(name(join(path, key))): expected \(value.jsonText), but the state has no such field")
+                    lines.append("\(name(join(path, field.key))): expected \(field.value.jsonText), but the state has no such field")
                 }
             }
-            for (key, value) in have where expected[key] == nil {
-                lines.append("\(name(join(path, key))): not expected, got \(value.jsonText)")
+            for field in have where expected[field.key] == nil {
+                lines.append("\(name(join(path, field.key))): not expected, got \(field.value.jsonText)")
             }
             return lines
         }
-        return expected == actual ? [] : elementwise(expected, actual, at: path)
+        return expected.isEquivalent(to: actual) ? [] : elementwise(expected, actual, at: path)
     }
 
     /// The changes from one state to the next, descending into objects only: a changed
@@ -48,21 +48,25 @@ enum StateComparison {
     static func changes(from old: JSONValue?, to new: JSONValue?, at path: String = "") -> [(path: String, old: JSONValue?, new: JSONValue?)] {
         if let old, let new, case .object(let oldFields) = old, case .object(let newFields) = new {
             var found: [(path: String, old: JSONValue?, new: JSONValue?)] = []
-            for (key, value) in newFields { found += changes(from: old[key], to: value, at: join(path, key)) }
-            for (key, value) in oldFields where new[key] == nil { found.append((join(path, key), value, nil)) }
+            for field in newFields { found += changes(from: old[field.key], to: field.value, at: join(path, field.key)) }
+            for field in oldFields where new[field.key] == nil { found.append((join(path, field.key), field.value, nil)) }
             return found
         }
-        return old == new ? [] : [(path, old, new)]
+        switch (old, new) {
+        case (nil, nil): return []
+        case (let old?, let new?) where old.isEquivalent(to: new): return []
+        default: return [(path, old, new)]
+        }
     }
 
     /// The paths a step names: every field of its expectation, down to the leaves.
     static func namedPaths(_ expected: JSONValue) -> [String] {
         func paths(_ value: JSONValue, _ path: String) -> [String] {
             guard case .object(let fields) = value else { return [path] }
-            return [path] + fields.flatMap { key, child in paths(child, join(path, key)) }
+            return [path] + fields.flatMap { field in paths(field.value, join(path, field.key)) }
         }
         guard case .object(let fields) = expected else { return [] }
-        return fields.flatMap { key, value in paths(value, key) }
+        return fields.flatMap { field in paths(field.value, field.key) }
     }
 
     /// Whether a change is named: its path, one above it, or one below it.

@@ -61,14 +61,14 @@ extension ClientEnvelope {
             throw RejectedMessage(id: nil, error: .malformed("not JSON: \(error)"))
         }
         guard case .object(let members) = json else {
-            throw RejectedMessage(id: nil, error: .malformed("a message is a JSON object with a \"type\"; got a \(json.kindName)"))
+            throw RejectedMessage(id: nil, error: .malformed("a message is a JSON object with a \"type\"; got \(json.kindDescription)"))
         }
         var id: JSONValue?
         if let given = json["id"] {
             switch given {
-            case .number, .string: id = given
+            case .integer, .double, .string: id = given
             case .null: id = nil  // the same as no id
-            default: throw RejectedMessage(id: nil, error: .malformed("\"id\" is a number or a string; got a \(given.kindName)"))
+            default: throw RejectedMessage(id: nil, error: .malformed("\"id\" is a number or a string; got \(given.kindDescription)"))
             }
         }
         do throws(BridgeError) {
@@ -78,13 +78,13 @@ extension ClientEnvelope {
         }
     }
 
-    private static func readMessage(_ json: JSONValue, _ members: [(key: String, value: JSONValue)]) throws(BridgeError) -> ClientMessage {
+    private static func readMessage(_ json: JSONValue, _ members: [JSONMember]) throws(BridgeError) -> ClientMessage {
         guard let typeValue = json["type"] else { throw .malformed("the message has no \"type\"") }
-        guard let type = typeValue.stringValue else { throw .malformed("\"type\" is a string; got a \(typeValue.kindName)") }
+        guard let type = typeValue.stringValue else { throw .malformed("\"type\" is a string; got \(typeValue.kindDescription)") }
         guard let allowed = ClientMessage.fields[type] else {
             throw .malformed("unknown message type \"\(type)\"; the types: \(ClientMessage.fields.keys.sorted().joined(separator: ", "))")
         }
-        for (key, _) in members where key != "type" && key != "id" && !allowed.contains(key) {
+        for key in members.map(\.key) where key != "type" && key != "id" && !allowed.contains(key) {
             let listed = (["id"] + allowed).joined(separator: ", ")
             throw .malformed("unknown field \"\(key)\" in a \"\(type)\" message; its fields: \(listed)")
         }
@@ -100,8 +100,8 @@ extension ClientEnvelope {
             }
             var options = json["options"]
             if options == .null { options = nil }
-            if let options, options.objectValue == nil {
-                throw .malformed("\"options\" of a \"create\" message is an object; got a \(options.kindName)")
+            if let options, options.members == nil {
+                throw .malformed("\"options\" of a \"create\" message is an object; got \(options.kindDescription)")
             }
             return .create(feature: try fields.string("feature"), options: options, key: key, reuse: try fields.optionalBool("reuse") ?? false)
         case "send":
@@ -143,7 +143,7 @@ private struct Fields {
 
     func string(_ name: String) throws(BridgeError) -> String {
         let value = try value(name)
-        guard let text = value.stringValue else { throw .malformed("\"\(name)\" of a \"\(type)\" message is a string; got a \(value.kindName)") }
+        guard let text = value.stringValue else { throw .malformed("\"\(name)\" of a \"\(type)\" message is a string; got \(value.kindDescription)") }
         return text
     }
 
@@ -154,21 +154,21 @@ private struct Fields {
 
     func optionalBool(_ name: String) throws(BridgeError) -> Bool? {
         guard let value = json[name], value != .null else { return nil }
-        guard let flag = value.boolValue else { throw .malformed("\"\(name)\" of a \"\(type)\" message is true or false; got a \(value.kindName)") }
+        guard let flag = value.boolValue else { throw .malformed("\"\(name)\" of a \"\(type)\" message is true or false; got \(value.kindDescription)") }
         return flag
     }
 
     func number(_ name: String) throws(BridgeError) -> Double {
         let value = try value(name)
-        guard case .number(let text) = value, let number = Double(text) else {
-            throw .malformed("\"\(name)\" of a \"\(type)\" message is a number; got a \(value.kindName)")
+        guard let number = value.numberValue else {
+            throw .malformed("\"\(name)\" of a \"\(type)\" message is a number; got \(value.kindDescription)")
         }
         return number
     }
 
     func requestID() throws(BridgeError) -> UInt64 {
         let value = try value("request")
-        guard case .number(let text) = value, let id = UInt64(text) else {
+        guard let id = value.integerValue.flatMap(UInt64.init(exactly:)) else {
             throw .malformed("\"request\" of a \"\(type)\" message is the request's id, a whole number; got \(value.jsonText)")
         }
         return id

@@ -54,8 +54,10 @@ enum ServerMessage {
     /// A host request or cancel event (fk_request_fn's JSON) as a message for the page;
     /// nil for an event that is not one of the two.
     static func hostEvent(instance: String, eventJSON: String) -> (message: String, requestID: UInt64, isRequest: Bool)? {
-        guard let event = try? JSONParser.parse(eventJSON), let id = event["id"], case .number(let idText) = id,
-              let requestID = UInt64(idText) else { return nil }
+        guard let event = try? JSONParser.parse(eventJSON), let id = event["id"], let requestID = id.integerValue.flatMap(UInt64.init(exactly:)) else {
+            return nil
+        }
+        let idText = id.jsonText
         let quotedInstance = JSONValue.quoted(instance)
         switch event["event"]?.stringValue {
         case "request":

@@ -83,16 +83,16 @@ enum InputSyntax {
         case .json(let text):
             return text
         case .structured(let name, let fields):
-            guard !fields.isEmpty else { return JSONValue.string(name).jsonText }
-            var members: [(key: String, value: JSONValue)] = []
+            guard !fields.isEmpty else { return JSONValue.quoted(name) }
+            var members: [JSONMember] = []
             for field in fields {
                 guard !members.contains(where: { $0.key == field.name }) else {
                     throw SyntaxError("field \"\(field.name)\" is given twice")
                 }
                 let schema = feature?.input(named: name)?.field(named: field.name)?.schema
-                members.append((field.name, value(of: field, schema: schema)))
+                members.append(JSONMember(field.name, value(of: field, schema: schema)))
             }
-            return JSONValue.object([(name, .object(members))]).jsonText
+            return JSONValue.object([JSONMember(name, .object(members))]).jsonText
         }
     }
 
@@ -201,19 +201,20 @@ extension InputSyntax {
     /// `passwordChanged password="two words"`; JSON as it is when it has no such form.
     static func display(_ input: JSONValue) -> String {
         if let name = input.stringValue { return name }
-        guard let members = input.objectValue, members.count == 1, let fields = members[0].value.objectValue else {
+        guard let members = input.members, members.count == 1, let fields = members[0].value.members else {
             return input.jsonText
         }
         var words = [members[0].key]
-        for (name, value) in fields {
-            guard let text = value.stringValue else {
-                words.append("\(name)=\(value.jsonText)")
+        for field in fields {
+            let name = field.key
+            guard let text = field.value.stringValue else {
+                words.append("\(name)=\(field.value.jsonText)")
                 continue
             }
             // Plain words as they are; anything that would read differently, quoted.
             let plain = !text.isEmpty && !text.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" || $0 == "=" })
                 && (try? JSONParser.parse(text)) == nil
-            words.append("\(name)=\(plain ? text : JSONValue.string(text).jsonText)")
+            words.append("\(name)=\(plain ? text : JSONValue.quoted(text))")
         }
         return words.joined(separator: " ")
     }

@@ -40,7 +40,7 @@ struct Inspect: ParsableCommand {
         if json {
             let documents = shown.map { library, features -> JSONValue in
                 rest.isEmpty ? library.manifest.json
-                    : .array(features.map { feature in library.manifest.json["features"]?.arrayValue?.first { $0["name"]?.stringValue == feature.name } ?? .null })
+                    : .array(features.map { feature in library.manifest.json["features"]?.elements?.first { $0["name"]?.stringValue == feature.name } ?? .null })
             }
             // One library: its manifest as it is; several: a list of them.
             print((documents.count == 1 ? documents[0] : .array(documents)).prettyText())
@@ -88,7 +88,7 @@ struct Inspect: ParsableCommand {
                 out += describeFields(of: inner, indent: indent + 2, depth: depth + 1, style: style)
             }
             // An enum with payloads (navigation state, say): one of its cases, each with its fields.
-            for variant in inner["oneOf"]?.arrayValue ?? [] {
+            for variant in inner["oneOf"]?.elements ?? [] {
                 guard let (name, payload) = SchemaText.properties(variant).first.map({ ($0.name, $0.schema) }) else { continue }
                 out += String(repeating: " ", count: indent + 2) + style.dim("case ") + style.bold(name) + "\n"
                 out += describeFields(of: payload, indent: indent + 4, depth: depth + 1, style: style)

@@ -56,7 +56,7 @@ enum Rendering {
         switch value {
         case .null: out += style.literal("null")
         case .bool(let flag): out += style.literal(flag ? "true" : "false")
-        case .number(let text): out += style.number(text)
+        case .integer, .double: out += style.number(value.jsonText)
         case .string(let text): out += style.string(JSONValue.quoted(text))
         case .array(let items):
             guard !items.isEmpty else { out += "[]"; return }

@@ -85,7 +85,7 @@ struct Run: ParsableCommand {
             throw CLIError(.library, "\(library.path) is older than fk_create_with_options, which recording and journaling need (for the seed and the clock)")
         }
         var options = try StateFile.options(for: saved, from: stateFile, in: library, feature: feature)
-        if library.exports("fk_history") { options.append(("history", .integer(Run.historyLimit))) }
+        if library.exports("fk_history") { options.append(JSONMember("history", .integer(Run.historyLimit))) }
         var realTime = false
         var creationOptions = JSONValue.object(options)
         var journal: JournaledInstance?

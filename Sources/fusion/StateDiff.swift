@@ -19,9 +19,9 @@ enum StateDiff {
 
     /// The top-level fields that changed, to highlight in a state.
     static func changedKeys(from before: JSONValue, to after: JSONValue) -> Set<String> {
-        guard let old = before.objectValue, let new = after.objectValue else { return [] }
+        guard let old = before.members, let new = after.members else { return [] }
         var keys = Set<String>()
-        for (key, value) in new where old.first(where: { $0.key == key })?.value != value { keys.insert(key) }
+        for field in new where old.first(where: { $0.key == field.key })?.value != field.value { keys.insert(field.key) }
         return keys
     }
 
@@ -29,16 +29,16 @@ enum StateDiff {
         guard before != after else { return }
         switch (before, after) {
         case (.object(let old), .object(let new)):
-            for (key, value) in new {
-                let childPath = path.isEmpty ? key : "\(path).\(key)"
-                if let previous = old.first(where: { $0.key == key })?.value {
-                    collect(previous, value, path: childPath, into: &found)
+            for field in new {
+                let childPath = path.isEmpty ? field.key : "\(path).\(field.key)"
+                if let previous = old.first(where: { $0.key == field.key })?.value {
+                    collect(previous, field.value, path: childPath, into: &found)
                 } else {
-                    found.append(Change(path: childPath, before: nil, after: value))
+                    found.append(Change(path: childPath, before: nil, after: field.value))
                 }
             }
-            for (key, value) in old where !new.contains(where: { $0.key == key }) {
-                found.append(Change(path: path.isEmpty ? key : "\(path).\(key)", before: value, after: nil))
+            for field in old where !new.contains(where: { $0.key == field.key }) {
+                found.append(Change(path: path.isEmpty ? field.key : "\(path).\(field.key)", before: field.value, after: nil))
             }
         case (.array(let old), .array(let new)) where old.count == new.count:
             for (index, pair) in zip(old, new).enumerated() {

@@ -26,10 +26,11 @@ enum StateFile {
         } catch {
             throw CLIError(.failure, "the library returned a state that is not JSON: \(error)")
         }
-        return .object([
-            ("feature", .string(feature.name)), ("stateVersion", .integer(feature.stateVersion ?? 1)),
-            ("version", .integer(state.version)), ("state", value),
-        ])
+        // Versions count inputs from 0: never near Int.max, and clamped rather than trapped.
+        return [
+            "feature": .string(feature.name), "stateVersion": .integer(feature.stateVersion ?? 1),
+            "version": .integer(Int(clamping: state.version)), "state": value,
+        ]
     }
 
     /// The creation options that restore `saved`: "state", and "stateVersion" when it
@@ -37,7 +38,7 @@ enum StateFile {
     /// state versions, cannot restore.
     static func options(
         for saved: Saved?, from path: String?, in library: HostedLibrary, feature: Manifest.Feature
-    ) throws(CLIError) -> [(key: String, value: JSONValue)] {
+    ) throws(CLIError) -> [JSONMember] {
         guard let saved else { return [] }
         let file = "state file \(path ?? "")"
         guard let current = feature.stateVersion else {
@@ -45,10 +46,10 @@ enum StateFile {
             guard saved.stateVersion == 1 else {
                 throw CLIError(.stateFile, "\(file) was saved at state version \(saved.stateVersion) of \"\(feature.name)\"; \(library.path) is older than state versions and reads only version 1")
             }
-            return [("state", saved.state)]
+            return [JSONMember("state", saved.state)]
         }
         return saved.stateVersion == current
-            ? [("state", saved.state)] : [("state", saved.state), ("stateVersion", .integer(saved.stateVersion))]
+            ? [JSONMember("state", saved.state)] : [JSONMember("state", saved.state), JSONMember("stateVersion", .integer(saved.stateVersion))]
     }
 
     /// Makes the instance a run starts with: with `options` (from `options(for:…)` and
@@ -81,12 +82,12 @@ enum StateFile {
         if let saved = document["feature"]?.stringValue, saved != feature {
             throw CLIError(.stateFile, "state file \(path) holds a state of feature \"\(saved)\", not \"\(feature)\"")
         }
-        guard let state = document["state"], state.objectValue != nil else {
+        guard let state = document["state"], state.members != nil else {
             throw CLIError(.stateFile, "state file \(path) has no \"state\" object; expected {\"feature\":…,\"state\":{…}}")
         }
         var version = 1
         if let listed = document["stateVersion"] {
-            guard let number = listed.int64Value, number >= 1, number <= Int32.max else {
+            guard let number = listed.integerValue, number >= 1, number <= Int32.max else {
                 throw CLIError(.stateFile, "state file \(path) has a \"stateVersion\" that is not a whole number from 1: \(listed.jsonText)")
             }
             version = Int(number)

@@ -14,13 +14,13 @@ import Testing
         let counter = try library.create(feature: "counter")
         #expect(try counter.state() == InstanceState(json: #"{"value":0,"isReset":false,"alert":null}"#, version: 0))
         try counter.send("\"increase\"")
-        try counter.send(.object([("increase", .object([]))]))
+        try counter.send(["increase": [:]])
         try counter.send(#"{"show":{}}"#)
         let state = try counter.state()
         #expect(state.json == #"{"value":2,"isReset":false,"alert":"The value is 2."}"#)
         #expect(state.version == 3)
         #expect(try counter.version() == 3)
-        #expect(try state.value()["value"] == .number("2"))
+        #expect(try state.value()["value"] == .integer(2))
     }
 
     @Test func aRefusedInputCarriesStatusNameAndMessageAndChangesNothing() throws {
@@ -55,7 +55,7 @@ import Testing
 
     @Test func textArrivesByteExactIncludingNonASCII() throws {
         let answer = try library.create(feature: "answer")
-        try answer.send(.object([("answerChanged", .object([("text", .string("안녕 \"quoted\" \\ \u{1F600}"))]))]))
+        try answer.send(["answerChanged": ["text": "안녕 \"quoted\" \\ \u{1F600}"]])
         let state = try answer.state().value()
         #expect(state["answer"] == .string("안녕 \"quoted\" \\ \u{1F600}"))
         #expect(state["isSubmitEnabled"] == .bool(true))
@@ -74,7 +74,7 @@ import Testing
 
         let started = try library.create(feature: "counter", stateJSON: #"{"value":41,"isReset":false,"alert":null}"#)
         try started.send("\"increase\"")
-        #expect(try started.state().value()["value"] == .number("42"))
+        #expect(try started.state().value()["value"] == .integer(42))
     }
 
     @Test func statusNamesComeFromTheLibrary() {
@@ -142,7 +142,7 @@ import Testing
             #expect(throws: FusionHostError.self) { try library.create(feature: "answer", optionsJSON: "{}") }
             return
         }
-        let answer = try library.create(feature: "answer", options: .object([("clock", .string("manual"))]))
+        let answer = try library.create(feature: "answer", options: ["clock": "manual"])
         try answer.send(#"{"answerChanged":{"text":"late"}}"#)
         try answer.send("\"submitTapped\"")
         try answer.advanceClock(by: .milliseconds(100))

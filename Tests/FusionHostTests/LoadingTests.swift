@@ -15,7 +15,7 @@ import Testing
 
         let counter = try #require(library.manifest.feature(named: "counter"))
         #expect(counter.inputs.map(\.name) == ["increase", "decrease", "reset", "show", "alertDismissed"])
-        #expect(counter.stateSchema["properties"]?.objectValue?.map(\.key) == ["value", "isReset", "alert"])
+        #expect(counter.stateSchema["properties"]?.members?.map(\.key) == ["value", "isReset", "alert"])
 
         let answer = try #require(library.manifest.feature(named: "answer"))
         let text = try #require(answer.input(named: "answerChanged")?.field(named: "text"))

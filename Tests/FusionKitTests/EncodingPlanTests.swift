@@ -175,41 +175,6 @@ private func expectSameAsTree<T: Encodable>(_ values: [T], sourceLocation: Sourc
             (error as? JSONCodingError)?.description == "at $[0].value: nan cannot be written as JSON"
         }
     }
-
-    @Test func doublesAreWrittenAsDescriptionWritesThem() {
-        var generator = SystemRandomNumberGenerator()
-        var values: [Double] = [0.001, 0.0001, 0.00011, 999_999_999.5, 1e9 + 0.5, -0.05, 0.1 + 0.2, Double.leastNonzeroMagnitude, .greatestFiniteMagnitude, 1.7976931348623157e308, 123.4567, 0.3]
-        for _ in 0..<200_000 {
-            values.append(Double(bitPattern: generator.next()))
-            let decimals = Int.random(in: 1...6)
-            var scale = 1.0
-            for _ in 0..<decimals { scale *= 10 }
-            values.append(Double(Int.random(in: -2_000_000_000...2_000_000_000)) / scale)
-        }
-        var mismatches: [String] = []
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DoubleText.capacity) { buffer in
-            for value in values where value.isFinite && value != value.rounded(.towardZero) {
-                let length = DoubleText.write(value, into: buffer.baseAddress!)
-                let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[..<length]), as: UTF8.self)
-                if text != value.description, mismatches.count < 5 { mismatches.append("\(value.description) written as \(text)") }
-            }
-        }
-        #expect(mismatches.isEmpty, "\(mismatches)")
-    }
-
-    @Test func theEscapeScanFindsEveryByteThatNeedsEscaping() {
-        for length in 0..<40 {
-            for position in 0..<max(length, 1) {
-                for special: UInt8 in [0x00, 0x1F, 0x22, 0x5C, 0x20, 0x7F, 0x80, 0xFF, 0x21, 0x5B, 0x5D] {
-                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
-                    if length > 0 { bytes[position] = special }
-                    let expected = bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
-                    let found = bytes.withUnsafeBufferPointer { JSONEscaping.needsEscaping($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count) }
-                    #expect(found == expected, "length \(length), byte \(special) at \(position)")
-                }
-            }
-        }
-    }
 }
 
 // Cases from a review of the plans and the stream: each once wrote something other than

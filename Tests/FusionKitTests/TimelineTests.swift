@@ -32,7 +32,7 @@ private struct Ticker: Feature {
     private func causes(_ store: Store<Ticker>) -> [String] {
         guard case .array(let entries)? = store.historyJSON?["entries"] else { return [] }
         return entries.map { entry in
-            let version = entry["version"].map { JSONWriter.string($0) } ?? "?"
+            let version = entry["version"]?.jsonText ?? "?"
             return "v\(version) \(entry["cause"]?.stringValue ?? "?")"
         }
     }
@@ -126,7 +126,7 @@ private struct Ticker: Feature {
         #expect(heard.withLock { $0 } == [1, 2, 3])
         let patch = try JSONParser.parse(try store.patch(since: 2).bytes)
         #expect(patch["to"] == .integer(3))
-        #expect(JSONWriter.string(patch["patch"] ?? .null) == #"[{"op":"replace","path":"/bumps","value":0}]"#)
+        #expect((patch["patch"] ?? .null).jsonText == #"[{"op":"replace","path":"/bumps","value":0}]"#)
     }
 
     @Test func keepsAtMostItsLimit() {

@@ -18,7 +18,7 @@ import Testing
         #expect(try parse(#"{"type":"manifest","id":1}"#).message == .manifest)
         let create = try parse(#"{"type":"create","id":"a","feature":"wifi","key":"w-1","reuse":true,"options":{"seed":3}}"#)
         #expect(create.id == .string("a"))
-        #expect(create.message == .create(feature: "wifi", options: .object([("seed", .number("3"))]), key: "w-1", reuse: true))
+        #expect(create.message == .create(feature: "wifi", options: ["seed": 3], key: "w-1", reuse: true))
         #expect(try parse(##"{"type":"send","instance":"#1","input":"increase"}"##).message == .send(instance: "#1", input: .string("increase")))
         #expect(try parse(#"{"type":"respond","instance":"p","request":7,"result":{}}"#).message == .respond(instance: "p", request: 7, result: .object([])))
         #expect(try parse(#"{"type":"fail","instance":"p","request":7,"message":"no"}"#).message == .fail(instance: "p", request: 7, message: "no"))
@@ -31,15 +31,15 @@ import Testing
         let rows: [(String, String, JSONValue?)] = [
             ("nope", "not JSON", nil),
             ("[1]", "a message is a JSON object", nil),
-            (#"{"id":1}"#, "has no \"type\"", .number("1")),
-            (#"{"type":"jump","id":2}"#, "unknown message type \"jump\"", .number("2")),
-            (#"{"type":"send","id":3,"instance":"c","inptu":"x"}"#, "unknown field \"inptu\"", .number("3")),
-            (#"{"type":"send","id":4,"instance":"c"}"#, "needs \"input\"", .number("4")),
-            (#"{"type":"send","id":5,"instance":7,"input":"x"}"#, "\"instance\" of a \"send\" message is a string", .number("5")),
-            (#"{"type":"create","id":6,"feature":"counter","key":"a b"}"#, "\"key\" is 1 to 64 characters", .number("6")),
-            (#"{"type":"create","id":7,"feature":"counter","options":[]}"#, "\"options\" of a \"create\" message is an object", .number("7")),
-            (#"{"type":"respond","id":8,"instance":"p","request":-1,"result":1}"#, "a whole number", .number("8")),
-            (#"{"type":"advanceClock","id":9,"instance":"p","seconds":-1}"#, "from 0 to 1e9", .number("9")),
+            (#"{"id":1}"#, "has no \"type\"", .integer(1)),
+            (#"{"type":"jump","id":2}"#, "unknown message type \"jump\"", .integer(2)),
+            (#"{"type":"send","id":3,"instance":"c","inptu":"x"}"#, "unknown field \"inptu\"", .integer(3)),
+            (#"{"type":"send","id":4,"instance":"c"}"#, "needs \"input\"", .integer(4)),
+            (#"{"type":"send","id":5,"instance":7,"input":"x"}"#, "\"instance\" of a \"send\" message is a string", .integer(5)),
+            (#"{"type":"create","id":6,"feature":"counter","key":"a b"}"#, "\"key\" is 1 to 64 characters", .integer(6)),
+            (#"{"type":"create","id":7,"feature":"counter","options":[]}"#, "\"options\" of a \"create\" message is an object", .integer(7)),
+            (#"{"type":"respond","id":8,"instance":"p","request":-1,"result":1}"#, "a whole number", .integer(8)),
+            (#"{"type":"advanceClock","id":9,"instance":"p","seconds":-1}"#, "from 0 to 1e9", .integer(9)),
             (#"{"type":"manifest","id":{"x":1}}"#, "\"id\" is a number or a string", nil),
         ]
         for (text, words, id) in rows {

@@ -1,11 +1,10 @@
-// manifest.swift: the host reading a hostile manifest (FusionHost's own parser,
-// Sources/FusionHost/JSONParser.swift, and its Manifest model).
+// manifest.swift: the host reading a hostile manifest (the shared parser,
+// Sources/FusionJSON/JSONParser.swift, and FusionHost's Manifest model).
 //
 // The fuzz input is what a library's fk_manifest hands over (manifest_library.c, a
 // library that is only that); HostedLibrary loads it as any host does. Loading either
 // works, giving a model whose every feature can be looked up by its name, or fails
-// with `invalidManifest` and words saying why; never a crash. `load` is the line to
-// repoint when the parsers are merged.
+// with `invalidManifest` and words saying why; never a crash.
 #if canImport(Glibc)
 import Glibc
 #endif

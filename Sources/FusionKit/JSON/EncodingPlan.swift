@@ -147,10 +147,11 @@ final class EncodingPlan: @unchecked Sendable {
             case .object(let members):
                 literal([UInt8(ascii: "{")])
                 for (index, member) in members.enumerated() {
-                    var key: [UInt8] = index == 0 ? [] : [UInt8(ascii: ",")]
-                    JSONWriter.appendString(member.key, to: &key)
-                    key.append(UInt8(ascii: ":"))
-                    literal(key)
+                    var key = JSONWriter(reservingCapacity: member.key.utf8.count + 4)
+                    if index > 0 { key.writeRaw(",") }
+                    key.writeString(member.key)
+                    key.writeRaw(":")
+                    literal(key.bytes)
                     compile(member.node, at: offset + member.offset)
                 }
                 literal([UInt8(ascii: "}")])

@@ -3,6 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+// DoubleText and JSONEscaping, inlined per field.
+@_spi(FusionKit) import FusionJSON
 
 /// Encodes `Encodable` values straight to UTF-8 bytes, without building a tree.
 ///

@@ -68,7 +68,7 @@ final class JSONStore<F: Feature>: FeatureInstance {
         if let input = fieldless.input(quoted: json) { return input }
         let parsed: JSONValue
         do {
-            parsed = try JSONParser.parse(json)
+            parsed = try JSONParser.parse(json, depthLimit: .library)
         } catch {
             throw FusionError(error, in: "the input")
         }

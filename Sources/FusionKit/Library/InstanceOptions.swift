@@ -29,23 +29,23 @@ public struct InstanceOptions: Sendable, Equatable {
                 state = member.value
             case "stateVersion":
                 guard case .integer(let version) = member.value, version >= 1 else {
-                    throw FusionError(.invalidArgument, "option \"stateVersion\" must be the state version the state was saved at, a whole number from 1; found \(JSONWriter.string(member.value))")
+                    throw FusionError(.invalidArgument, "option \"stateVersion\" must be the state version the state was saved at, a whole number from 1; found \(member.value.jsonText)")
                 }
                 stateVersion = version
             case "seed":
                 switch member.value {
                 case .integer(let n) where n >= 0: seed = UInt64(n)
                 case .double(let d) where d >= 0 && d < 18_446_744_073_709_551_616 && d == d.rounded(): seed = UInt64(d)
-                default: throw FusionError(.invalidArgument, "option \"seed\" must be an unsigned integer; found \(JSONWriter.string(member.value))")
+                default: throw FusionError(.invalidArgument, "option \"seed\" must be an unsigned integer; found \(member.value.jsonText)")
                 }
             case "clock":
                 guard let text = member.value.stringValue, let choice = ClockChoice(rawValue: text) else {
-                    throw FusionError(.invalidArgument, "option \"clock\" must be \"system\" or \"manual\"; found \(JSONWriter.string(member.value))")
+                    throw FusionError(.invalidArgument, "option \"clock\" must be \"system\" or \"manual\"; found \(member.value.jsonText)")
                 }
                 clock = choice
             case "requests":
                 guard let text = member.value.stringValue, let mode = RequestMode(rawValue: text) else {
-                    throw FusionError(.invalidArgument, "option \"requests\" must be \"builtin\" or \"host\"; found \(JSONWriter.string(member.value))")
+                    throw FusionError(.invalidArgument, "option \"requests\" must be \"builtin\" or \"host\"; found \(member.value.jsonText)")
                 }
                 requests = mode
             case "settings":
@@ -55,7 +55,7 @@ public struct InstanceOptions: Sendable, Equatable {
                 settings = member.value
             case "history":
                 guard case .integer(let count) = member.value, count >= 0, count <= Self.historyLimit else {
-                    throw FusionError(.invalidArgument, "option \"history\" must be a whole number of versions to keep, from 0 to \(Self.historyLimit); found \(JSONWriter.string(member.value))")
+                    throw FusionError(.invalidArgument, "option \"history\" must be a whole number of versions to keep, from 0 to \(Self.historyLimit); found \(member.value.jsonText)")
                 }
                 history = count
             default:

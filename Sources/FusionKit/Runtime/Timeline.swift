@@ -87,6 +87,8 @@ final class Timeline<State>: @unchecked Sendable {
                 members.append(JSONMember("cause", "start"))
             case .input(let json):
                 members.append(JSONMember("cause", "input"))
+                // Accepted under the depth limit of its day: read back under the parser's
+                // own, so that lowering fk_limit later does not drop it from the history.
                 if let json, let input = try? JSONParser.parse(json) { members.append(JSONMember("input", input)) }
             case .effect:
                 members.append(JSONMember("cause", "effect"))

@@ -1,21 +1,25 @@
-/// A strict RFC 8259 parser over UTF-8 bytes.
+/// A strict RFC 8259 parser over UTF-8 bytes: FusionKit's for the inputs, states and
+/// options a library is given, FusionHost's for the manifests and states it reads and
+/// for what people type and save. One parser, so one to fuzz, measure and fix.
 ///
 /// Written by hand rather than on Foundation's `JSONSerialization` so that the core
-/// links no Foundation, errors carry a line and column, and nesting is bounded (a
-/// deeply nested document is an error, never a stack overflow in the host).
+/// links no Foundation, object members keep their order, errors carry a line and column,
+/// and nesting is bounded (a deeply nested document is an error, never a stack overflow
+/// in the host). Numbers become `.integer` or `.double` as `JSONValue` describes.
 public struct JSONParser {
     /// Documents nested deeper than this are always rejected: the most the recursive
     /// descent (and the recursion over the value afterwards) is known to fit in the
-    /// stack of a host's thread. `FusionLimit.jsonDepth` can set a lower bound.
-    public static let maximumDepth = 512
+    /// stack of a host's thread. A `JSONDepthLimit` can set a lower bound. (A constant
+    /// that inlines: `JSONDepthLimit.init` clamps to it in the library's code.)
+    @inlinable public static var maximumDepth: Int { 512 }
 
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
+    /// Parses one JSON document: UTF-8 bytes holding one value, whitespace around it.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, depthLimit: JSONDepthLimit = .maximum) throws(JSONParseError) -> JSONValue {
         let buffer = bytes.bindMemory(to: UInt8.self)
         if let bad = UTF8Validation.firstInvalidOffset(in: buffer) {
-            throw JSONParser(buffer).error(.invalidUTF8, at: bad, "invalid UTF-8")
+            throw JSONParser(buffer, depthLimit: depthLimit).error(.invalidUTF8, at: bad, "invalid UTF-8")
         }
-        var parser = JSONParser(buffer)
-        parser.depthLimit = min(FusionLimit.jsonDepth.value, maximumDepth)
+        var parser = JSONParser(buffer, depthLimit: depthLimit)
         parser.skipWhitespace()
         guard parser.index < buffer.count else {
             throw parser.error(.empty, at: 0, buffer.isEmpty ? "the JSON text is empty" : "the JSON text holds only whitespace")
@@ -28,21 +32,22 @@ public struct JSONParser {
         return value
     }
 
-    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
-        try bytes.withUnsafeBytes { raw in Result { () throws(JSONParseError) in try parse(raw) } }.get()
+    public static func parse(_ bytes: [UInt8], depthLimit: JSONDepthLimit = .maximum) throws(JSONParseError) -> JSONValue {
+        try bytes.withUnsafeBytes { raw in Result { () throws(JSONParseError) in try parse(raw, depthLimit: depthLimit) } }.get()
     }
 
-    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
-        try parse(Array(text.utf8))
+    public static func parse(_ text: String, depthLimit: JSONDepthLimit = .maximum) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8), depthLimit: depthLimit)
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
-    /// Read once per document from fk_limit's FK_LIMIT_JSON_DEPTH.
-    private var depthLimit = maximumDepth
+    /// The caller's, for the whole document.
+    private let depthLimit: JSONDepthLimit
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, depthLimit: JSONDepthLimit) {
         self.bytes = bytes
+        self.depthLimit = depthLimit
     }
 
     // MARK: values
@@ -62,7 +67,7 @@ public struct JSONParser {
     }
 
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
-        if depth > depthLimit { throw depthError() }
+        if depth > depthLimit.levels { throw depthError() }
         index += 1  // {
         var members: [JSONMember] = []
         skipWhitespace()
@@ -71,34 +76,74 @@ public struct JSONParser {
             return .object(members)
         }
         while true {
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "\"") else {
-                throw error(.syntax, at: index, "expected a string key in double quotes, found \(describeByte(at: index))")
-            }
-            let keyOffset = index
-            let key = try parseString()
-            for member in members where member.key == key {
-                throw error(.syntax, at: keyOffset, "duplicate key \"\(key)\" in object")
-            }
-            skipWhitespace()
-            guard peek() == UInt8(ascii: ":") else {
-                throw error(.syntax, at: index, "expected ':' after the key \"\(key)\", found \(describeByte(at: index))")
-            }
-            index += 1
-            skipWhitespace()
-            let value = try parseValue(depth: depth)
-            members.append(JSONMember(key, value))
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(members)
-            default: throw error(.syntax, at: index, "expected ',' or '}' after an object member, found \(describeByte(at: index))")
+            let (key, keyOffset) = try parseKey()
+            // A scan of the members so far: the fastest for the few most objects have.
+            for member in members where member.key == key { throw duplicateKeyError(key, at: keyOffset) }
+            members.append(JSONMember(key, try parseMemberValue(after: key, depth: depth)))
+            if try endOfObject() { return .object(members) }
+            if members.count == Self.keyScanLimit {
+                try parseRestOfLargeObject(into: &members, depth: depth)
+                return .object(members)
             }
         }
     }
 
+    /// Members up to which duplicate keys are looked for by a scan.
+    private static let keyScanLimit = 16
+
+    /// The members after the first `keyScanLimit`, duplicates looked up in a set: a large
+    /// object costs linear time, not quadratic (and a small one never makes the set).
+    @inline(never)
+    private mutating func parseRestOfLargeObject(into members: inout [JSONMember], depth: Int) throws(JSONParseError) {
+        var keys = Set(members.lazy.map(\.key))
+        while true {
+            let (key, keyOffset) = try parseKey()
+            guard keys.insert(key).inserted else { throw duplicateKeyError(key, at: keyOffset) }
+            members.append(JSONMember(key, try parseMemberValue(after: key, depth: depth)))
+            if try endOfObject() { return }
+        }
+    }
+
+    /// A member's key, after any whitespace, and the offset of its opening quote.
+    @inline(__always)
+    private mutating func parseKey() throws(JSONParseError) -> (key: String, offset: Int) {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "\"") else {
+            throw error(.syntax, at: index, "expected a string key in double quotes, found \(describeByte(at: index))")
+        }
+        let offset = index
+        return (try parseString(), offset)
+    }
+
+    /// The ':' after a member's key, and the member's value.
+    @inline(__always)
+    private mutating func parseMemberValue(after key: String, depth: Int) throws(JSONParseError) -> JSONValue {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: ":") else {
+            throw error(.syntax, at: index, "expected ':' after the key \"\(key)\", found \(describeByte(at: index))")
+        }
+        index += 1
+        skipWhitespace()
+        return try parseValue(depth: depth)
+    }
+
+    /// After a member: true at the closing '}', false at a ',' (both read), else an error.
+    @inline(__always)
+    private mutating func endOfObject() throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        switch peek() {
+        case UInt8(ascii: ","): index += 1; return false
+        case UInt8(ascii: "}"): index += 1; return true
+        default: throw error(.syntax, at: index, "expected ',' or '}' after an object member, found \(describeByte(at: index))")
+        }
+    }
+
+    private func duplicateKeyError(_ key: String, at offset: Int) -> JSONParseError {
+        error(.syntax, at: offset, "duplicate key \"\(key)\" in object")
+    }
+
     private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
-        if depth > depthLimit { throw depthError() }
+        if depth > depthLimit.levels { throw depthError() }
         index += 1  // [
         var elements: [JSONValue] = []
         skipWhitespace()
@@ -268,9 +313,10 @@ public struct JSONParser {
 
     // MARK: helpers
 
-    /// Still FK_ERR_MALFORMED_JSON, as before the limit could be set (hosts branch on it).
+    /// A syntax error, as depth always was: a library reports it as FK_ERR_MALFORMED_JSON
+    /// (hosts branch on it).
     private func depthError() -> JSONParseError {
-        error(.syntax, at: index, "nesting deeper than \(depthLimit) levels (FK_LIMIT_JSON_DEPTH; see fk_limit())")
+        error(.syntax, at: index, depthLimit.exceededReason)
     }
 
     private mutating func expectLiteral(_ word: StaticString) throws(JSONParseError) {

@@ -1,5 +1,5 @@
 import Testing
-@testable import FusionKit
+import FusionJSON
 
 @Suite struct JSONParserTests {
     @Test func parsesEveryKindOfValue() throws {
@@ -91,30 +91,45 @@ import Testing
         _ = try JSONParser.parse(ok)
         let tooDeep = "[" + ok + "]"
         #expect(throws: JSONParseError.self) { try JSONParser.parse(tooDeep) }
-    }
-}
-
-@Suite struct JSONWriterTests {
-    @Test func writesCompactJSON() {
-        let value: JSONValue = ["a": [1, 2.5, true, nil], "b": "x"]
-        #expect(JSONWriter.string(value) == #"{"a":[1,2.5,true,null],"b":"x"}"#)
+        // Far deeper than the stack would bear: an error, not a crash.
+        let hostile = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(hostile) }
     }
 
-    @Test func escapesWhatJSONRequires() {
-        #expect(JSONWriter.string(.string("q\" b\\ n\n t\t c\u{01} é")) == #""q\" b\\ n\n t\t c\u0001 é""#)
+    @Test func theCallerSetsTheDepthAndNamesWhatSetsIt() throws {
+        let library = JSONDepthLimit(levels: 2, setting: "FK_LIMIT_JSON_DEPTH; see fk_limit()")
+        _ = try JSONParser.parse(#"{"a":[1]}"#, depthLimit: library)
+        let error = #expect(throws: JSONParseError.self) { try JSONParser.parse(#"{"a":[[1]]}"#, depthLimit: library) }
+        #expect(error?.kind == .syntax)
+        #expect(error?.offset == 6)
+        #expect(error?.reason == "nesting deeper than 2 levels (FK_LIMIT_JSON_DEPTH; see fk_limit())")
+        let fixed = #expect(throws: JSONParseError.self) { try JSONParser.parse("[[]]", depthLimit: JSONDepthLimit(levels: 1)) }
+        #expect(fixed?.reason == "nesting deeper than 1 levels")
+        // 0 allows scalars only; no setting raises the limit past what the stack bears.
+        #expect(try JSONParser.parse("7", depthLimit: JSONDepthLimit(levels: 0)) == 7)
+        #expect(throws: JSONParseError.self) { try JSONParser.parse("[]", depthLimit: JSONDepthLimit(levels: 0)) }
+        #expect(JSONDepthLimit(levels: 100_000).levels == JSONParser.maximumDepth)
+        #expect(JSONDepthLimit(levels: -3).levels == 0)
     }
 
-    @Test func writesExtremeIntegers() {
-        #expect(JSONWriter.string(.integer(Int.min)) == "-9223372036854775808")
-        #expect(JSONWriter.string(.integer(Int.max)) == "9223372036854775807")
-        #expect(JSONWriter.string(.integer(0)) == "0")
+    /// What the host's tests held its own parser to: each error points at a byte of the
+    /// text (the start of the token that is wrong), which messages turn into a line and column.
+    @Test func refusesWhatIsNotJSONSayingWhere() {
+        for (text, offset) in [("", 0), ("{\"a\":}", 5), ("[1,]", 3), ("01", 0), ("\"open", 0), ("{\"a\":1,\"a\":2}", 7), ("tru", 0), ("1 2", 2)] {
+            let error = #expect(throws: JSONParseError.self, "\(text)") { try JSONParser.parse(text) }
+            #expect(error?.offset == offset, "\(text): \(String(describing: error))")
+        }
     }
 
-    @Test(arguments: [
-        JSONValue.string("와이파이 \u{0}\u{1F}"), .double(0.1), .double(-1.5e-7), .double(1e300), .integer(-42),
-        ["nested": ["deeper": [[], [:], ""]]],
-    ])
-    func roundTrips(_ value: JSONValue) throws {
-        #expect(try JSONParser.parse(JSONWriter.serialize(value)) == value)
+    @Test func findsDuplicateKeysInLargeObjects() throws {
+        let keys = (0..<5_000).map { "\"k\($0)\":\($0)" }
+        let object = try JSONParser.parse("{" + keys.joined(separator: ",") + "}")
+        #expect(object.members?.count == 5_000)
+        #expect(object["k4999"] == 4999)
+        for position in [1, 15, 16, 17, 4_999] {
+            let text = "{" + keys[0..<position].joined(separator: ",") + ",\"k\(position - 1)\":0}"
+            let error = #expect(throws: JSONParseError.self, "duplicate after \(position) members") { try JSONParser.parse(text) }
+            #expect(error?.reason == "duplicate key \"k\(position - 1)\" in object")
+        }
     }
 }

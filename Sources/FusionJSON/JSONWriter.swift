@@ -1,4 +1,8 @@
-/// Serializes JSON into UTF-8 bytes: compact, members in the order given.
+/// Serializes JSON into UTF-8 bytes, members in the order given: compact (what goes over
+/// the ABI and the wire) or pretty (one member per line, for people and saved files).
+///
+/// Whole doubles below 1e15 are written as integers (`1.0` as `1`), as JavaScript and
+/// Python print them; other doubles in their shortest form that reads back the same.
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
 
@@ -6,26 +10,11 @@ public struct JSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
-    /// A writer that appends to `bytes` (taken over, not copied: pass a unique array).
-    init(reusing bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
-    /// Hands the bytes back without copying.
-    mutating func takeBytes() -> [UInt8] {
-        let taken = bytes
-        bytes = []
-        return taken
-    }
-
+    /// Compact JSON for `value`.
     public static func serialize(_ value: JSONValue) -> [UInt8] {
         var writer = JSONWriter()
         writer.write(value)
         return writer.bytes
-    }
-
-    public static func string(_ value: JSONValue) -> String {
-        String(decoding: serialize(value), as: UTF8.self)
     }
 
     public mutating func write(_ value: JSONValue) {
@@ -52,6 +41,44 @@ public struct JSONWriter {
             }
             bytes.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// `value` with each member and element on a line of its own, indented by `indent`
+    /// spaces per level, `"key": value`; empty arrays and objects stay `[]` and `{}`.
+    public mutating func writePretty(_ value: JSONValue, indent: Int = 2) {
+        writePretty(value, indent: max(indent, 0), level: 0)
+    }
+
+    private mutating func writePretty(_ value: JSONValue, indent: Int, level: Int) {
+        switch value {
+        case .array(let elements) where !elements.isEmpty:
+            bytes.append(UInt8(ascii: "["))
+            for (i, element) in elements.enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                writeNewline(indent: indent, level: level + 1)
+                writePretty(element, indent: indent, level: level + 1)
+            }
+            writeNewline(indent: indent, level: level)
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members) where !members.isEmpty:
+            bytes.append(UInt8(ascii: "{"))
+            for (i, member) in members.enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                writeNewline(indent: indent, level: level + 1)
+                writeString(member.key)
+                writeRaw(": ")
+                writePretty(member.value, indent: indent, level: level + 1)
+            }
+            writeNewline(indent: indent, level: level)
+            bytes.append(UInt8(ascii: "}"))
+        default:
+            write(value)
+        }
+    }
+
+    private mutating func writeNewline(indent: Int, level: Int) {
+        bytes.append(UInt8(ascii: "\n"))
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * level))
     }
 
     public mutating func writeRaw(_ text: StaticString) {

@@ -1,13 +1,18 @@
 /// A `Double`'s shortest round-trip text, as `description` gives it, written straight
 /// into a buffer. Values with few decimals, the common case in UI state, skip the
 /// general algorithm and the `String` it builds. Tests compare the two on many values.
-enum DoubleText {
+///
+/// Public to FusionKit only (`@_spi`) and `@inlinable`: FusionKit's stream encoder writes
+/// every `Double` field through it, from another module, and a call per field would cost
+/// more than the short path itself. (A `package` declaration would do, but Swift 6.3
+/// does not inline its body across modules.)
+@_spi(FusionKit) public enum DoubleText {
     /// Room `write` needs: SwiftDtoa's longest form of a Double is under 32 bytes.
-    static let capacity = 32
+    @inlinable public static var capacity: Int { 32 }
 
     /// Writes the text of a finite, non-whole `value` at `buffer` and returns its length.
-    @inline(__always)
-    static func write(_ value: Double, into buffer: UnsafeMutablePointer<UInt8>) -> Int {
+    @inlinable @inline(__always)
+    public static func write(_ value: Double, into buffer: UnsafeMutablePointer<UInt8>) -> Int {
         if let length = writeShortDecimal(value, into: buffer) { return length }
         // The general case: the runtime's shortest-form algorithm, through `description`.
         // (Its C entry point, swift_float64ToString, was tried: in Swift 6.3 it leaves
@@ -25,8 +30,8 @@ enum DoubleText {
     /// decimals of m round-trip; trying k = 1, 2, … finds the fewest, which is the
     /// shortest form `description` prints, and the only one with that many decimals
     /// (doubles below 1e9 are closer together than 10^-4). Nil: use the general path.
-    @inline(__always)
-    private static func writeShortDecimal(_ value: Double, into buffer: UnsafeMutablePointer<UInt8>) -> Int? {
+    @inlinable @inline(__always)
+    static func writeShortDecimal(_ value: Double, into buffer: UnsafeMutablePointer<UInt8>) -> Int? {
         let magnitude = value.magnitude
         guard magnitude >= 0.001, magnitude < 1e9 else { return nil }
         var scale = 10.0
@@ -43,7 +48,8 @@ enum DoubleText {
     }
 
     /// Writes `digits` with a decimal point `decimals` places from the right ("0.05").
-    private static func format(_ digits: UInt64, decimals: Int, negative: Bool, into buffer: UnsafeMutablePointer<UInt8>) -> Int {
+    @inlinable
+    static func format(_ digits: UInt64, decimals: Int, negative: Bool, into buffer: UnsafeMutablePointer<UInt8>) -> Int {
         var reversed: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits, written backwards
         return withUnsafeMutableBytes(of: &reversed) { scratch in
             var remaining = digits
