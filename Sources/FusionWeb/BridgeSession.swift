@@ -1,6 +1,12 @@
 import FusionHost
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The instances of one tab, under a random id. It outlives its connections for a
 /// while (`sessionTimeout`), so that a reload finds its instances again; several
 /// connections may share it, and each is told every change.
@@ -11,6 +17,8 @@ final class BridgeSession: Sendable {
     let id: String
     private let library: HostedLibrary
     private let maxInstances: Int
+    /// This session's folder of crash journals, one per instance; nil: no journals.
+    let journalFolder: String?
 
     private struct State {
         var instances: [String: BridgeInstance] = [:]
@@ -18,6 +26,8 @@ final class BridgeSession: Sendable {
         var order: [String] = []
         var connections: [Int: BridgeConnection] = [:]
         var nextNumber = 1
+        /// Names the next instance's journal file, in creation order.
+        var nextJournal = 1
         /// Set once the session has ended (expired or shut down): it takes no one back.
         var ended = false
         /// Increased by each attach, so that a pending expiry can tell it is stale.
@@ -25,10 +35,11 @@ final class BridgeSession: Sendable {
     }
     private let state = Mutex(State())
 
-    init(id: String, library: HostedLibrary, maxInstances: Int) {
+    init(id: String, library: HostedLibrary, maxInstances: Int, journals: String? = nil) {
         self.id = id
         self.library = library
         self.maxInstances = maxInstances
+        journalFolder = journals.map { "\($0)/\(id)" }
     }
 
     // MARK: Connections
@@ -100,11 +111,33 @@ final class BridgeSession: Sendable {
         if full { throw .instanceLimit(maxInstances) }
 
         let hosted: HostedInstance
-        do throws(FusionHostError) {
-            hosted = try library.create(feature: feature, options: options ?? .object([]))
-        } catch {
-            throw BridgeError(error)
+        var journal: JournaledInstance?
+        var reserved: String?
+        if let journalFolder {
+            // With a journal the id is chosen first: the journal's header keeps it.
+            let (id, number) = state.withLock { state -> (String, Int) in
+                defer { state.nextJournal += 1 }
+                if let key { return (key, state.nextJournal) }
+                defer { state.nextNumber += 1 }
+                return ("#\(state.nextNumber)", state.nextJournal)
+            }
+            reserved = id
+            mkdir(journalFolder, 0o755)
+            do throws(JournalError) {
+                journal = try JournaledInstance(path: "\(journalFolder)/\(number).journal", library: library, feature: feature,
+                                                options: options ?? .object([]), startedBy: "fusion serve", extra: ["instance": .string(id)])
+            } catch {
+                throw BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: error.description)
+            }
+            hosted = journal!.instance
+        } else {
+            do throws(FusionHostError) {
+                hosted = try library.create(feature: feature, options: options ?? .object([]))
+            } catch {
+                throw BridgeError(error)
+            }
         }
+        let made = BridgeInstance(id: reserved ?? "", feature: feature, hosted: hosted, journal: journal)
         enum Added { case added(BridgeInstance), raced(BridgeError), existing(BridgeInstance) }
         let added = state.withLock { state -> Added in
             if let key, let other = state.instances[key] {
@@ -114,28 +147,28 @@ final class BridgeSession: Sendable {
             if state.ended { return .raced(BridgeError(status: "BRIDGE_SHUTTING_DOWN", message: "the session has ended")) }
             if state.instances.count >= maxInstances { return .raced(.instanceLimit(maxInstances)) }
             let id: String
-            if let key { id = key } else {
+            if let key { id = key } else if let reserved { id = reserved } else {
                 id = "#\(state.nextNumber)"
                 state.nextNumber += 1
             }
-            let instance = BridgeInstance(id: id, feature: feature, hosted: hosted)
+            let instance = reserved != nil ? made : BridgeInstance(id: id, feature: feature, hosted: hosted)
             state.instances[id] = instance
             state.order.append(id)
             return .added(instance)
         }
         switch added {
         case .raced(let error):
-            try? hosted.destroy()
+            made.destroy(forgettingJournal: true)
             throw error
         case .existing(let other):
-            try? hosted.destroy()
+            made.destroy(forgettingJournal: true)
             return (other, true)
         case .added(let instance):
             do throws(FusionHostError) {
                 try listen(to: instance, hostRequests: options?["requests"]?.stringValue == "host")
             } catch {
                 _ = remove(instance)
-                try? hosted.destroy()
+                instance.destroy(forgettingJournal: true)
                 throw BridgeError(error)
             }
             return (instance, false)
@@ -153,12 +186,19 @@ final class BridgeSession: Sendable {
 
     /// Subscribes to the instance's changes and, for "requests": "host", to its host
     /// requests; both are passed on to every connection.
-    private func listen(to instance: BridgeInstance, hostRequests: Bool) throws(FusionHostError) {
+    private func listen(to instance: BridgeInstance, hostRequests: Bool, answered: Set<UInt64> = []) throws(FusionHostError) {
         let id = instance.id
         try instance.hosted.subscribe { [weak self] _ in
             self?.connections.forEach { $0.markDirty(id) }
         }
         guard hostRequests else { return }
+        // A resumed instance made its requests again while its journal was replayed,
+        // with no handler yet: they wait to be polled. Those the journal did not answer
+        // are open, and pages are asked again.
+        while let event = try instance.hosted.pollRequest() {
+            if event.isRequest, let request = event.id, answered.contains(request) { continue }
+            _ = instance.record(eventJSON: event.json)
+        }
         try instance.hosted.setRequestHandler { [weak self, weak instance] event in
             guard let self, let instance else { return }
             // Recorded and passed on under the session's lock, so that a connection
@@ -177,7 +217,7 @@ final class BridgeSession: Sendable {
     /// Destroys one instance and tells every connection.
     func destroy(_ id: String) throws(BridgeError) {
         guard let instance = instance(id), remove(instance) else { throw .unknownInstance(id) }
-        try? instance.hosted.destroy()
+        instance.destroy(forgettingJournal: true)
         for connection in connections {
             connection.forget(id)
             connection.send(ServerMessage.destroyed(instance: id))
@@ -194,12 +234,53 @@ final class BridgeSession: Sendable {
         }
     }
 
-    /// Destroys every instance (the session ended).
-    func destroyAll() {
+    /// Destroys every instance: the session expired (its journals go too), or the
+    /// server shuts down (its journals stay, so a restarted bridge resumes it).
+    func destroyAll(forgettingJournals: Bool) {
         let all = state.withLock { state -> [BridgeInstance] in
             defer { state.instances = [:]; state.order = [] }
             return state.order.compactMap { state.instances[$0] }
         }
-        for instance in all { try? instance.hosted.destroy() }
+        for instance in all { instance.destroy(forgettingJournal: forgettingJournals) }
+        if forgettingJournals, let journalFolder { rmdir(journalFolder) }
+    }
+
+    // MARK: Resuming after a crash
+
+    /// The session whose journals are in `folder/id`, every instance resumed from its
+    /// journal; problems (a journal that cannot be resumed is left where it is) in words.
+    static func resume(id: String, library: HostedLibrary, maxInstances: Int, journals folder: String) -> (BridgeSession, [String]) {
+        let session = BridgeSession(id: id, library: library, maxInstances: maxInstances, journals: folder)
+        var problems: [String] = []
+        let numbered = JournalFolder.files(in: "\(folder)/\(id)").compactMap { name -> (Int, String)? in
+            guard name.hasSuffix(".journal"), let number = Int(name.dropLast(8)) else { return nil }
+            return (number, name)
+        }.sorted { $0.0 < $1.0 }
+        for (number, name) in numbered {
+            let path = "\(folder)/\(id)/\(name)"
+            do throws(JournalError) {
+                let journal = try JournaledInstance(path: path, library: library, feature: nil, options: .object([]), startedBy: "fusion serve")
+                guard let instanceID = journal.extra["instance"]?.stringValue else {
+                    throw JournalError(path: path, "its header names no bridge instance")
+                }
+                if let warning = journal.resumed?.warning { problems.append("journal \(path): \(warning)") }
+                let instance = BridgeInstance(id: instanceID, feature: journal.feature, hosted: journal.instance, journal: journal)
+                session.state.withLock { state in
+                    state.instances[instanceID] = instance
+                    state.order.append(instanceID)
+                    state.nextJournal = max(state.nextJournal, number + 1)
+                    if instanceID.hasPrefix("#"), let n = Int(instanceID.dropFirst()) { state.nextNumber = max(state.nextNumber, n + 1) }
+                }
+                do throws(FusionHostError) {
+                    try session.listen(to: instance, hostRequests: journal.options["requests"]?.stringValue == "host",
+                                       answered: journal.resumed?.answeredRequests ?? [])
+                } catch {
+                    problems.append("journal \(path): resumed, but its changes cannot be followed: \(error)")
+                }
+            } catch {
+                problems.append("\(error) (left as it is)")
+            }
+        }
+        return (session, problems)
     }
 }

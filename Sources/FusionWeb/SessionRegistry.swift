@@ -42,12 +42,40 @@ final class SessionRegistry: Sendable {
             guard state.sessions.count < configuration.maxSessions else { return .failure(.sessionLimit(configuration.maxSessions)) }
             var id = SessionID.make()
             while state.sessions[id] != nil { id = SessionID.make() }
-            let session = BridgeSession(id: id, library: library, maxInstances: configuration.maxInstancesPerSession)
+            let session = BridgeSession(id: id, library: library, maxInstances: configuration.maxInstancesPerSession,
+                                        journals: configuration.journalFolder)
             _ = session.attach(connection, greet: { greet(session, false, $0) })
             state.sessions[id] = session
             return .success(session)
         }
         return try outcome.get()
+    }
+
+    /// Resumes the sessions whose journals are in the journal folder (a bridge that
+    /// crashed, or was stopped, with sessions open). Each waits for its tab to rejoin
+    /// as after a reload, and ends after the session timeout if none does. Returns
+    /// how many were resumed, and problems in words.
+    func resumeJournaledSessions() -> (sessions: Int, problems: [String]) {
+        guard let folder = configuration.journalFolder else { return (0, []) }
+        var problems: [String] = []
+        var resumed: [BridgeSession] = []
+        for id in JournalFolder.files(in: folder) where SessionID.isWellFormed(Substring(id)) {
+            let (session, found) = BridgeSession.resume(id: id, library: library, maxInstances: configuration.maxInstancesPerSession,
+                                                        journals: folder)
+            problems += found
+            resumed.append(session)
+        }
+        state.withLock { state in
+            for session in resumed { state.sessions[session.id] = session }
+        }
+        let timeout = configuration.sessionTimeout
+        for session in resumed {
+            Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                self?.expire(session, generation: 0)
+            }
+        }
+        return (resumed.count, problems)
     }
 
     /// Detaches a connection; a session left without any ends after the timeout,
@@ -66,7 +94,7 @@ final class SessionRegistry: Sendable {
         state.withLock { state in
             if state.sessions[session.id] === session { state.sessions[session.id] = nil }
         }
-        session.destroyAll()
+        session.destroyAll(forgettingJournals: true)
     }
 
     /// Closes every connection with a reason, then destroys every instance; joins
@@ -81,7 +109,8 @@ final class SessionRegistry: Sendable {
         for session in sessions {
             for connection in session.end() { connection.close(.goingAway, reason: reason) }
         }
-        for session in sessions { session.destroyAll() }
+        // The journals stay: a bridge started again with them resumes these sessions.
+        for session in sessions { session.destroyAll(forgettingJournals: false) }
         return sessions.count
     }
 }

@@ -31,6 +31,12 @@ public struct WebBridge: Sendable {
         client = StaticFiles(folder: configuration.clientFolder)
     }
 
+    /// Resumes the sessions whose crash journals are in `configuration.journalFolder`
+    /// (call before `run`): how many, and the problems met, in words.
+    public func resumeJournaledSessions() -> (sessions: Int, problems: [String]) {
+        registry.resumeJournaledSessions()
+    }
+
     /// Serves until a signal stops it. `onListening` is called with the URL to open
     /// once the socket is bound (with the port the system chose, for port 0).
     ///

@@ -61,6 +61,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("session-timeout"), help: "Seconds a session outlives its last connection (for reloads).")
     var sessionTimeout: Double = 60
 
+    @Option(name: .customLong("journal"), help: ArgumentHelp("Keep a crash journal of every instance in this folder (a folder per session); started again with it after a crash, the bridge resumes those sessions, and their tabs rejoin them.", valueName: "dir"))
+    var journalFolder: String?
+
     @Flag(help: "Log each connection and HTTP request on stderr.")
     var verbose = false
 
@@ -94,8 +97,19 @@ struct Serve: AsyncParsableCommand {
         configuration.maxMessageBytes = maxMessageBytes
         configuration.maxMessagesPerSecond = maxMessagesPerSecond
         configuration.sessionTimeout = .milliseconds(Int64((sessionTimeout * 1000).rounded()))
+        if let journalFolder {
+            guard mkdir(journalFolder, 0o755) == 0 || errno == EEXIST, WebFolders.isFolder(journalFolder) else {
+                throw CLIError(.usage, "--journal \(journalFolder): not a folder, and it cannot be made one")
+            }
+            configuration.journalFolder = journalFolder
+        }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)  // stdout is for the URL
         let bridge = WebBridge(library: library, configuration: configuration)
+        let (resumed, problems) = bridge.resumeJournaledSessions()
+        for problem in problems { Terminal.write("warning: \(problem)\n", to: STDERR_FILENO) }
+        if resumed > 0 {
+            Terminal.write("Resumed \(resumed) session\(resumed == 1 ? "" : "s") from the journals in \(journalFolder ?? ""); their tabs rejoin them.\n", to: STDERR_FILENO)
+        }
         let features = library.manifest.features.count
         do {
             try await bridge.run(logLevel: verbose ? .info : .warning, onListening: { url in

@@ -614,6 +614,38 @@ def test_the_page_survives_a_server_restart(browser: Browser, server: Server, se
     assert_no_js_errors(b, "FusionError: not connected to the server")
 
 
+def test_a_crashed_bridge_started_with_its_journals_gives_the_page_its_session_back(browser: Browser, serve, tmp_path) -> None:
+    """`fusion serve --journal DIR` (issue 13.6): the bridge is killed with SIGKILL, so it
+    closes nothing and saves nothing on its way out; started again with the same
+    journals, it resumes the session, and the page, reconnecting by itself, finds its
+    counter where it was."""
+    b = browser
+    journals = tmp_path / "journals"
+    first = serve("--journal", str(journals))
+    b.server = first
+    b.open("counter.html")
+    for _ in range(3):
+        b.click("increase")
+    b.expect_text("value", "3")
+    before = session_id(b)
+    first.process.kill()
+    first.process.wait(timeout=10)
+    b.expect_text("status", "reconnecting")
+    again = serve("--port", str(first.port), "--journal", str(journals))
+    b.expect_text("status", "open", timeout=8)
+    assert session_id(b) == before, "the page rejoined its own session"
+    b.expect_text("value", "3")
+    b.click("increase")
+    b.expect_text("value", "4")
+    b.screenshot("counter-resumed-after-a-crash")
+    assert not b.visible("error")
+    assert_no_js_errors(b, "FusionError: not connected to the server")
+    # The page's own destroy-free exit leaves the journal; a clean stop keeps it too.
+    code, out, err = again.stop()
+    assert f"Resumed 1 session from the journals in {journals}" in err
+    assert list((journals / before).glob("*.journal")), "the journal outlives a clean stop, to be resumed"
+
+
 def test_the_server_stops_while_a_connection_sits_unused(serve) -> None:
     """Found through the browser: after a page, Chromium often keeps a spare connection
     to the server that it never sends a request on, and the HTTP server's graceful stop
