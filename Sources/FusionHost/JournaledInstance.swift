@@ -65,6 +65,12 @@ public final class JournaledInstance: Sendable {
             if let feature, journaled != feature {
                 throw JournalError(path: path, "it is a session of feature \"\(journaled)\", not \"\(feature)\"")
             }
+            // A state version is a promise about the state's shape; the inputs replayed
+            // on a feature whose shape changed would not make the same session.
+            let current = library.manifest.feature(named: journaled)?.stateVersion ?? 1
+            if let written = header["stateVersion"]?.integerValue, written != current {
+                throw JournalError(path: path, "it was written with state version \(written) of feature \"\(journaled)\"; this library's is \(current), and a journal replays only on the version that wrote it")
+            }
             self.feature = journaled
             self.options = header["options"] ?? .object([])
             self.extra = header["extra"] ?? .object([])
@@ -104,6 +110,7 @@ public final class JournaledInstance: Sendable {
             let header: JSONValue = [
                 "fusionJournal": .integer(JournalFile.formatVersion),
                 "feature": .string(feature),
+                "stateVersion": .integer(manifest.feature(named: feature)?.stateVersion ?? 1),
                 "library": .string("\(manifest.libraryName) \(manifest.libraryVersion)"),
                 "startedBy": .string(startedBy),
                 "realTime": .bool(systemClock),

@@ -126,3 +126,9 @@ def test_a_torn_tail_warns_and_damage_refuses(lib: fusionkit.Library, tmp_path: 
         lib.create("answer", journal=path)
     with pytest.raises(TypeError):
         lib.create("counter", journal=path, record=tmp_path / "r.json")
+    # A journal replays only on the state version that wrote it.
+    header, rest = whole.split(b"\n", 1)
+    text = header.rsplit(b" ", 1)[0].replace(b'"stateVersion":1', b'"stateVersion":2')
+    path.write_bytes(text + b" %08x\n" % zlib.crc32(text) + rest)
+    with pytest.raises(JournalError, match="written with state version 2 .* this library's is 1"):
+        lib.create("counter", journal=path)

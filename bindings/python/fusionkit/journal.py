@@ -140,7 +140,9 @@ class JournaledInstance(Instance):
             options, real_time = recording_options(given)
             instance: JournaledInstance = library._create_with_options(feature, options, cls)
             info = library.manifest.library
-            header = {"fusionJournal": FORMAT_VERSION, "feature": feature, "library": f"{info.name} {info.version}",
+            header = {"fusionJournal": FORMAT_VERSION, "feature": feature,
+                      "stateVersion": library.manifest.feature(feature).state_version,
+                      "library": f"{info.name} {info.version}",
                       "startedBy": "fusionkit (Python)", "realTime": real_time, "options": options}
             try:
                 instance._begin(where, truncate_to=0, header=header, real_time=real_time, resumed=None)
@@ -151,6 +153,12 @@ class JournaledInstance(Instance):
         header, records, good, dropped = existing
         if header.get("feature") != feature:
             raise JournalError(f'journal {where}: it is a session of feature "{header.get("feature")}", not "{feature}"')
+        current = library.manifest.feature(feature).state_version
+        if header.get("stateVersion", current) != current:
+            # The inputs replayed on a feature whose state's shape changed would not make the same session.
+            raise JournalError(f'journal {where}: it was written with state version {header["stateVersion"]} of feature '
+                               f'"{feature}"; this library\'s is {current}, and a journal replays only on the version '
+                               "that wrote it")
         if dropped is not None:
             warnings.warn(JournalWarning(f"journal {where}: {dropped}"), stacklevel=3)
         journaled: object = header.get("options", {})
