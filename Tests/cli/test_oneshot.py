@@ -95,12 +95,12 @@ def test_send_reads_fields_as_json_or_text_by_the_fields_type(fusion):
     assert answer("answerChanged", "text=안녕") == "안녕"
 
 
-def test_send_json_output_parses_and_says_feature_and_version(fusion):
+def test_send_json_output_parses_and_says_feature_state_version_and_version(fusion):
     result = run(fusion, "send", "--json", "answer", "answerChanged", "text=hi")
     assert result.returncode == OK, result.stderr
     assert result.stdout.count("\n") == 1
     document = json.loads(result.stdout)
-    assert document == {"feature": "answer", "version": 1, "state": {
+    assert document == {"feature": "answer", "stateVersion": 1, "version": 1, "state": {
         "answer": "hi", "isSubmitEnabled": True, "isSubmitting": False, "submitted": None}}
 
 
