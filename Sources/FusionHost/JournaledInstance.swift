@@ -18,6 +18,10 @@ import Darwin
 /// for the system clock gets a manual clock the journal moves in real time (every
 /// 10 ms while an effect is pending; with nothing pending no effect can tell), each
 /// move journaled before it is made.
+///
+/// Changes are journaled and applied one at a time, under a lock held while the
+/// library runs; so a change callback must not make a journaled change itself (it
+/// would wait for that lock): hand it to another thread.
 public final class JournaledInstance: Sendable {
     public let instance: HostedInstance
     public let path: String
