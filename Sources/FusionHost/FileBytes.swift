@@ -4,8 +4,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Reading a whole file without Foundation, for the hosts' own files (pages to serve,
-/// scenario files): the one place that calls read(2) for them.
+/// Reading a whole file, or a folder's names, without Foundation, for the hosts' own
+/// files (pages to serve, scenario files, journals): the one place that calls read(2)
+/// and readdir(3) for them.
 public enum FileBytes {
     /// Why a file could not be read, in the system's words.
     public struct Failure: Error, Sendable {
@@ -24,6 +25,20 @@ public enum FileBytes {
             if count == 0 { return bytes }
             bytes.append(contentsOf: chunk[0..<count])
         }
+    }
+
+    /// The names in a folder, without "." and ".."; none when it cannot be read.
+    public static func names(inFolder folder: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -45,14 +44,10 @@ public final class JournaledInstance: Sendable {
         public let answeredRequests: Set<UInt64>
     }
 
-    private struct Clock: Sendable {
-        var lastTick: ContinuousClock.Instant
-    }
-
     private let file: JournalFile
-    private let clock: Mutex<Clock>
-    private let ticking = Mutex(false)
-    private let tickerDone = DispatchSemaphore(value: 0)
+    /// Held while a record is journaled and applied, so both happen in one order.
+    private let applying = Mutex(())
+    private let ticker = RealTimeTicker(label: "fusion.journal.clock")
 
     /// Opens the journal at `path`: resumes the session it holds, or, when there is no
     /// journal there (or an empty file), starts one for a new instance of `feature`
@@ -130,19 +125,14 @@ public final class JournaledInstance: Sendable {
             realTime = systemClock
             resumed = nil
         }
-        clock = Mutex(Clock(lastTick: .now))
-        if realTime { startTicking() }
+        if realTime { ticker.start { [weak self] elapsed in self?.tick(elapsed) } }
     }
 
     deinit { stop() }
 
     /// Stops moving the clock. The instance is left to the caller (destroy it when done).
     public func stop() {
-        let wasTicking = ticking.withLock { running in
-            defer { running = false }
-            return running
-        }
-        if wasTicking { tickerDone.wait() }
+        ticker.stop()
     }
 
     // MARK: What a session does
@@ -179,7 +169,7 @@ public final class JournaledInstance: Sendable {
     /// Journals a record, then applies it; one at a time (the clock's ticks included),
     /// so the journal's order is the order things happened.
     private func perform(_ record: JournalRecord) throws(JournaledCallError) {
-        try clock.withLock { (_: inout Clock) throws(JournaledCallError) in
+        try applying.withLock { (_: inout Void) throws(JournaledCallError) in
             do throws(JournalError) {
                 try file.append(record.json)
             } catch {
@@ -195,29 +185,12 @@ public final class JournaledInstance: Sendable {
 
     // MARK: The clock in real time
 
-    private func startTicking() {
-        ticking.withLock { $0 = true }
-        DispatchQueue(label: "fusion.journal.clock").async { [self] in
-            while ticking.withLock({ $0 }) {
-                var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
-                nanosleep(&pause, nil)
-                tick()
-            }
-            tickerDone.signal()
-        }
-    }
-
     /// Moves the clock by the real time since the last tick, journaled first, when an
     /// effect is pending. A journal that cannot be written stops the clock (and every
     /// call then says why).
-    private func tick() {
-        clock.withLock { clock in
-            let now = ContinuousClock.Instant.now
-            let elapsed = now - clock.lastTick
-            clock.lastTick = now
+    private func tick(_ nanoseconds: UInt64) {
+        applying.withLock { _ in
             if let pending = try? instance.pending(), pending.effects == 0 { return }
-            let nanoseconds = UInt64(max(0, elapsed.components.seconds)) * 1_000_000_000
-                + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000))
             let record = JournalRecord.advance(nanoseconds: nanoseconds)
             guard (try? file.append(record.json)) != nil else { return }
             try? Self.apply(record, to: instance, replaying: false)

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FusionHost
 
 /// The scenario files a runner is given: files as they are, folders searched (all
 /// their subfolders too) for `*.scenario.json`, sorted.
@@ -24,14 +25,8 @@ public enum ScenarioFiles {
     }
 
     private static func search(_ folder: String) -> [String] {
-        guard let directory = opendir(folder) else { return [] }
-        defer { closedir(directory) }
         var found: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasPrefix(".") { continue }
+        for name in FileBytes.names(inFolder: folder) where !name.hasPrefix(".") {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
             var info = stat()
             guard stat(path, &info) == 0 else { continue }

@@ -1,4 +1,3 @@
-import Dispatch
 import FusionHost
 import Synchronization
 
@@ -31,7 +30,6 @@ public final class SessionRecorder: Sendable {
         /// Clock time moved and not yet written as a step.
         var unwrittenNanoseconds: UInt64 = 0
         var fingerprint: Fingerprint
-        var lastTick: ContinuousClock.Instant
         /// Why the file could not be written, once; the session goes on.
         var failure: String?
     }
@@ -45,8 +43,7 @@ public final class SessionRecorder: Sendable {
     }
 
     private let recording: Mutex<Recording>
-    private let ticking = Mutex(false)
-    private let tickerDone = DispatchSemaphore(value: 0)
+    private let ticker = RealTimeTicker(label: "fusion.recorder.clock")
     private let realTime: Bool
 
     /// How a recorded session's instance is created from the options a person asked
@@ -81,12 +78,12 @@ public final class SessionRecorder: Sendable {
               "steps": [
             """
         let fingerprint = Self.fingerprint(of: instance)
-        recording = Mutex(Recording(descriptor: descriptor, fingerprint: fingerprint, lastTick: .now))
+        recording = Mutex(Recording(descriptor: descriptor, fingerprint: fingerprint))
         if !Self.writeAll(descriptor, header + Self.trailer) {
             close(descriptor)
             throw ScenarioFileError(path: path, reason: "cannot write it: \(String(cString: strerror(errno)))")
         }
-        if realTime { startTicking() }
+        if realTime { ticker.start { [weak self] elapsed in self?.tick(elapsed) } }
     }
 
     deinit {
@@ -97,11 +94,7 @@ public final class SessionRecorder: Sendable {
     /// Stops moving the clock; no step is written after this returns but those the
     /// session's own calls make.
     public func stop() {
-        let wasTicking = ticking.withLock { running in
-            defer { running = false }
-            return running
-        }
-        if wasTicking { tickerDone.wait() }
+        ticker.stop()
     }
 
     /// Why writing the file failed, if it did (the session itself goes on).
@@ -186,27 +179,10 @@ public final class SessionRecorder: Sendable {
 
     // MARK: The clock in real time
 
-    private func startTicking() {
-        ticking.withLock { $0 = true }
-        DispatchQueue(label: "fusion.recorder.clock").async { [self] in
-            while ticking.withLock({ $0 }) {
-                var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
-                nanosleep(&pause, nil)
-                tick()
-            }
-            tickerDone.signal()
-        }
-    }
-
-    private func tick() {
+    private func tick(_ nanoseconds: UInt64) {
         recording.withLock { recording in
-            let now = ContinuousClock.Instant.now
-            let elapsed = now - recording.lastTick
-            recording.lastTick = now
             // With nothing pending no effect can tell that time moved.
             guard recording.fingerprint.effects != 0 else { return }
-            let nanoseconds = UInt64(max(0, elapsed.components.seconds)) * 1_000_000_000
-                + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000))
             guard (try? instance.advanceClock(byNanoseconds: nanoseconds)) != nil else { return }
             recording.unwrittenNanoseconds &+= nanoseconds
             if Self.fingerprint(of: instance) != recording.fingerprint { writeAdvance(&recording) }

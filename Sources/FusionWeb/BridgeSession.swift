@@ -247,12 +247,14 @@ final class BridgeSession: Sendable {
 
     // MARK: Resuming after a crash
 
-    /// The session whose journals are in `folder/id`, every instance resumed from its
+    /// The session whose journals are in `folder/id` (`fusion serve --journal DIR`: a
+    /// folder per session, a journal per instance, `1.journal`, `2.journal`, … in
+    /// creation order), every instance resumed from its
     /// journal; problems (a journal that cannot be resumed is left where it is) in words.
     static func resume(id: String, library: HostedLibrary, maxInstances: Int, journals folder: String) -> (BridgeSession, [String]) {
         let session = BridgeSession(id: id, library: library, maxInstances: maxInstances, journals: folder)
         var problems: [String] = []
-        let numbered = JournalFolder.files(in: "\(folder)/\(id)").compactMap { name -> (Int, String)? in
+        let numbered = FileBytes.names(inFolder: "\(folder)/\(id)").compactMap { name -> (Int, String)? in
             guard name.hasSuffix(".journal"), let number = Int(name.dropLast(8)) else { return nil }
             return (number, name)
         }.sorted { $0.0 < $1.0 }

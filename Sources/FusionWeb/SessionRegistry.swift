@@ -59,7 +59,7 @@ final class SessionRegistry: Sendable {
         guard let folder = configuration.journalFolder else { return (0, []) }
         var problems: [String] = []
         var resumed: [BridgeSession] = []
-        for id in JournalFolder.files(in: folder) where SessionID.isWellFormed(Substring(id)) {
+        for id in FileBytes.names(inFolder: folder) where SessionID.isWellFormed(Substring(id)) {
             let (session, found) = BridgeSession.resume(id: id, library: library, maxInstances: configuration.maxInstancesPerSession,
                                                         journals: folder)
             problems += found

@@ -29,7 +29,6 @@ import fcntl
 import json
 import os
 import threading
-import time
 import warnings
 import zlib
 from collections.abc import Mapping
@@ -37,8 +36,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import FusionError
-from .library import Instance, _input_json
-from .recording import TICK, recording_options
+from ._driven import DrivenInstance
+from .library import Instance
+from .recording import recording_options
 
 if TYPE_CHECKING:
     from .library import JSON, Library
@@ -119,7 +119,7 @@ def _read(path: str) -> tuple[dict[str, Any], list[dict[str, Any]], int, str | N
     return header, values[1:], good, dropped
 
 
-class JournaledInstance(Instance):
+class JournaledInstance(DrivenInstance):
     """An Instance whose session survives a crash of its process (made by
     `Library.create(..., journal=path)`). Inputs, gotos, host answers and clock moves
     made through it are journaled before they are applied (calls made through
@@ -167,7 +167,7 @@ class JournaledInstance(Instance):
         instance = library._create_with_options(feature, journaled, cls)
         try:
             instance.path = where
-            instance._journal_lock = threading.RLock()
+            instance._drive_lock = threading.RLock()
             for number, record in enumerate(records):
                 try:
                     instance._apply(record, replaying=True)
@@ -185,7 +185,6 @@ class JournaledInstance(Instance):
                resumed: Resumption | None) -> None:
         self.path = path
         self.resumed = resumed
-        self._journal_lock = getattr(self, "_journal_lock", None) or threading.RLock()
         self._file = open(path, "ab")
         try:
             fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -199,17 +198,9 @@ class JournaledInstance(Instance):
         else:
             os.fsync(self._file.fileno())
         self._has_pending = "fk_pending" in self.library.optional_functions
-        self._ticking = real_time
-        self._ticker: threading.Thread | None = None
-        if real_time:
-            self._last_tick = time.monotonic_ns()
-            self._ticker = threading.Thread(target=self._tick_loop, name=f"fusionkit-journal-{self.feature}", daemon=True)
-            self._ticker.start()
+        self._start_driving(real_time, f"fusionkit-journal-{self.feature}")
 
     # -- what is journaled -------------------------------------------------------------
-
-    def send(self, input: str | Mapping[str, JSON], /, **fields: JSON) -> None:
-        self.send_json(_input_json(input, fields))
 
     def send_json(self, text: str | bytes) -> None:
         data = text.encode() if isinstance(text, str) else text
@@ -220,18 +211,8 @@ class JournaledInstance(Instance):
             return
         self._perform({"send": value})
 
-    def send_and_read(self, input: str | Mapping[str, JSON], /, **fields: JSON) -> dict[str, JSON]:
-        with self._journal_lock:
-            self.send(input, **fields)
-            return self.state
-
-    def send_and_read_json(self, text: str | bytes) -> tuple[bytes, int]:
-        with self._journal_lock:
-            self.send_json(text)
-            return self.state_json()
-
     def goto(self, version: int) -> int:
-        with self._journal_lock:
+        with self._drive_lock:
             self._perform({"goto": version})
             return self.version
 
@@ -252,20 +233,12 @@ class JournaledInstance(Instance):
     def close(self) -> None:
         """Stops the clock and destroys the instance. The journal stays: opening it again
         resumes the session; delete the file to start afresh."""
-        self._ticking = False
-        ticker = getattr(self, "_ticker", None)
-        if ticker is not None and ticker is not threading.current_thread():
-            ticker.join()
-        file = getattr(self, "_file", None)
-        if file is not None and not file.closed:
-            with self._journal_lock:
-                file.close()
-        Instance.close(self)
+        DrivenInstance.close(self)
 
     # -- records -----------------------------------------------------------------------
 
     def _perform(self, record: dict[str, Any]) -> None:
-        with self._journal_lock:
+        with self._drive_lock:
             self._write(record)
             self._apply(record, replaying=False)
 
@@ -303,18 +276,12 @@ class JournaledInstance(Instance):
 
     # -- the clock in real time --------------------------------------------------------
 
-    def _tick_loop(self) -> None:
-        while self._ticking:
-            time.sleep(TICK)
-            with self._journal_lock:
-                if not self._ticking or self.closed:
-                    return
-                now = time.monotonic_ns()
-                elapsed, self._last_tick = now - self._last_tick, now
-                # With nothing pending no effect can tell that time moved.
-                if self._has_pending and self.pending()[0] == 0:
-                    continue
-                try:
-                    self._perform({"advance": elapsed})
-                except (FusionError, JournalError, OSError):
-                    return
+    def _tick(self, elapsed_ns: int) -> bool:
+        # With nothing pending no effect can tell that time moved.
+        if self._has_pending and self.pending()[0] == 0:
+            return True
+        try:
+            self._perform({"advance": elapsed_ns})
+        except (FusionError, JournalError, OSError):
+            return False
+        return True

@@ -24,7 +24,6 @@ import json
 import os
 import random
 import threading
-import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -33,13 +32,12 @@ from .errors import FusionError
 if TYPE_CHECKING:
     from .library import JSON, HostEvent, Library
 
+from ._driven import TICK, DrivenInstance
 from .library import Instance
 
-__all__ = ["RecordingInstance", "recording_options"]
+__all__ = ["RecordingInstance", "recording_options", "TICK"]
 
 _TRAILER = b"\n  ]\n}\n"
-#: How often the clock of a real-time recording moves, in seconds.
-TICK = 0.010
 
 
 def recording_options(given: Mapping[str, JSON]) -> tuple[dict[str, JSON], bool]:
@@ -60,7 +58,7 @@ def seconds_text(nanoseconds: int) -> str:
     return str(whole) if not fraction else f"{whole}.{fraction:09d}".rstrip("0")
 
 
-class RecordingInstance(Instance):
+class RecordingInstance(DrivenInstance):
     """An Instance whose every change is written to a scenario file as it happens (made by
     `Library.create(..., record=path)`). Everything else is as for `Instance`; inputs,
     gotos, host answers and clock moves made through it are recorded (calls made through
@@ -85,7 +83,7 @@ class RecordingInstance(Instance):
     def _begin(self, path: str, options: Mapping[str, JSON], real_time: bool) -> None:
         self.path = path
         # Reentrant: a change callback told during a recorded call may record too.
-        self._record_lock = threading.RLock()
+        self._drive_lock = threading.RLock()
         self._steps = 0
         self._unwritten_ns = 0
         self._has_pending = "fk_pending" in self.library.optional_functions
@@ -106,32 +104,13 @@ class RecordingInstance(Instance):
         self._file.write(text[:-2].encode() + b',\n  "steps": [' + _TRAILER)
         self._file.flush()
         self._fingerprint = self._take_fingerprint()
-        self._ticking = real_time
-        self._ticker: threading.Thread | None = None
-        if real_time:
-            self._last_tick = time.monotonic_ns()
-            self._ticker = threading.Thread(target=self._tick_loop, name=f"fusionkit-record-{self.feature}", daemon=True)
-            self._ticker.start()
+        self._start_driving(real_time, f"fusionkit-record-{self.feature}")
 
     # -- what is recorded --------------------------------------------------------------
-
-    def send(self, input: str | Mapping[str, JSON], /, **fields: JSON) -> None:
-        from .library import _input_json
-        self.send_json(_input_json(input, fields))
 
     def send_json(self, text: str | bytes) -> None:
         data = text.encode() if isinstance(text, str) else text
         self._perform("send", json.loads(data), lambda: Instance.send_json(self, data))
-
-    def send_and_read(self, input: str | Mapping[str, JSON], /, **fields: JSON) -> dict[str, JSON]:
-        self.send(input, **fields)
-        return self.state
-
-    def send_and_read_json(self, text: str | bytes) -> tuple[bytes, int]:
-        # Recorded as a send: the state read after it is the one written with the step.
-        with self._record_lock:
-            self.send_json(text)
-            return self.state_json()
 
     def goto(self, version: int) -> int:
         reached: list[int] = []
@@ -149,7 +128,7 @@ class RecordingInstance(Instance):
         self._perform("fail", answer, lambda: Instance.fail_request(self, request_id, text))
 
     def advance_clock(self, seconds: float = 0.0, *, nanoseconds: int | None = None) -> None:
-        with self._record_lock:
+        with self._drive_lock:
             Instance.advance_clock(self, seconds, nanoseconds=nanoseconds)  # checks the arguments
             self._unwritten_ns += nanoseconds if nanoseconds is not None else round(seconds * 1_000_000_000)
             self._write_advance()
@@ -171,18 +150,6 @@ class RecordingInstance(Instance):
             self._saw(event)
         return event
 
-    def close(self) -> None:
-        """Stops the clock, finishes the file and destroys the instance."""
-        self._ticking = False
-        ticker = getattr(self, "_ticker", None)
-        if ticker is not None and ticker is not threading.current_thread():
-            ticker.join()
-        file = getattr(self, "_file", None)
-        if file is not None and not file.closed:
-            with self._record_lock:
-                file.close()
-        Instance.close(self)
-
     # -- steps -------------------------------------------------------------------------
 
     def _saw(self, event: HostEvent) -> None:
@@ -197,7 +164,7 @@ class RecordingInstance(Instance):
         return {"kind": request.kind, "payload": request.payload, key: value}
 
     def _perform(self, key: str, value: JSON, call: Callable[[], object]) -> None:
-        with self._record_lock:
+        with self._drive_lock:
             if self._unwritten_ns:
                 self._write_advance()
             refusal: FusionError | None = None
@@ -247,25 +214,18 @@ class RecordingInstance(Instance):
 
     # -- the clock in real time --------------------------------------------------------
 
-    def _tick_loop(self) -> None:
-        while self._ticking:
-            time.sleep(TICK)
-            with self._record_lock:
-                if not self._ticking or self.closed:
-                    return
-                now = time.monotonic_ns()
-                elapsed, self._last_tick = now - self._last_tick, now
-                # With nothing pending no effect can tell that time moved.
-                if self._fingerprint[1] == 0:
-                    continue
-                try:
-                    Instance.advance_clock(self, nanoseconds=elapsed)
-                except FusionError:
-                    return
-                self._unwritten_ns += elapsed
-                if self._take_fingerprint() != self._fingerprint:
-                    self._write_advance()
-
+    def _tick(self, elapsed_ns: int) -> bool:
+        # With nothing pending no effect can tell that time moved.
+        if self._fingerprint[1] == 0:
+            return True
+        try:
+            Instance.advance_clock(self, nanoseconds=elapsed_ns)
+        except FusionError:
+            return False
+        self._unwritten_ns += elapsed_ns
+        if self._take_fingerprint() != self._fingerprint:
+            self._write_advance()
+        return True
 
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
