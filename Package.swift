@@ -17,6 +17,13 @@ let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
 ]
+// The modules a plugin library is made of skip the implicit import of _StringProcessing
+// (Regex), which none of them uses: a library built from them then does not load
+// libswift_StringProcessing and libswift_RegexParser, about a fifth of its load time
+// (docs/performance.md, "Start"). A plugin's own module may do the same (the scaffold does).
+let inTheLibrary: [SwiftSetting] = strict + [
+    .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"]),
+]
 
 let package = Package(
     name: "FusionKit",
@@ -43,14 +50,14 @@ let package = Package(
         // The one JSON codec: what a library parses its inputs with and what a host reads
         // manifests and states with. It depends on nothing, so a host that uses it links
         // no part of a library (the depth limit is the caller's argument, not fk_limit's).
-        .target(name: "FusionJSON", swiftSettings: strict),
+        .target(name: "FusionJSON", swiftSettings: inTheLibrary),
         // FusionKit re-exports FusionJSON: features and plugins import FusionKit alone.
-        .target(name: "FusionKit", dependencies: ["FusionJSON", "CFusionLimits"], swiftSettings: strict),
+        .target(name: "FusionKit", dependencies: ["FusionJSON", "CFusionLimits"], swiftSettings: inTheLibrary),
         // The values behind fk_limit(), as C11 atomics (see Sources/FusionKit/Runtime/Limits.swift).
         .target(name: "CFusionLimits"),
         .target(name: "CFusionKit"),
-        .target(name: "FusionABI", dependencies: ["FusionKit", "CFusionKit"], swiftSettings: strict),
-        .target(name: "FusionExamples", dependencies: ["FusionKit", "FusionABI"], swiftSettings: strict),
+        .target(name: "FusionABI", dependencies: ["FusionKit", "CFusionKit"], swiftSettings: inTheLibrary),
+        .target(name: "FusionExamples", dependencies: ["FusionKit", "FusionABI"], swiftSettings: inTheLibrary),
         .executableTarget(
             name: "fusion-bench", dependencies: ["FusionKit", "FusionABI", "FusionExamples", "CFusionKit", "HeapProbe"],
             path: "Benchmarks/fusion-bench", swiftSettings: strict),

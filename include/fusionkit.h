@@ -30,9 +30,10 @@
 **   missing from a library built before them: fk_create_with_options,
 **   fk_state_patch, fk_state_into, fk_send_and_read, fk_send_and_read_call,
 **   fk_advance_clock, fk_pending, fk_set_request_handler, fk_poll_request, fk_respond,
-**   fk_fail_request, fk_history, fk_goto, fk_limit. A host
-**   looks each one up (dlsym) before it relies on it; the manifest lists those a
-**   library has under "optionalFunctions". Every other function is always there.
+**   fk_fail_request, fk_history, fk_goto, fk_limit, fk_manifest_summary,
+**   fk_feature_manifest. A host looks each one up (dlsym) before it relies on it;
+**   the manifest lists those a library has under "optionalFunctions". Every other
+**   function is always there.
 **
 ** Status codes.  Every call that can fail returns an fk_status: FK_OK or one of the
 **   FK_ERR_ codes. Codes are only ever added, never renumbered. After a failure,
@@ -209,6 +210,36 @@ const char *fk_last_error_message(void);
 ** Errors: FK_ERR_NULL_ARGUMENT if out_json is NULL.
 ** Thread safety: any thread. */
 fk_status fk_manifest(char **out_json, size_t *out_len);
+
+/* The manifest without the features' descriptions: the document fk_manifest()
+** returns, except that each entry of "features" has only its "name", "summary" and
+** "stateVersion". What a host reads when it loads a library; it then asks
+** fk_feature_manifest() for the features it uses, when it uses them.
+**
+** Why it exists: describing a feature runs its inputs' and state's decoding code
+** once, and the Swift runtime answers the first use of each type there by searching
+** every protocol conformance the process has loaded. fk_manifest() describes every
+** feature (milliseconds for the example library, the first time); this describes
+** none, and fk_feature_manifest() and fk_create() describe only the feature named.
+** A description is made once per process and kept.
+**
+** Optional (see CONVENTIONS). out_json, out_len, errors and thread safety: as
+** fk_manifest(). */
+fk_status fk_manifest_summary(char **out_json, size_t *out_len);
+
+/* One feature's entry of the manifest: the object fk_manifest() lists for it under
+** "features" (name, summary, stateVersion, inputs, inputSchema, stateSchema),
+** describing that feature only.
+**
+** feature, feature_len  the feature's name, as in the manifest ("counter").
+** out_json  receives the JSON text: owned, NUL-terminated, free with fk_free().
+** out_len   receives its length in bytes, without the NUL. May be NULL.
+**
+** Optional (see CONVENTIONS).
+** Errors: FK_ERR_NULL_ARGUMENT (feature or out_json NULL), FK_ERR_INVALID_UTF8,
+**         FK_ERR_UNKNOWN_FEATURE (the message lists the features).
+** Thread safety: any thread. */
+fk_status fk_feature_manifest(const char *feature, size_t feature_len, char **out_json, size_t *out_len);
 
 /* Releases memory the library handed to the caller as owned (from fk_manifest(),
 ** fk_state()). NULL does nothing. Passing anything else, or the same pointer twice,

@@ -12,6 +12,8 @@ private func checkHeaderConformance() {
     sameSignature(CFusionKit.fk_status_name, FusionABI.fk_status_name)
     sameSignature(CFusionKit.fk_last_error_message, FusionABI.fk_last_error_message)
     sameSignature(CFusionKit.fk_manifest, FusionABI.fk_manifest)
+    sameSignature(CFusionKit.fk_manifest_summary, FusionABI.fk_manifest_summary)
+    sameSignature(CFusionKit.fk_feature_manifest, FusionABI.fk_feature_manifest)
     sameSignature(CFusionKit.fk_free, FusionABI.fk_free)
     sameSignature(CFusionKit.fk_create, FusionABI.fk_create)
     sameSignature(CFusionKit.fk_destroy, FusionABI.fk_destroy)

@@ -136,12 +136,3 @@ private func create(
         throw error
     }
 }
-
-/// The exported feature called `name`, or an error listing the ones there are.
-private func exportedFeature(named name: String) throws(FusionError) -> FeatureDefinition {
-    guard let definition = exportedLibrary.feature(named: name) else {
-        let known = exportedLibrary.features.map(\.name).joined(separator: ", ")
-        throw FusionError(.unknownFeature, "unknown feature \"\(name)\"; this library has: \(known)")
-    }
-    return definition
-}

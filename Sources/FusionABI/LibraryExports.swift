@@ -35,6 +35,27 @@ private let unknownStatusName = StaticCString("FK_ERR_UNKNOWN_STATUS")
     }
 }
 
+@c public func fk_manifest_summary(_ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?) -> fk_status {
+    abiCall { () throws(FusionError) in
+        guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
+        outJSON.pointee = try CArguments.owned(manifestSummaryBytes)
+        outLength?.pointee = manifestSummaryBytes.count
+    }
+}
+
+@c public func fk_feature_manifest(
+    _ feature: UnsafePointer<CChar>?, _ featureLength: Int,
+    _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?
+) -> fk_status {
+    abiCall { () throws(FusionError) in
+        let name = try CArguments.name(feature, featureLength, "feature")
+        guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
+        let bytes = JSONWriter.serialize(try exportedFeature(named: name).manifest)
+        outJSON.pointee = try CArguments.owned(bytes)
+        outLength?.pointee = bytes.count
+    }
+}
+
 @c public func fk_free(_ memory: UnsafeMutableRawPointer?) {
     free(memory)
 }

@@ -95,6 +95,20 @@ struct Calls {
         } ?? ""
     }
 
+    func manifestSummary() throws(FusionHostError) -> String {
+        try ownedText { (text, length) throws(FusionHostError) in
+            try statusCall(.manifestSummary, .pointer(text), .pointer(length))
+        } ?? ""
+    }
+
+    func featureManifest(_ feature: String) throws(FusionHostError) -> String {
+        try withText(feature) { (name, nameLength) throws(FusionHostError) in
+            try ownedText { (text, length) throws(FusionHostError) in
+                try statusCall(.featureManifest, .pointer(name), .size(nameLength), .pointer(text), .pointer(length))
+            } ?? ""
+        }
+    }
+
     /// fk_free.
     func release(_ memory: UnsafeMutableRawPointer?) {
         functions[.free]?.call(.pointer(memory))

@@ -19,6 +19,8 @@ enum EntryPoint: String, CaseIterable, Sendable {
     case statusName = "fk_status_name"
     case lastErrorMessage = "fk_last_error_message"
     case manifest = "fk_manifest"
+    case manifestSummary = "fk_manifest_summary"
+    case featureManifest = "fk_feature_manifest"
     case free = "fk_free"
     case create = "fk_create"
     case createWithOptions = "fk_create_with_options"
@@ -57,6 +59,8 @@ enum EntryPoint: String, CaseIterable, Sendable {
         case .statusName: return (.pointer, [.int32], true)
         case .lastErrorMessage: return (.pointer, [], true)
         case .manifest: return (.int32, [.pointer, .pointer], true)
+        case .manifestSummary: return (.int32, [.pointer, .pointer], false)
+        case .featureManifest: return (.int32, [.pointer, .size, .pointer, .pointer], false)
         case .free: return (.void, [.pointer], true)
         case .create: return (.int32, [.pointer, .size, .pointer, .size, .pointer], true)
         case .createWithOptions: return (.int32, [.pointer, .size, .pointer, .size, .pointer], false)

@@ -1,11 +1,15 @@
 import CFusionKit
+import Synchronization
 
 /// A FusionKit library loaded at run time: any shared object that exports the C ABI of
 /// include/fusionkit.h, seen only through that ABI.
 ///
 /// Loading checks the ABI version before any other call, refuses a library lacking a
 /// required entry point by name, prepares a libffi call for each entry point once, and
-/// reads the manifest. Several libraries (even copies of one file under other names)
+/// reads the manifest's summary (fk_manifest_summary: no feature is described yet; a
+/// library without it gives its whole manifest). A feature's inputs and schemas are read
+/// when first asked for (`feature(named:)`), the whole manifest likewise (`manifest()`).
+/// Several libraries (even copies of one file under other names)
 /// can be loaded side by side; each keeps its own features and instances.
 ///
 /// A library stays loaded until the process ends: its features may have left threads
@@ -17,8 +21,17 @@ public final class HostedLibrary: Sendable {
     public let path: String
     /// The ABI version the library speaks; equal to `hostABIVersion` once loaded.
     public let abiVersion: UInt32
-    public let manifest: Manifest
+    /// The library, its optional functions, and each feature's name, summary and state
+    /// version: read at load.
+    public let summary: ManifestSummary
     private let functions: [EntryPoint: ForeignFunction]
+    /// What has been read of the features' descriptions so far.
+    private let described: Mutex<Described>
+
+    private struct Described {
+        var manifest: Manifest?
+        var features: [String: Manifest.Feature] = [:]
+    }
 
     public init(path: String) throws(FusionHostError) {
         let library = try DynamicLibrary(path: path)
@@ -38,7 +51,15 @@ public final class HostedLibrary: Sendable {
             self.path = path
             self.abiVersion = version
             self.functions = functions
-            self.manifest = try Self.readManifest(functions: functions, path: path)
+            if functions[.manifestSummary] != nil {
+                let json = try Self.readJSON(try Calls(functions: functions, path: path).manifestSummary(), path: path)
+                summary = try Self.checked(path) { () throws(ManifestError) in try ManifestSummary(json: json) }
+                described = Mutex(Described())
+            } else {
+                let manifest = try Self.readManifest(functions: functions, path: path)
+                summary = try Self.checked(path) { () throws(ManifestError) in try manifest.summary }
+                described = Mutex(Described(manifest: manifest))
+            }
         } catch {
             library.close()  // refused: nothing of it ran besides fk_abi_version
             throw error
@@ -54,18 +75,56 @@ public final class HostedLibrary: Sendable {
 
     // Runs before `self` is complete, so it works from the table directly.
     private static func readManifest(functions: [EntryPoint: ForeignFunction], path: String) throws(FusionHostError) -> Manifest {
-        let text = try Calls(functions: functions, path: path).manifest()
-        let json: JSONValue
+        let json = try readJSON(try Calls(functions: functions, path: path).manifest(), path: path)
+        return try checked(path) { () throws(ManifestError) in try Manifest(json: json) }
+    }
+
+    private static func readJSON(_ text: String, path: String) throws(FusionHostError) -> JSONValue {
         do throws(JSONParseError) {
-            json = try JSONParser.parse(text)
+            return try JSONParser.parse(text)
         } catch {
             throw .invalidManifest(path: path, reason: "not JSON: \(error)")
         }
+    }
+
+    private static func checked<T>(_ path: String, _ read: () throws(ManifestError) -> T) throws(FusionHostError) -> T {
         do throws(ManifestError) {
-            return try Manifest(json: json)
+            return try read()
         } catch {
             throw .invalidManifest(path: path, reason: error.description)
         }
+    }
+
+    /// The whole manifest (fk_manifest), read on first use: it describes every feature.
+    public func manifest() throws(FusionHostError) -> Manifest {
+        if let known = described.withLock({ $0.manifest }) { return known }
+        let manifest = try Self.readManifest(functions: functions, path: path)
+        return described.withLock { described in
+            if let known = described.manifest { return known }
+            described.manifest = manifest
+            return manifest
+        }
+    }
+
+    /// The feature called `name`, with its inputs and schemas (fk_feature_manifest, or
+    /// the whole manifest of a library without it), read on first use; nil if the library
+    /// has no such feature.
+    public func feature(named name: String) throws(FusionHostError) -> Manifest.Feature? {
+        guard summary.feature(named: name) != nil else { return nil }
+        if let known = described.withLock({ $0.manifest?.feature(named: name) ?? $0.features[name] }) { return known }
+        guard functions[.featureManifest] != nil else {
+            guard let listed = try manifest().feature(named: name) else {
+                throw .invalidManifest(path: path, reason: "the summary lists \"\(name)\" and the manifest does not")
+            }
+            return listed
+        }
+        let json = try Self.readJSON(try calls.featureManifest(name), path: path)
+        let feature = try Self.checked(path) { () throws(ManifestError) in try Manifest.Feature(json: json, at: "feature \"\(name)\"") }
+        guard feature.name == name else {
+            throw .invalidManifest(path: path, reason: "asked for \"\(name)\", the library described \"\(feature.name)\"")
+        }
+        described.withLock { $0.features[name] = feature }
+        return feature
     }
 
     var calls: Calls { Calls(functions: functions, path: path) }
@@ -105,7 +164,7 @@ public final class HostedLibrary: Sendable {
         calls.lastErrorMessage()
     }
 
-    /// fk_manifest() as text, freshly asked (the parsed `manifest` was read at load).
+    /// fk_manifest() as text, freshly asked.
     public func manifestJSON() throws(FusionHostError) -> String {
         try calls.manifest()
     }

@@ -66,7 +66,7 @@ public final class JournaledInstance: Sendable {
             }
             // A state version is a promise about the state's shape; the inputs replayed
             // on a feature whose shape changed would not make the same session.
-            let current = library.manifest.feature(named: journaled)?.stateVersion ?? 1
+            let current = library.summary.feature(named: journaled)?.stateVersion ?? 1
             if let written = header["stateVersion"]?.integerValue, written != current {
                 throw JournalError(path: path, "it was written with state version \(written) of feature \"\(journaled)\"; this library's is \(current), and a journal replays only on the version that wrote it")
             }
@@ -105,7 +105,7 @@ public final class JournaledInstance: Sendable {
             self.options = replayable
             self.extra = extra
             instance = try Self.create(library, feature, replayable, path)
-            let manifest = library.manifest
+            let manifest = library.summary
             let header: JSONValue = [
                 "fusionJournal": .integer(JournalFile.formatVersion),
                 "feature": .string(feature),

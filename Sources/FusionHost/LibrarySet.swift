@@ -9,7 +9,7 @@ public struct LibrarySet: Sendable {
     public init(_ libraries: [HostedLibrary]) throws(FeatureLookupError) {
         var seen: [String: HostedLibrary] = [:]
         for library in libraries {
-            let name = library.manifest.libraryName
+            let name = library.summary.libraryName
             if let other = seen[name] {
                 throw .duplicateLibrary(name: name, paths: [other.path, library.path])
             }
@@ -23,25 +23,35 @@ public struct LibrarySet: Sendable {
         if let slash = name.firstIndex(of: "/") {
             let libraryName = String(name[..<slash])
             let featureName = String(name[name.index(after: slash)...])
-            guard let library = libraries.first(where: { $0.manifest.libraryName == libraryName }) else {
-                throw .unknownLibrary(name: libraryName, known: libraries.map(\.manifest.libraryName))
+            guard let library = libraries.first(where: { $0.summary.libraryName == libraryName }) else {
+                throw .unknownLibrary(name: libraryName, known: libraries.map(\.summary.libraryName))
             }
-            guard let feature = library.manifest.feature(named: featureName) else {
+            guard library.summary.feature(named: featureName) != nil else {
                 throw .unknownFeature(name: name, known: qualifiedNames)
             }
-            return (library, feature)
+            return (library, try Self.described(featureName, in: library))
         }
-        let matches = libraries.compactMap { library in library.manifest.feature(named: name).map { (library, $0) } }
+        let matches = libraries.filter { $0.summary.feature(named: name) != nil }
         switch matches.count {
         case 0: throw .unknownFeature(name: name, known: qualifiedNames)
-        case 1: return matches[0]
-        default: throw .ambiguous(name: name, libraries: matches.map { ($0.0.manifest.libraryName, $0.0.path) })
+        case 1: return (matches[0], try Self.described(name, in: matches[0]))
+        default: throw .ambiguous(name: name, libraries: matches.map { ($0.summary.libraryName, $0.path) })
         }
+    }
+
+    /// A feature the summary lists, with its inputs and schemas (read now, once).
+    private static func described(_ name: String, in library: HostedLibrary) throws(FeatureLookupError) -> Manifest.Feature {
+        let feature: Manifest.Feature?
+        do throws(FusionHostError) { feature = try library.feature(named: name) } catch {
+            throw .unreadable(name: name, reason: error.description)
+        }
+        guard let feature else { throw .unreadable(name: name, reason: "the library lists it and does not describe it") }
+        return feature
     }
 
     /// Every feature by the name that reaches it: bare where unique, qualified where not.
     public var qualifiedNames: [String] {
-        let all = libraries.flatMap { library in library.manifest.features.map { (library.manifest.libraryName, $0.name) } }
+        let all = libraries.flatMap { library in library.summary.features.map { (library.summary.libraryName, $0.name) } }
         return all.map { library, feature in
             all.filter { $0.1 == feature }.count > 1 ? "\(library)/\(feature)" : feature
         }
@@ -54,6 +64,8 @@ public enum FeatureLookupError: Error, Sendable, Equatable, CustomStringConverti
     case unknownLibrary(name: String, known: [String])
     case ambiguous(name: String, libraries: [(name: String, path: String)])
     case duplicateLibrary(name: String, paths: [String])
+    /// The library lists the feature, and its description could not be read.
+    case unreadable(name: String, reason: String)
 
     public static func == (lhs: FeatureLookupError, rhs: FeatureLookupError) -> Bool {
         lhs.description == rhs.description
@@ -71,6 +83,8 @@ public enum FeatureLookupError: Error, Sendable, Equatable, CustomStringConverti
             return "feature \"\(name)\" is in both \(places); name it \(choices)"
         case .duplicateLibrary(let name, let paths):
             return "two libraries are named \"\(name)\" (\(paths.joined(separator: " and "))); load one of them"
+        case .unreadable(let name, let reason):
+            return "feature \"\(name)\" could not be described: \(reason)"
         }
     }
 }

@@ -45,43 +45,24 @@ public struct Manifest: Sendable, Equatable {
 
     /// Reads a manifest, checking the parts this model needs and naming what is wrong.
     public init(json: JSONValue) throws(ManifestError) {
-        guard case .object = json else { throw ManifestError("expected an object, found \(json.kindDescription)") }
+        let summary = try ManifestSummary(json: json)
         self.json = json
-        abiVersion = try Self.require(json["abiVersion"]?.integerValue.map(Int64.init), "abiVersion", "an integer")
-        let library = json["library"]
-        libraryName = try Self.require(library?["name"]?.stringValue, "library.name", "a string")
-        libraryVersion = try Self.require(library?["version"]?.stringValue, "library.version", "a string")
-        if let listed = json["optionalFunctions"] {
-            let items = try Self.require(listed.elements, "optionalFunctions", "an array")
-            optionalFunctions = try items.enumerated().map { (position, item) throws(ManifestError) -> String in
-                try Self.require(item.stringValue, "optionalFunctions[\(position)]", "a string")
-            }
-        }
-        let features = try Self.require(json["features"]?.elements, "features", "an array")
+        abiVersion = summary.abiVersion
+        libraryName = summary.libraryName
+        libraryVersion = summary.libraryVersion
+        optionalFunctions = summary.optionalFunctions
+        let features = json["features"]?.elements ?? []
         self.features = try features.enumerated().map { (position, item) throws(ManifestError) -> Feature in
-            try Self.feature(item, at: "features[\(position)]")
+            try Feature(json: item, at: "features[\(position)]")
         }
     }
 
-    private static func feature(_ json: JSONValue, at path: String) throws(ManifestError) -> Feature {
-        let name = try require(json["name"]?.stringValue, "\(path).name", "a string")
-        let inputs = try require(json["inputs"]?.elements, "\(path).inputs", "an array")
-        return Feature(
-            name: name,
-            summary: json["summary"]?.stringValue ?? "",
-            inputs: try inputs.enumerated().map { (position, item) throws(ManifestError) -> InputCase in
-                try inputCase(item, at: "\(path).inputs[\(position)]")
-            },
-            stateSchema: try require(json["stateSchema"], "\(path).stateSchema", "a JSON Schema"),
-            inputSchema: json["inputSchema"],
-            stateVersion: try json["stateVersion"].map { (listed) throws(ManifestError) -> Int in
-                let version = try require(listed.integerValue, "\(path).stateVersion", "a whole number from 1")
-                guard version >= 1, version <= Int32.max else { throw ManifestError("\(path).stateVersion is not a whole number from 1") }
-                return Int(version)
-            })
+    /// The parts of the manifest a host reads at load, without the features' descriptions.
+    public var summary: ManifestSummary {
+        get throws(ManifestError) { try ManifestSummary(json: json) }
     }
 
-    private static func inputCase(_ json: JSONValue, at path: String) throws(ManifestError) -> InputCase {
+    fileprivate static func inputCase(_ json: JSONValue, at path: String) throws(ManifestError) -> InputCase {
         let name = try require(json["name"]?.stringValue, "\(path).name", "a string")
         let fields = json["fields"]?.elements ?? []
         return InputCase(
@@ -97,8 +78,24 @@ public struct Manifest: Sendable, Equatable {
     }
 
     private static func require<T>(_ value: T?, _ path: String, _ expected: String) throws(ManifestError) -> T {
-        guard let value else { throw ManifestError("\(path) is missing or is not \(expected)") }
-        return value
+        try ManifestError.require(value, path, expected)
+    }
+}
+
+extension Manifest.Feature {
+    /// A feature's entry: in the manifest's "features", or alone (fk_feature_manifest).
+    public init(json: JSONValue, at path: String) throws(ManifestError) {
+        let listed = try ManifestSummary.Feature(json: json, at: path)
+        let inputs = try ManifestError.require(json["inputs"]?.elements, "\(path).inputs", "an array")
+        self.init(
+            name: listed.name,
+            summary: listed.summary,
+            inputs: try inputs.enumerated().map { (position, item) throws(ManifestError) -> Manifest.InputCase in
+                try Manifest.inputCase(item, at: "\(path).inputs[\(position)]")
+            },
+            stateSchema: try ManifestError.require(json["stateSchema"], "\(path).stateSchema", "a JSON Schema"),
+            inputSchema: json["inputSchema"],
+            stateVersion: listed.stateVersion)
     }
 }
 
@@ -106,4 +103,9 @@ public struct Manifest: Sendable, Equatable {
 public struct ManifestError: Error, Sendable, Equatable, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
+
+    static func require<T>(_ value: T?, _ path: String, _ expected: String) throws(ManifestError) -> T {
+        guard let value else { throw ManifestError("\(path) is missing or is not \(expected)") }
+        return value
+    }
 }

@@ -62,7 +62,7 @@ public final class SessionRecorder: Sendable {
         self.realTime = realTime
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw ScenarioFileError(path: path, reason: "cannot write it: \(String(cString: strerror(errno)))") }
-        let library = instance.library.manifest
+        let library = instance.library.summary
         let recorded: JSONValue = [
             "by": .string(recordedBy),
             "library": .string("\(library.libraryName) \(library.libraryVersion)"),

@@ -7,7 +7,7 @@ enum ServerMessage {
     static func welcome(session: String, resumed: Bool, instances: [(id: String, feature: String)],
                         library: HostedLibrary, configuration: BridgeConfiguration) -> String {
         let list = instances.map { "{\"instance\":\(JSONValue.quoted($0.id)),\"feature\":\(JSONValue.quoted($0.feature))}" }
-        let manifest = library.manifest
+        let manifest = library.summary
         return "{\"type\":\"welcome\",\"session\":\"\(session)\",\"resumed\":\(resumed),\"instances\":[\(list.joined(separator: ","))],"
             + "\"library\":{\"name\":\(JSONValue.quoted(manifest.libraryName)),\"version\":\(JSONValue.quoted(manifest.libraryVersion)),\"abiVersion\":\(manifest.abiVersion)},"
             + "\"limits\":{\"maxMessageBytes\":\(configuration.maxMessageBytes),\"messagesPerSecond\":\(configuration.maxMessagesPerSecond),"

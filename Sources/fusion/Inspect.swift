@@ -32,15 +32,19 @@ struct Inspect: ParsableCommand {
         let (paths, rest) = LibraryChoice.split(words)
         let set = try LibraryChoice.load(paths)
         // What to show, library by library: all features, or the one named.
-        var shown: [(library: HostedLibrary, features: [Manifest.Feature])] = set.libraries.map { ($0, $0.manifest.features) }
+        // Inspecting shows every feature described: the whole manifest of each library.
+        var shown: [(library: HostedLibrary, manifest: Manifest, features: [Manifest.Feature])] = try set.libraries.map { (library) throws(CLIError) in
+            let manifest = try library.wholeManifest()
+            return (library, manifest, manifest.features)
+        }
         if let name = rest.first {
             let (library, feature) = try set.feature(named: name)
-            shown = [(library, [feature])]
+            shown = [(library, try library.wholeManifest(), [feature])]
         }
         if json {
-            let documents = shown.map { library, features -> JSONValue in
-                rest.isEmpty ? library.manifest.json
-                    : .array(features.map { feature in library.manifest.json["features"]?.elements?.first { $0["name"]?.stringValue == feature.name } ?? .null })
+            let documents = shown.map { _, manifest, features -> JSONValue in
+                rest.isEmpty ? manifest.json
+                    : .array(features.map { feature in manifest.json["features"]?.elements?.first { $0["name"]?.stringValue == feature.name } ?? .null })
             }
             // One library: its manifest as it is; several: a list of them.
             print((documents.count == 1 ? documents[0] : .array(documents)).prettyText())
@@ -52,7 +56,7 @@ struct Inspect: ParsableCommand {
     }
 
     static func describe(_ library: HostedLibrary, features: [Manifest.Feature], style: Style) -> String {
-        let manifest = library.manifest
+        let manifest = library.summary
         var out = style.bold("\(manifest.libraryName) \(manifest.libraryVersion)") + style.dim(" · ABI \(library.abiVersion) · \(library.path)") + "\n"
         let missing = HostedLibrary.abiFunctions.filter { !library.exports($0) }
         if !missing.isEmpty {

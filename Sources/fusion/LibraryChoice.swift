@@ -90,7 +90,16 @@ extension LibrarySet {
                 throw CLIError(.unknownFeature, "\(error.description) (in \(libraries.map(\.path).joined(separator: ", ")))")
             case .ambiguous, .unknownLibrary, .duplicateLibrary:
                 throw CLIError(.unknownFeature, error.description)
+            case .unreadable:
+                throw CLIError(.library, error.description)
             }
         }
+    }
+}
+
+extension HostedLibrary {
+    /// The whole manifest (every feature described), or the reason it cannot be read.
+    func wholeManifest() throws(CLIError) -> Manifest {
+        do throws(FusionHostError) { return try manifest() } catch { throw CLIError(.library, error.description) }
     }
 }

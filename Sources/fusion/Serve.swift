@@ -110,10 +110,10 @@ struct Serve: AsyncParsableCommand {
         if resumed > 0 {
             Terminal.write("Resumed \(resumed) session\(resumed == 1 ? "" : "s") from the journals in \(journalFolder ?? ""); their tabs rejoin them.\n", to: STDERR_FILENO)
         }
-        let features = library.manifest.features.count
+        let features = library.summary.features.count
         do {
             try await bridge.run(logLevel: verbose ? .info : .warning, onListening: { url in
-                Terminal.write("Serving \(library.manifest.libraryName) \(library.manifest.libraryVersion) (\(features) features) at \(url)\nOpen it in a browser; Ctrl-C stops.\n", to: STDOUT_FILENO)
+                Terminal.write("Serving \(library.summary.libraryName) \(library.summary.libraryVersion) (\(features) features) at \(url)\nOpen it in a browser; Ctrl-C stops.\n", to: STDOUT_FILENO)
             }, onStuck: {
                 Terminal.write("Stopped: every socket closed, every instance destroyed (idle connections dropped).\n", to: STDOUT_FILENO)
                 exitProcess(0)

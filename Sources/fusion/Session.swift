@@ -68,7 +68,7 @@ final class Session: Sendable {
         if editor != nil {
             let title = style.prompt(feature.name) + (feature.summary.isEmpty ? "" : " — \(feature.summary)")
             show(title)
-            show(style.dim("\(library.manifest.libraryName) \(library.manifest.libraryVersion). Type an input (Tab completes, ↑ recalls), :help for help, :quit to leave."))
+            show(style.dim("\(library.summary.libraryName) \(library.summary.libraryVersion). Type an input (Tab completes, ↑ recalls), :help for help, :quit to leave."))
             if let recorder { show(style.dim("Recording to \(recorder.path); replay it with: fusion replay \(recorder.path)")) }
         }
         if let journal {

@@ -9,24 +9,38 @@ import Testing
         let library = try HostedLibrary(path: Support.examplesLibrary())
         #expect(library.abiVersion == HostedLibrary.hostABIVersion)
         #expect(library.libraryABIVersion() == 1)
-        #expect(library.libraryVersion == library.manifest.libraryVersion)
-        #expect(library.manifest.libraryName == "FusionExamples")
-        #expect(library.manifest.abiVersion == 1)
+        #expect(library.libraryVersion == library.summary.libraryVersion)
+        #expect(library.summary.libraryName == "FusionExamples")
+        #expect(library.summary.abiVersion == 1)
+        #expect(library.summary.features.map(\.name) == ["counter", "answer", "home", "wifi", "profile"])
 
-        let counter = try #require(library.manifest.feature(named: "counter"))
+        let counter = try #require(try library.feature(named: "counter"))
         #expect(counter.inputs.map(\.name) == ["increase", "decrease", "reset", "show", "alertDismissed"])
         #expect(counter.stateSchema["properties"]?.members?.map(\.key) == ["value", "isReset", "alert"])
 
-        let answer = try #require(library.manifest.feature(named: "answer"))
+        let answer = try #require(try library.feature(named: "answer"))
         let text = try #require(answer.input(named: "answerChanged")?.field(named: "text"))
         #expect(text.type == "string")
         #expect(text.required)
+        #expect(try library.feature(named: "nonesuch") == nil)
 
         // fk_manifest asked again gives the same document the model was read from.
-        #expect(try JSONParser.parse(library.manifestJSON()) == library.manifest.json)
+        let manifest = try library.manifest()
+        #expect(try JSONParser.parse(library.manifestJSON()) == manifest.json)
         for symbol in EntryPoint.allCases.filter(\.isRequired).map(\.symbol) {
             #expect(library.exports(symbol))
         }
+    }
+
+    @Test func theSummaryAndEachFeatureAgreeWithTheWholeManifest() throws {
+        let library = try HostedLibrary(path: Support.examplesLibrary())
+        #expect(library.exports("fk_manifest_summary") && library.exports("fk_feature_manifest"))
+        // Each feature read on its own (fk_feature_manifest) before the whole manifest is.
+        let alone = try library.summary.features.map { try #require(try library.feature(named: $0.name)) }
+        let manifest = try library.manifest()
+        #expect(alone == manifest.features)
+        #expect(try manifest.summary == library.summary)
+        #expect(library.summary.features.map(\.stateVersion) == manifest.features.map(\.stateVersion))
     }
 
     @Test func refusesAnotherABIVersionNamingBothAndCallingNothingElse() throws {

@@ -12,7 +12,7 @@ import Testing
 
         let first = try HostedLibrary(path: original)
         let second = try HostedLibrary(path: copy)
-        #expect(first.manifest.features.map(\.name) == second.manifest.features.map(\.name))
+        #expect(first.summary.features.map(\.name) == second.summary.features.map(\.name))
 
         let a = try first.create(feature: "counter")
         let b = try second.create(feature: "counter")
@@ -30,9 +30,9 @@ import Testing
         let examples = try HostedLibrary(path: Support.examplesLibrary())
         let togglePath = try Support.buildCLibrary(named: "toggle", source: CLibraries.toggle)
         let toggles = try HostedLibrary(path: togglePath)
-        #expect(toggles.manifest.libraryName == "Toggle")
+        #expect(toggles.summary.libraryName == "Toggle")
         #expect(toggles.libraryVersion == "9.9.9")
-        #expect(toggles.manifest.feature(named: "toggle")?.input(named: "setLabel")?.fields.map(\.name) == ["label"])
+        #expect(try toggles.feature(named: "toggle")?.input(named: "setLabel")?.fields.map(\.name) == ["label"])
 
         let counter = try examples.create(feature: "counter")
         let toggle = try toggles.create(feature: "toggle")

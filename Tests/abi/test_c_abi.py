@@ -19,6 +19,7 @@ STATE_BUFFERS = ROOT / "Tests/abi/c/state_buffers.c"
 TIME_TRAVEL = ROOT / "Tests/abi/c/time_travel.c"
 LIMITS = ROOT / "Tests/abi/c/limits.c"
 SOAK = ROOT / "Tests/abi/c/soak.c"
+MANIFESTS = ROOT / "Tests/abi/c/manifests.c"
 FUZZ = ROOT / "Tests/fuzz"
 WIFI_EXAMPLE = ROOT / "examples/c/wifi_connect.c"
 PROFILE_EXAMPLE = ROOT / "examples/c/profile_host.c"
@@ -167,6 +168,22 @@ def test_state_buffers_are_clean_under_valgrind(compile_c):
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
     assert passed_count(result) >= 64
     assert "churn: created 1000 counters" in result.stdout
+    assert "ERROR SUMMARY: 0 errors" in result.stderr
+
+
+def test_manifest_summary_and_each_feature_alone(compile_c):
+    """fk_manifest_summary lists the features without describing them; fk_feature_manifest
+    gives each feature's entry exactly as fk_manifest lists it."""
+    result = run(compile_c(MANIFESTS))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert passed_count(result) >= 22
+
+
+@plain_build_only
+def test_manifests_are_clean_under_valgrind(compile_c):
+    result = valgrind(compile_c(MANIFESTS))
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    assert "definitely lost: 0 bytes" in result.stderr or "no leaks are possible" in result.stderr
     assert "ERROR SUMMARY: 0 errors" in result.stderr
 
 

@@ -31,7 +31,7 @@ private struct FakeLibrary: @unchecked Sendable {
     }()
 }
 
-private func load(_ path: String) throws(FusionHostError) -> Manifest { try HostedLibrary(path: path).manifest }
+private func load(_ path: String) throws(FusionHostError) -> Manifest { try HostedLibrary(path: path).manifest() }
 
 @c(LLVMFuzzerTestOneInput)
 public func fuzzManifest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {

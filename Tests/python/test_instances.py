@@ -238,7 +238,9 @@ def test_every_header_function_is_reachable_through_the_package(library_path: An
             lib._hot[name] = counting_hot
     counts["fk_abi_version"] += 1 if lib.abi_version == 1 else 0  # called while loading, before the wrappers
     counts["fk_library_version"] += 1 if lib.version == "0.1.0" else 0
-    assert lib.features  # fk_manifest, fk_free
+    assert lib.features  # fk_manifest_summary, fk_free
+    assert lib.feature("counter").input("increase")  # fk_feature_manifest
+    assert lib.manifest.feature("answer").inputs  # fk_manifest
     assert lib.status_name(6) == "FK_ERR_UNKNOWN_INPUT"
     assert lib.limit("subscribers") == 1024  # fk_limit
     with lib.create("counter") as counter:  # fk_create

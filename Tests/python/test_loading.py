@@ -103,6 +103,36 @@ def test_manifest_as_python_data(lib: fusionkit.Library) -> None:
     assert fusionkit.Manifest.from_json(lib.manifest_json()) == manifest
 
 
+def test_summary_at_load_and_each_feature_on_first_use(library_path: Path) -> None:
+    """Loading reads nothing; `features` and `summary` read fk_manifest_summary (no feature
+    described); `feature(name)` reads that feature alone, once; both agree with the whole
+    manifest."""
+    lib = fusionkit.Library(library_path)
+    calls: list[str] = []
+    for name in ("fk_manifest", "fk_manifest_summary", "fk_feature_manifest"):
+        real = getattr(lib.c, name)
+
+        def counting(*args: object, _real: object = real, _name: str = name) -> object:
+            calls.append(_name)
+            return _real(*args)  # type: ignore[operator]
+
+        setattr(lib.c, name, counting)
+    assert lib.features == ("counter", "answer", "home", "wifi", "profile")
+    summary = lib.summary
+    assert isinstance(summary, fusionkit.ManifestSummary)
+    assert summary.library == fusionkit.LibraryInfo(name="FusionExamples", version="0.1.0")
+    assert summary.feature("counter") == fusionkit.FeatureSummary("counter", summary.feature("counter").summary, 1)
+    with pytest.raises(KeyError, match="no feature 'teleporter'; this library has: counter, answer"):
+        lib.feature("teleporter")
+    wifi = lib.feature("wifi")
+    assert lib.feature("wifi") is wifi
+    assert calls == ["fk_manifest_summary", "fk_feature_manifest"]
+    assert wifi == lib.manifest.feature("wifi")
+    assert [lib.feature(name) for name in lib.features] == list(lib.manifest.features)
+    assert calls == ["fk_manifest_summary", "fk_feature_manifest", "fk_manifest"]
+    assert tuple(f.state_version for f in summary.features) == tuple(f.state_version for f in lib.manifest.features)
+
+
 def test_environment_variable_comes_first(monkeypatch: pytest.MonkeyPatch, library_path: Path) -> None:
     monkeypatch.setenv("FUSIONKIT_LIBRARY", str(library_path))
     assert fusionkit.find_library() == library_path
@@ -176,7 +206,10 @@ def test_a_library_lacking_a_required_function(build_c_library: Callable[[str, s
 
 def test_a_first_version_library_loads_and_names_what_it_lacks(build_c_library: Callable[[str, str], Path]) -> None:
     old = fusionkit.load(build_c_library("firstversion", FIRST_VERSION))
-    assert old.version == "0.0.1" and old.features == ()
+    assert old.version == "0.0.1" and old.features == ()  # the summary from fk_manifest
+    assert old.summary.library.version == "0.0.1"
+    with pytest.raises(KeyError, match="no feature 'counter'"):
+        old.feature("counter")
     with pytest.raises(fusionkit.UnknownFeatureError, match="this library has none"):
         old.create("counter")
     with pytest.raises(fusionkit.MissingFunctionError, match="lacks fk_create_with_options"):
@@ -196,7 +229,7 @@ def header_declarations() -> dict[str, int]:
 
 def test_every_header_function_has_its_prototype(lib: fusionkit.Library) -> None:
     declared = header_declarations()
-    assert len(declared) == 27, declared
+    assert len(declared) == 29, declared
     assert set(_native.PROTOTYPES) == set(declared)
     for name, arity in declared.items():
         restype, argtypes, _required = _native.PROTOTYPES[name]
@@ -210,4 +243,5 @@ def test_every_header_function_has_its_prototype(lib: fusionkit.Library) -> None
     assert returning_c_char_p == {"fk_library_version", "fk_status_name", "fk_last_error_message"}
     owned_out = {name for name, (_, argtypes, _) in _native.PROTOTYPES.items()
                  if ctypes.POINTER(ctypes.c_char_p) in argtypes}
-    assert owned_out == {"fk_manifest", "fk_state", "fk_state_patch", "fk_poll_request", "fk_history"}
+    assert owned_out == {"fk_manifest", "fk_manifest_summary", "fk_feature_manifest", "fk_state", "fk_state_patch",
+                         "fk_poll_request", "fk_history"}

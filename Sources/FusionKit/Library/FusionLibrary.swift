@@ -9,27 +9,45 @@
 public struct FusionLibrary: Sendable {
     public let name: String
     public let version: String
-    public let features: [FeatureDefinition]
+    /// Each feature's name, summary and state version, in the order the library lists
+    /// them: known without describing any feature.
+    public let featureSummaries: [FeatureSummary]
+    private let definitions: FeatureDefinitions
 
     public init(name: String, version: String, features: [any Feature.Type]) {
         self.name = name
         self.version = version
-        self.features = features.map { $0._fusionDefinition() }
+        featureSummaries = features.map(FeatureSummary.init)
+        definitions = FeatureDefinitions(features)
     }
 
+    /// Every feature, described: the first call describes those no one has asked for yet.
+    public var features: [FeatureDefinition] { definitions.all }
+
+    /// The feature called `name`, described on first use; the others are not touched.
     public func feature(named name: String) -> FeatureDefinition? {
-        features.first { $0.name == name }
+        featureSummaries.firstIndex { $0.name == name }.map(definitions.definition(at:))
     }
 
     /// The manifest: the library, the ABI version it speaks, the optional functions of
     /// the header it exports (those a host may not count on: see include/fusionkit.h),
-    /// and every feature.
+    /// and every feature, described.
     public func manifest(abiVersion: Int, optionalFunctions: [String] = []) -> JSONValue {
+        header(abiVersion: abiVersion, optionalFunctions: optionalFunctions, features: features.map(\.manifest))
+    }
+
+    /// The manifest without the features' inputs and schemas (fk_manifest_summary): each
+    /// feature's name, summary and state version. Describes nothing.
+    public func manifestSummary(abiVersion: Int, optionalFunctions: [String] = []) -> JSONValue {
+        header(abiVersion: abiVersion, optionalFunctions: optionalFunctions, features: featureSummaries.map(\.manifest))
+    }
+
+    private func header(abiVersion: Int, optionalFunctions: [String], features: [JSONValue]) -> JSONValue {
         [
             "abiVersion": .integer(abiVersion),
             "library": ["name": .string(name), "version": .string(version)],
             "optionalFunctions": .array(optionalFunctions.map(JSONValue.string)),
-            "features": .array(features.map(\.manifest)),
+            "features": .array(features),
         ]
     }
 }

@@ -183,6 +183,11 @@ static fk_status read_field_on_fieldless(struct world *w) { return fk_send_and_r
 static fk_status state_null_out(struct world *w) { return fk_state(w->counter, NULL, NULL, NULL); }
 static fk_status version_null_out(struct world *w) { return fk_version(w->counter, NULL); }
 static fk_status manifest_null_out(struct world *w) { (void)w; return fk_manifest(NULL, NULL); }
+static fk_status summary_null_out(struct world *w) { (void)w; return fk_manifest_summary(NULL, NULL); }
+static fk_status feature_manifest_null_name(struct world *w) { char *j; (void)w; return fk_feature_manifest(NULL, 0, &j, NULL); }
+static fk_status feature_manifest_null_out(struct world *w) { (void)w; return fk_feature_manifest("counter", FK_NUL_TERMINATED, NULL, NULL); }
+static fk_status feature_manifest_unknown(struct world *w) { char *j; (void)w; return fk_feature_manifest("teleporter", FK_NUL_TERMINATED, &j, NULL); }
+static fk_status feature_manifest_bad_utf8(struct world *w) { char *j; (void)w; return fk_feature_manifest("count\xff", FK_NUL_TERMINATED, &j, NULL); }
 static fk_status subscribe_null_callback(struct world *w) { uint64_t s; return fk_subscribe(w->counter, NULL, NULL, &s); }
 static fk_status subscribe_null_out(struct world *w) { return fk_subscribe(w->counter, noop_callback, NULL, NULL); }
 static fk_status unsubscribe_unknown(struct world *w) { return fk_unsubscribe(w->counter, 12345); }
@@ -242,6 +247,11 @@ static const struct row rows[] = {
     {"state: NULL out_json", state_null_out, FK_ERR_NULL_ARGUMENT, {"out_json"}},
     {"version: NULL out_version", version_null_out, FK_ERR_NULL_ARGUMENT, {"out_version"}},
     {"manifest: NULL out_json", manifest_null_out, FK_ERR_NULL_ARGUMENT, {"out_json"}},
+    {"manifest summary: NULL out_json", summary_null_out, FK_ERR_NULL_ARGUMENT, {"out_json"}},
+    {"feature manifest: NULL feature name", feature_manifest_null_name, FK_ERR_NULL_ARGUMENT, {"feature", "NULL"}},
+    {"feature manifest: NULL out_json", feature_manifest_null_out, FK_ERR_NULL_ARGUMENT, {"out_json"}},
+    {"feature manifest: unknown feature", feature_manifest_unknown, FK_ERR_UNKNOWN_FEATURE, {"\"teleporter\"", "counter, answer, home, wifi, profile"}},
+    {"feature manifest: feature name not UTF-8", feature_manifest_bad_utf8, FK_ERR_INVALID_UTF8, {"UTF-8"}},
     {"subscribe: NULL callback", subscribe_null_callback, FK_ERR_NULL_ARGUMENT, {"callback"}},
     {"subscribe: NULL out_subscription", subscribe_null_out, FK_ERR_NULL_ARGUMENT, {"out_subscription"}},
     {"unsubscribe: unknown subscription", unsubscribe_unknown, FK_ERR_UNKNOWN_SUBSCRIPTION, {"12345"}},

@@ -20,7 +20,7 @@ from .errors import (AbiVersionError, FusionError, InternalError, InvalidArgumen
                      LimitExceededError, MalformedJSONError, MissingFunctionError, NullArgumentError,
                      UnknownFeatureError, UnknownInputError, UnknownRequestError, UnknownSubscriptionError)
 from .library import JSON, LIMITS, HostEvent, Instance, Library, Subscription, load
-from .manifest import FeatureSpec, InputCase, InputField, LibraryInfo, Manifest
+from .manifest import FeatureSpec, FeatureSummary, InputCase, InputField, LibraryInfo, Manifest, ManifestSummary
 from .journal import JournalError, JournalWarning
 
 __version__ = "0.1.0"
@@ -28,7 +28,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ABI_VERSION", "LIBRARY_ENV", "JSON", "load", "find_library", "candidate_paths", "Buffer",
     "Library", "Instance", "Subscription", "HostEvent",
-    "Manifest", "LibraryInfo", "FeatureSpec", "InputCase", "InputField",
+    "Manifest", "ManifestSummary", "LibraryInfo", "FeatureSpec", "FeatureSummary", "InputCase", "InputField",
     "FusionError", "LibraryLoadError", "AbiVersionError", "MissingFunctionError",
     "NullArgumentError", "InvalidHandleError", "InvalidUTF8Error", "MalformedJSONError", "UnknownFeatureError",
     "UnknownInputError", "InvalidInputError", "InvalidStateError", "InvalidArgumentError",

@@ -93,6 +93,8 @@ PROTOTYPES: dict[str, tuple[Any, list[Any], bool]] = {
     "fk_history": (_status, [c_uint64, _out_text, POINTER(c_size_t)], False),
     "fk_goto": (_status, [c_uint64, c_uint64, POINTER(c_uint64)], False),
     "fk_limit": (c_int64, [c_int32, c_int64], False),
+    "fk_manifest_summary": (_status, [_out_text, POINTER(c_size_t)], False),
+    "fk_feature_manifest": (_status, [c_char_p, c_size_t, _out_text, POINTER(c_size_t)], False),
 }
 
 

@@ -139,9 +139,9 @@ class JournaledInstance(DrivenInstance):
         if existing is None:
             options, real_time = recording_options(given)
             instance: JournaledInstance = library._create_with_options(feature, options, cls)
-            info = library.manifest.library
+            info = library.summary.library
             header = {"fusionJournal": FORMAT_VERSION, "feature": feature,
-                      "stateVersion": library.manifest.feature(feature).state_version,
+                      "stateVersion": library.summary.feature(feature).state_version,
                       "library": f"{info.name} {info.version}",
                       "startedBy": "fusionkit (Python)", "realTime": real_time, "options": options}
             try:
@@ -153,7 +153,7 @@ class JournaledInstance(DrivenInstance):
         header, records, good, dropped = existing
         if header.get("feature") != feature:
             raise JournalError(f'journal {where}: it is a session of feature "{header.get("feature")}", not "{feature}"')
-        current = library.manifest.feature(feature).state_version
+        current = library.summary.feature(feature).state_version
         if header.get("stateVersion", current) != current:
             # The inputs replayed on a feature whose state's shape changed would not make the same session.
             raise JournalError(f'journal {where}: it was written with state version {header["stateVersion"]} of feature '

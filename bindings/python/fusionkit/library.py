@@ -30,7 +30,7 @@ from ._native import (CHANGE_FN, NUL_TERMINATED, PROTOTYPES, REQUEST_FN, Call, f
                       open_library)
 from .errors import (FusionError, InvalidArgumentError, InvalidHandleError, InvalidUTF8Error, MissingFunctionError,
                      UnknownSubscriptionError, error_for_status)
-from .manifest import Manifest
+from .manifest import FeatureSpec, Manifest, ManifestSummary, feature_from_json
 
 __all__ = ["load", "Library", "Instance", "Subscription", "HostEvent", "History", "HistoryEntry", "JSON"]
 
@@ -228,6 +228,8 @@ class Library:
         self.abi_version: int = int(self.c.fk_abi_version())
         #: The library's own version, e.g. "0.1.0" (fk_library_version).
         self.version: str = (self.c.fk_library_version() or b"").decode("utf-8", "replace")
+        # Features read one by one (feature()), by name.
+        self._features: dict[str, FeatureSpec] = {}
 
     def __repr__(self) -> str:
         return f"<fusionkit.Library {self.path} v{self.version} ABI {self.abi_version}>"
@@ -280,20 +282,50 @@ class Library:
 
     def manifest_json(self) -> str:
         """fk_manifest, as the text the library wrote."""
+        return self._owned_text("fk_manifest").decode("utf-8")
+
+    def _owned_text(self, function: str, *arguments: Any) -> bytes:
+        """Calls a function that hands back owned text (char **, size_t *) after `arguments`."""
         text = c_char_p()
-        status = self.c.fk_manifest(byref(text), None)
+        status = getattr(self.c, function)(*arguments, byref(text), None)
         if status != _OK:
-            raise self.error(status, "fk_manifest")
-        return _owned(self.c, text).decode("utf-8")
+            raise self.error(status, function)
+        return _owned(self.c, text)
 
     @cached_property
     def manifest(self) -> Manifest:
-        """The library's features, their inputs and the shape of their state."""
+        """The library's features, their inputs and the shape of their state: the whole
+        manifest, read on first use (it makes the library describe every feature; use
+        `summary` or `feature(name)` for less)."""
         return Manifest.from_json(self.manifest_json())
+
+    @cached_property
+    def summary(self) -> ManifestSummary:
+        """The library and each feature's name, summary and state version
+        (fk_manifest_summary: no feature is described), read on first use; from the whole
+        manifest for a library built before that function."""
+        if "fk_manifest_summary" in self._missing:
+            return ManifestSummary.from_json(self.manifest_json())
+        return ManifestSummary.from_json(self._owned_text("fk_manifest_summary"))
+
+    def feature(self, name: str) -> FeatureSpec:
+        """The feature called `name`, with its inputs and schemas, read once on first use
+        (fk_feature_manifest describes only that feature); KeyError lists the features."""
+        known = self._features.get(name)
+        if known is not None:
+            return known
+        self.summary.feature(name)  # KeyError naming the features
+        if "fk_feature_manifest" in self._missing or "manifest" in self.__dict__:
+            spec = self.manifest.feature(name)
+        else:
+            data = name.encode("utf-8")
+            spec = feature_from_json(self._owned_text("fk_feature_manifest", data, len(data)))
+        self._features[name] = spec  # a race makes the same spec twice: harmless
+        return spec
 
     @property
     def features(self) -> tuple[str, ...]:
-        return self.manifest.feature_names
+        return self.summary.feature_names
 
     @property
     def optional_functions(self) -> tuple[str, ...]:
@@ -407,7 +439,7 @@ class Library:
         version = document.get("stateVersion", 1)
         if type(version) is not int or version < 1:
             raise ValueError(f'{where} has a "stateVersion" that is not a whole number from 1: {version!r}')
-        if version != self.manifest.feature(feature).state_version:
+        if version != self.summary.feature(feature).state_version:
             options["state_version"] = version
         return self.create(feature, state=document["state"], **options)
 
@@ -765,7 +797,7 @@ class Instance:
         beside it, then renamed). `Library.restore()` and `fusion --state FILE` read it."""
         state, version = self.snapshot()
         document: dict[str, JSON] = {"feature": self.feature,
-                                     "stateVersion": self.library.manifest.feature(self.feature).state_version,
+                                     "stateVersion": self.library.summary.feature(self.feature).state_version,
                                      "version": version, "state": state}
         if path is not None:
             target = os.fspath(path)

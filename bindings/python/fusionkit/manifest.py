@@ -1,12 +1,14 @@
 """The manifest (fk_manifest) as Python data: the library, its features, each feature's
-input cases with their fields, and the JSON Schemas of its inputs and state."""
+input cases with their fields, and the JSON Schemas of its inputs and state; and its
+summary (fk_manifest_summary): the library and each feature's name, summary and state
+version, which a library gives without describing any feature."""
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Manifest", "LibraryInfo", "FeatureSpec", "InputCase", "InputField"]
+__all__ = ["Manifest", "ManifestSummary", "LibraryInfo", "FeatureSpec", "FeatureSummary", "InputCase", "InputField"]
 
 #: JSON Schema documents stay plain dicts: they are for reading and for validators.
 Schema = dict[str, Any]
@@ -123,3 +125,49 @@ def _feature(data: dict[str, Any]) -> FeatureSpec:
         state_schema=dict(data.get("stateSchema", {})),
         state_version=int(data.get("stateVersion", 1)),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureSummary:
+    """A feature as the summary lists it: no inputs or schemas (`Library.feature` has them)."""
+    name: str
+    summary: str
+    state_version: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestSummary:
+    """What a library says about itself without describing its features: read at load, so
+    that loading costs no feature's description (see fk_manifest_summary in the header)."""
+    abi_version: int
+    library: LibraryInfo
+    features: tuple[FeatureSummary, ...]
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.features)
+
+    def feature(self, name: str) -> FeatureSummary:
+        """The feature called `name`; KeyError lists the ones there are."""
+        for listed in self.features:
+            if listed.name == name:
+                return listed
+        raise KeyError(f"no feature {name!r}; this library has: {', '.join(self.feature_names)}")
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> ManifestSummary:
+        """From fk_manifest_summary's text, or a whole manifest's (it has the same parts)."""
+        data = json.loads(text)
+        library = data.get("library", {})
+        return cls(
+            abi_version=int(data["abiVersion"]),
+            library=LibraryInfo(name=str(library.get("name", "")), version=str(library.get("version", ""))),
+            features=tuple(FeatureSummary(name=str(f["name"]), summary=str(f.get("summary", "")),
+                                          state_version=int(f.get("stateVersion", 1)))
+                           for f in data.get("features", [])),
+        )
+
+
+def feature_from_json(text: str | bytes) -> FeatureSpec:
+    """One feature's entry of the manifest (fk_feature_manifest's text)."""
+    return _feature(json.loads(text))

@@ -90,7 +90,7 @@ class RecordingInstance(DrivenInstance):
         # Requests seen by id, so that an answer is written with its kind and payload.
         self._requests: dict[int, HostEvent] = {}
         self._file = open(path, "wb")
-        info = self.library.manifest.library
+        info = self.library.summary.library
         header = {
             "name": f"{self.feature}, recorded by the fusionkit Python package",
             "recorded": {"by": "fusionkit (Python)", "library": f"{info.name} {info.version}",

@@ -557,7 +557,7 @@ class _Run:
         scenario = self.scenario
         wanted = scenario.library_name
         if wanted is not None:
-            actual = self.library.manifest.library.name
+            actual = self.library.summary.library.name
             if wanted != actual:
                 return self.result(CREATE_LABEL, [f"feature: {show(scenario.feature)} is in the library {show(wanted)}, "
                                                   f"but the library is {show(actual)}"])
