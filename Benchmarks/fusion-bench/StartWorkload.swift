@@ -1,22 +1,36 @@
 import Foundation
 
-/// A fresh process loading the library and reading its manifest, next to a fresh
-/// process loading the Swift runtime alone; alternating, medians.
+/// Fresh processes getting a library to work, next to a fresh process loading the Swift
+/// runtime alone (Benchmarks/start/start_probe.c says what each mode does); the modes
+/// alternate round by round, and each row is a median.
 enum StartWorkload {
     struct Result {
-        let libraryNanos: Double
+        /// dlopen libswiftCore alone: the baseline.
         let runtimeNanos: Double
+        /// What a host does at load: dlopen, the ABI check, the manifest summary.
+        let loadNanos: Double
+        /// The load, then the first Counter: its entry, fk_create, one input, fk_destroy.
+        let firstCounterNanos: Double
+        /// dlopen, the ABI check, the whole manifest: every feature described.
+        let wholeManifestNanos: Double
+
+        var loadRatio: Double { loadNanos / runtimeNanos }
     }
 
     static func run(probe: String, library: String, runtime: String, rounds: Int) -> Result? {
-        var withLibrary: [Double] = []
-        var runtimeOnly: [Double] = []
-        for _ in 0..<rounds {
-            guard let a = measure(probe, "library", library), let b = measure(probe, "runtime", runtime) else { return nil }
-            withLibrary.append(a)
-            runtimeOnly.append(b)
+        var samples: [String: [Double]] = [:]
+        let modes = [("runtime", runtime), ("library", library), ("counter", library), ("manifest", library)]
+        for round in 0..<rounds {
+            // A rotating order, so that drift on a shared machine reaches every mode alike.
+            for index in modes.indices {
+                let (mode, path) = modes[(index + round) % modes.count]
+                guard let nanos = measure(probe, mode, path) else { return nil }
+                samples[mode, default: []].append(nanos)
+            }
         }
-        return Result(libraryNanos: Harness.median(withLibrary), runtimeNanos: Harness.median(runtimeOnly))
+        func median(_ mode: String) -> Double { Harness.median(samples[mode] ?? []) }
+        return Result(runtimeNanos: median("runtime"), loadNanos: median("library"),
+                      firstCounterNanos: median("counter"), wholeManifestNanos: median("manifest"))
     }
 
     private static func measure(_ probe: String, _ mode: String, _ path: String) -> Double? {
@@ -28,6 +42,7 @@ enum StartWorkload {
         process.standardOutput = pipe
         do { try process.run() } catch { return nil }
         process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
         let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }

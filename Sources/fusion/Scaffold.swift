@@ -108,7 +108,12 @@ struct Scaffold {
                         .product(name: "FusionKit", package: "\(packageIdentity)"),  // Feature, Store, Effect, …
                         .product(name: "FusionABI", package: "\(packageIdentity)"),  // the exported fk_ functions
                     ],
-                    swiftSettings: [.swiftLanguageMode(.v6)]),
+                    swiftSettings: [
+                        .swiftLanguageMode(.v6),
+                        // No implicit import of Regex support, which features do not use: the
+                        // library then loads faster (no libswift_StringProcessing).
+                        .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"]),
+                    ]),
                 .testTarget(
                     name: "\(name)Tests",
                     dependencies: ["\(name)", .product(name: "FusionKit", package: "\(packageIdentity)")],

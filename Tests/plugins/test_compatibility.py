@@ -38,6 +38,10 @@ def test_python_drives_a_library_that_predates_optional_functions(old_library: P
     old = fusionkit.load(old_library)
     assert ADDED_SINCE.isdisjoint(old.optional_functions)
     assert "fk_create_with_options" in old.optional_functions
+    # Without fk_manifest_summary and fk_feature_manifest, both come from the whole manifest.
+    assert {"fk_manifest_summary", "fk_feature_manifest"}.isdisjoint(old.optional_functions)
+    assert old.features == ("counter", "answer", "home", "wifi", "profile")
+    assert old.feature("counter") == old.manifest.feature("counter")
     with old.create("counter") as counter:
         counter.send("increase")
         assert counter.state["value"] == 1
@@ -49,7 +53,8 @@ def test_python_drives_a_library_that_predates_optional_functions(old_library: P
 def test_fusion_drives_it_and_says_what_it_predates(fusion: Path, old_library: Path, chores_library: Path) -> None:
     inspect = subprocess.run([str(fusion), "inspect", str(old_library)], capture_output=True, text=True)
     assert inspect.returncode == 0, inspect.stderr
-    assert "predates: fk_state_into, fk_send_and_read" in inspect.stdout
+    # In header order: the manifest summary and feature entries came later still.
+    assert "predates: fk_manifest_summary, fk_feature_manifest, fk_state_into, fk_send_and_read" in inspect.stdout
     sent = subprocess.run([str(fusion), "send", "--json", str(old_library), "counter", "increase", "increase"],
                           capture_output=True, text=True)
     assert sent.returncode == 0, sent.stderr

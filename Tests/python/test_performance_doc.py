@@ -73,7 +73,13 @@ def test_fusion_bench_verdicts_agree_with_their_tables() -> None:
     memory = re.search(r"Per instance through the C ABI: ([\d,]+) B of heap \(target at most 1,000 B: (met|NOT met)\)", text)
     assert heap and memory and heap.group(1) == memory.group(1)
     assert (memory.group(2) == "met") == (int(heap.group(1).replace(",", "")) <= 1000)
-    start = re.search(r"the library costs ([\d.]+)× that", text)
-    start_verdict = re.search(r"costs ([\d.]+)× loading libswiftCore alone; target at most 2×: (met|NOT met)", text)
+    start = re.search(r"\| a host's load: [^|]*\| [^|]* \| ([\d.]+)× \|", text)
+    start_verdict = re.search(r"a host's load \([^)]*\) costs ([\d.]+)× loading libswiftCore alone; target at most 2×: (met|NOT met)",
+                              text)
     assert start and start_verdict and start.group(1) == start_verdict.group(1)
     assert (start_verdict.group(2) == "met") == (float(start.group(1)) <= 2)
+    for label, words in (("the first Counter", "The first Counter round trip after it costs"),
+                         ("the whole manifest", "reading the whole manifest, which describes every feature,")):
+        cell = re.search(r"\| [^|]*" + label + r"[^|]*\| [^|]* \| ([\d.]+)× \|", text)
+        said = re.search(re.escape(words) + r" ([\d.]+)×", text)
+        assert cell and said and cell.group(1) == said.group(1), label

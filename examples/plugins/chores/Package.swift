@@ -21,7 +21,12 @@ let package = Package(
                 .product(name: "FusionKit", package: "FusionKit"),  // Feature, Store, Effect, Environment, …
                 .product(name: "FusionABI", package: "FusionKit"),  // the exported fk_ functions
             ],
-            swiftSettings: [.swiftLanguageMode(.v6)]),
+            swiftSettings: [
+                .swiftLanguageMode(.v6),
+                // No implicit import of Regex support, which features do not use: the
+                // library then loads faster (no libswift_StringProcessing).
+                .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"]),
+            ]),
         .testTarget(
             name: "ChoresTests",
             dependencies: ["Chores", .product(name: "FusionKit", package: "FusionKit")],
