@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 __all__ = ["Manifest", "ManifestSummary", "LibraryInfo", "FeatureSpec", "FeatureSummary", "InputCase", "InputField"]
 
@@ -71,25 +71,39 @@ class LibraryInfo:
     version: str
 
 
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_Feature = TypeVar("_Feature", bound=_Named)
+
+
+class _FeatureList(Generic[_Feature]):
+    """Finding a feature by name, for the manifest and its summary alike."""
+    __slots__ = ()
+    features: tuple[_Feature, ...]
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.features)
+
+    def feature(self, name: str) -> _Feature:
+        """The feature called `name`; KeyError lists the ones there are."""
+        for listed in self.features:
+            if listed.name == name:
+                return listed
+        raise KeyError(f"no feature {name!r}; this library has: {', '.join(self.feature_names)}")
+
+
 @dataclass(frozen=True, slots=True)
-class Manifest:
+class Manifest(_FeatureList[FeatureSpec]):
     """What a library says about itself. `raw` keeps the whole document, so keys a
     newer library adds are not lost."""
     abi_version: int
     library: LibraryInfo
     features: tuple[FeatureSpec, ...]
     raw: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
-
-    @property
-    def feature_names(self) -> tuple[str, ...]:
-        return tuple(f.name for f in self.features)
-
-    def feature(self, name: str) -> FeatureSpec:
-        """The feature called `name`; KeyError lists the ones there are."""
-        for spec in self.features:
-            if spec.name == name:
-                return spec
-        raise KeyError(f"no feature {name!r}; this library has: {', '.join(self.feature_names)}")
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Manifest:
@@ -136,23 +150,12 @@ class FeatureSummary:
 
 
 @dataclass(frozen=True, slots=True)
-class ManifestSummary:
+class ManifestSummary(_FeatureList[FeatureSummary]):
     """What a library says about itself without describing its features: read at load, so
     that loading costs no feature's description (see fk_manifest_summary in the header)."""
     abi_version: int
     library: LibraryInfo
     features: tuple[FeatureSummary, ...]
-
-    @property
-    def feature_names(self) -> tuple[str, ...]:
-        return tuple(f.name for f in self.features)
-
-    def feature(self, name: str) -> FeatureSummary:
-        """The feature called `name`; KeyError lists the ones there are."""
-        for listed in self.features:
-            if listed.name == name:
-                return listed
-        raise KeyError(f"no feature {name!r}; this library has: {', '.join(self.feature_names)}")
 
     @classmethod
     def from_json(cls, text: str | bytes) -> ManifestSummary:
