@@ -204,6 +204,10 @@ const char *fk_last_error_message(void);
 ** longer mean the same). Save it beside a state you keep: see "stateVersion" in
 ** fk_create_with_options().
 **
+** The first call describes every feature the library has not described yet, which
+** costs milliseconds; a host that only needs the list reads fk_manifest_summary(),
+** and one feature's entry comes from fk_feature_manifest().
+**
 ** out_json  receives the JSON text: owned, NUL-terminated, free with fk_free().
 ** out_len   receives its length in bytes, without the NUL. May be NULL.
 **
