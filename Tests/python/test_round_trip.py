@@ -152,3 +152,39 @@ def test_a_state_that_outgrew_the_buffer_comes_with_its_own_version(lib: fusionk
         # The buffer has grown: from now on the state is the one the input produced.
         text, version = wifi.send_and_read_json('{"wifiToggled":{"isOn":true}}')
         assert (json.loads(text)["isOn"], version) == (True, 3)
+
+
+def test_every_kind_of_input_takes_the_right_path(lib: fusionkit.Library) -> None:
+    # send_and_read finds a case name sent before with one dict look-up; a mapping
+    # (unhashable), a hashable non-input and keyword fields each take the full path.
+    class Name(str):
+        pass
+
+    with lib.create("counter") as counter, lib.create("answer") as answer:
+        assert counter.send_and_read("increase")["value"] == 1
+        assert counter.send_and_read(Name("increase"))["value"] == 2
+        assert counter.send_and_read({"increase": {}})["value"] == 3
+        with pytest.raises(TypeError, match="case name or a mapping"):
+            counter.send_and_read(("increase",))  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            counter.send_and_read({"increase": {}}, by=2)
+        assert answer.send_and_read("answerChanged", text="x")["answer"] == "x"
+        # send_and_read_json: bytes go straight through; str is encoded; nothing else is text.
+        assert counter.send_and_read_json('"increase"') == (b'{"value":4,"isReset":false,"alert":null}', 4)
+        for wrong in (bytearray(b'"increase"'), memoryview(b'"increase"'), 5):
+            with pytest.raises(TypeError, match="must be str or bytes"):
+                counter.send_and_read_json(wrong)  # type: ignore[arg-type]
+        with pytest.raises(fusionkit.MalformedJSONError):
+            counter.send_and_read_json('"inc\x00rease"')  # a NUL inside a str goes with its length too
+        assert counter.version == 4
+        # Every buffer taken went back to the pool, also after the refusals.
+        assert len(counter._buffers) == 1
+
+
+def test_the_version_read_is_the_one_the_library_wrote(lib: fusionkit.Library) -> None:
+    # The version comes from a view laid over the buffer's fk_call struct; it must follow
+    # the struct when the buffer grows (the memory is replaced, the struct is not).
+    with lib.create("wifi", settings={"liveScan": False}) as wifi:
+        for index in range(5):
+            text, version = wifi.send_and_read_json(f'{{"networkTapped":{{"id":"n{index}"}}}}')
+            assert (text, version) == wifi.state_json()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+from _ctypes import FUNCFLAG_CDECL, FUNCFLAG_PYTHONAPI, CFuncPtr
 from ctypes import POINTER, c_char_p, c_int32, c_int64, c_size_t, c_uint32, c_uint64, c_void_p
 from pathlib import Path
 from typing import Any
@@ -98,9 +99,18 @@ PROTOTYPES: dict[str, tuple[Any, list[Any], bool]] = {
 }
 
 
+class _HotFunction(CFuncPtr):
+    """A function object called like a PyDLL function (the GIL kept), with no restype:
+    ctypes then reads the result as a C int (fk_status is an int32_t) and makes the
+    Python int directly, where a declared restype costs a look-up of its converter on
+    every call (about a twentieth of a Counter round trip; see bench.py)."""
+
+    _flags_ = FUNCFLAG_CDECL | FUNCFLAG_PYTHONAPI
+
+
 def holding_the_gil(cdll: ctypes.CDLL, name: str) -> Any:
-    """A second function object for `name`, for the round-trip hot path: a status
-    result and no argtypes (it is called with ctypes objects made once, which skips the
+    """A second function object for `name`, for the round-trip hot path: an fk_status
+    result, no argtypes (it is called with ctypes objects made once, which skips the
     per-argument conversion argtypes costs on every call), and called like a PyDLL
     function, without releasing the GIL around the call (releasing and taking it back
     costs about a tenth of a Counter round trip).
@@ -110,9 +120,7 @@ def holding_the_gil(cdll: ctypes.CDLL, name: str) -> Any:
     handlers) on this same thread, which holds it already, or on its own threads, which
     hold none of its locks while they wait for the GIL. The price: other Python threads
     wait while the library encodes a large state."""
-    function = ctypes.PyDLL(cdll._name, handle=cdll._handle)._FuncPtr((name, cdll))
-    function.restype = _status
-    return function
+    return _HotFunction((name, cdll))
 
 
 def open_library(path: str | os.PathLike[str]) -> tuple[ctypes.CDLL, frozenset[str]]:

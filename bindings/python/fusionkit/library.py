@@ -65,16 +65,16 @@ _STATE_BUFFER_START = 256
 class _StateBuffer:
     """An fk_call (whose start is an fk_buffer) with its memory, made once per instance
     and reused: what fk_send_and_read_call, fk_send_and_read and fk_state_into write the
-    state into. `fields[2]` and `fields[3]` are its length and version: read through a
-    memoryview, which costs a third of a ctypes field access."""
+    state into. `length` and `version` are views of its fields as ctypes integers: their
+    `.value` costs less than reading a field of the struct (or an item of a memoryview)."""
 
-    __slots__ = ("memory", "size", "struct", "ref", "fields")
+    __slots__ = ("memory", "size", "struct", "ref", "length", "version")
 
     def __init__(self, size: int, handle: int) -> None:
         self.struct = Call(instance=handle, input_len=NUL_TERMINATED)
         self.ref = byref(self.struct)
-        self.fields: Any = (memoryview(self.struct).cast("B").cast("Q") if _WORDS_ARE_64_BITS
-                            else _Fields(self.struct))
+        self.length = c_size_t.from_buffer(self.struct, Call.length.offset)
+        self.version = c_uint64.from_buffer(self.struct, Call.version.offset)
         self.resize(size)
 
     def resize(self, size: int) -> None:
@@ -84,22 +84,6 @@ class _StateBuffer:
         self.size = size
         self.struct.data = ctypes.addressof(self.memory)
         self.struct.capacity = size
-
-
-# fk_call's fields are all 64 bits wide here, so a memoryview of unsigned 64-bit words reads them.
-_WORDS_ARE_64_BITS = ctypes.sizeof(ctypes.c_void_p) == ctypes.sizeof(c_size_t) == 8
-
-
-class _Fields:
-    """fk_call's length and version by index, as the memoryview gives them on 64-bit platforms."""
-
-    __slots__ = ("struct",)
-
-    def __init__(self, struct: Call) -> None:
-        self.struct = struct
-
-    def __getitem__(self, index: int) -> int:
-        return int(self.struct.length if index == 2 else self.struct.version)
 
 
 def _parse(text: bytes) -> JSON:
@@ -664,20 +648,28 @@ class Instance:
         the instance at the same time; except when it outgrew the instance's buffer: then
         it is read again (and the buffer grown), and may include changes made since.
         `send_and_read_json` returns the version, which says."""
-        # send_and_read_json and _parse written out: each Python call costs about a tenth
-        # of the round trip (see bench.py).
-        data = None if fields or type(input) is not str else _encoded_names.get(input)
-        if data is None:
+        # send_and_read_json and _parse written out, in as few Python operations as will
+        # do: each costs tens of nanoseconds, a Python call about a tenth of the round
+        # trip, scanning the Counter's state about as much as the call into the library
+        # (see bench.py). A case name sent before is found with one dict look-up (a
+        # mapping raises TypeError there: unhashable).
+        if fields:
             data = _input_json(input, fields)
+        else:
+            try:
+                data = _encoded_names[input]  # type: ignore[index]
+            except (KeyError, TypeError):
+                data = _input_json(input, fields)
         buffers = self._buffers
-        buffer = buffers.pop() if buffers else _StateBuffer(self._buffer_size, self.handle)
+        buffer = buffers.pop() if buffers else self._new_buffer()
         call = self._send_and_read_call
         status = call(buffer.ref, data) if call is not None and 0 not in data else self._send_and_read_other(buffer, data)
-        if status == _OK:
+        if not status:
             text = buffer.memory.value
             if text:
+                # The text is a bytes object of its own now: the buffer may go back.
                 buffers.append(buffer)
-                string = text.decode("utf-8")
+                string = text.decode()
                 try:
                     state, end = _scan_once(string, 0)
                 except StopIteration:
@@ -696,22 +688,31 @@ class Instance:
         happens about once per instance."""
         # Every line here is on the hot path of a round trip: a Python operation costs tens
         # of nanoseconds, one ctypes call about half a microsecond (see bench.py).
-        data = text if type(text) is bytes else _utf8(text, "the input")
         buffers = self._buffers
-        buffer = buffers.pop() if buffers else _StateBuffer(self._buffer_size, self.handle)
+        buffer = buffers.pop() if buffers else self._new_buffer()
         call = self._send_and_read_call
         # Two arguments that ctypes passes as they are (a prepared pointer, the bytes, which
-        # end in a NUL): `0 in data` (memchr) says whether the text may be read up to its NUL.
-        status = call(buffer.ref, data) if call is not None and 0 not in data else self._send_and_read_other(buffer, data)
-        if status == _OK:
+        # end in a NUL): `0 in text` (memchr) says whether the text may be read up to its NUL.
+        if call is not None and type(text) is bytes and 0 not in text:
+            status = call(buffer.ref, text)
+        else:
+            data = _utf8(text, "the input")
+            status = call(buffer.ref, data) if call is not None and 0 not in data else self._send_and_read_other(buffer, data)
+        if not status:
             # The library ends the text with a NUL and never writes one inside (JSON escapes
             # it), so `.value` is the whole text; empty when it did not fit.
-            state: bytes = buffer.memory.value  # not `text`, which mypy keeps as str | bytes
+            state: bytes = buffer.memory.value
             if state:
-                result = state, buffer.fields[3]
+                # The version is read before the buffer goes back, where another thread may take it.
+                result = state, buffer.version.value
                 buffers.append(buffer)
                 return result
         return self._finish_send_and_read(buffer, status)
+
+    def _new_buffer(self) -> _StateBuffer:
+        """A buffer for the pool, when every one is in use (by other threads, or by an
+        outer call on this thread whose callback sends another input)."""
+        return _StateBuffer(self._buffer_size, self.handle)
 
     def _send_and_read_other(self, buffer: _StateBuffer, data: bytes) -> int:
         """The round trip without fk_send_and_read_call: input text with a NUL inside (its
@@ -735,7 +736,7 @@ class Instance:
                 return self.state_json()
             # Applied, but the state did not fit: read it again with room for it. (Another
             # thread's input may have landed in between; the version says.)
-            self._grow(buffer, buffer.fields[2] + 1)
+            self._grow(buffer, buffer.length.value + 1)
             return self._read_state(buffer)
         finally:
             self._buffers.append(buffer)
@@ -822,7 +823,7 @@ class Instance:
         if state_into is None:
             return self.snapshot()[0]
         buffers = self._buffers
-        buffer = buffers.pop() if buffers else _StateBuffer(self._buffer_size, self.handle)
+        buffer = buffers.pop() if buffers else self._new_buffer()
         try:
             status = state_into(self._handle_arg, buffer.ref)
             if status != _OK:
