@@ -57,7 +57,7 @@ public final class HostedLibrary: Sendable {
                 described = Mutex(Described())
             } else {
                 let manifest = try Self.readManifest(functions: functions, path: path)
-                summary = try Self.checked(path) { () throws(ManifestError) in try manifest.summary }
+                summary = manifest.summary
                 described = Mutex(Described(manifest: manifest))
             }
         } catch {

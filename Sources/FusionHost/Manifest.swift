@@ -59,7 +59,10 @@ public struct Manifest: Sendable, Equatable {
 
     /// The parts of the manifest a host reads at load, without the features' descriptions.
     public var summary: ManifestSummary {
-        get throws(ManifestError) { try ManifestSummary(json: json) }
+        ManifestSummary(
+            abiVersion: abiVersion, libraryName: libraryName, libraryVersion: libraryVersion,
+            optionalFunctions: optionalFunctions,
+            features: features.map { .init(name: $0.name, summary: $0.summary, stateVersion: $0.stateVersion) })
     }
 
     fileprivate static func inputCase(_ json: JSONValue, at path: String) throws(ManifestError) -> InputCase {

@@ -21,6 +21,14 @@ public struct ManifestSummary: Sendable, Equatable {
 
     public func feature(named name: String) -> Feature? { features.first { $0.name == name } }
 
+    init(abiVersion: Int64, libraryName: String, libraryVersion: String, optionalFunctions: [String]?, features: [Feature]) {
+        self.abiVersion = abiVersion
+        self.libraryName = libraryName
+        self.libraryVersion = libraryVersion
+        self.optionalFunctions = optionalFunctions
+        self.features = features
+    }
+
     /// Reads the summary, or the same parts of a whole manifest, naming what is wrong.
     public init(json: JSONValue) throws(ManifestError) {
         guard case .object = json else { throw ManifestError("expected an object, found \(json.kindDescription)") }

@@ -39,7 +39,7 @@ import Testing
         let alone = try library.summary.features.map { try #require(try library.feature(named: $0.name)) }
         let manifest = try library.manifest()
         #expect(alone == manifest.features)
-        #expect(try manifest.summary == library.summary)
+        #expect(manifest.summary == library.summary)
         #expect(library.summary.features.map(\.stateVersion) == manifest.features.map(\.stateVersion))
     }
 
