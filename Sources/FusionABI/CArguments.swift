@@ -56,22 +56,22 @@ enum CArguments {
         return buffer
     }
 
-    /// Writes bytes and a NUL into the caller's buffer when they fit (as snprintf does,
-    /// the length is set either way); otherwise writes only an empty string.
-    static func copy(_ bytes: [UInt8], _ version: UInt64, into buffer: UnsafeMutablePointer<fk_buffer>) {
-        buffer.pointee.length = bytes.count
+    /// The caller's buffer as the memory a state is written into (see
+    /// `FeatureInstance.writeState`).
+    static func room(_ buffer: UnsafeMutablePointer<fk_buffer>) -> UnsafeMutableRawBufferPointer {
+        // capacity is a size_t: above Int.max it reads negative here, and is plenty.
+        let capacity = buffer.pointee.capacity
+        return UnsafeMutableRawBufferPointer(start: buffer.pointee.data, count: capacity < 0 ? Int.max : capacity)
+    }
+
+    /// After a state was written into the caller's buffer (`room`): sets its length and
+    /// version and, when it did not fit, leaves an empty string there (as snprintf
+    /// does, the length is set either way).
+    static func finish(_ buffer: UnsafeMutablePointer<fk_buffer>, length: Int, version: UInt64) {
+        buffer.pointee.length = length
         buffer.pointee.version = version
         let capacity = buffer.pointee.capacity
-        guard let data = buffer.pointee.data, capacity != 0 else { return }
-        // capacity is a size_t: above Int.max it reads negative here, and is plenty.
-        guard capacity < 0 || bytes.count < capacity else {
-            data.pointee = 0
-            return
-        }
-        bytes.withUnsafeBytes { source in
-            if let base = source.baseAddress { memcpy(data, base, bytes.count) }
-        }
-        data[bytes.count] = 0
+        if capacity >= 0 && length >= capacity && capacity != 0 { buffer.pointee.data?.pointee = 0 }
     }
 
     /// Copies bytes into a new NUL-terminated buffer the caller frees with fk_free().

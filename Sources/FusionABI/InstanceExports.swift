@@ -77,8 +77,8 @@ import FusionKit
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)
         let buffer = try CArguments.buffer(buffer)
-        let (bytes, version) = try target.stateJSON()
-        CArguments.copy(bytes, version, into: buffer)
+        let (length, version) = try target.writeState(into: CArguments.room(buffer))
+        CArguments.finish(buffer, length: length, version: version)
     }
 }
 
@@ -90,8 +90,8 @@ import FusionKit
         let input = try CArguments.text(inputJSON, inputLength, "input_json")
         // Checked before the input is applied: an error must leave the state as it was.
         let buffer = try CArguments.buffer(buffer)
-        let (bytes, version) = try target.sendAndReadState(json: input)
-        CArguments.copy(bytes, version, into: buffer)
+        let (length, version) = try target.sendAndWriteState(json: input, into: CArguments.room(buffer))
+        CArguments.finish(buffer, length: length, version: version)
     }
 }
 

@@ -191,6 +191,73 @@ private struct Counted: Feature {
         #expect(first.bytes == second.bytes)
         #expect(after - before == 1)
     }
+
+    /// `sendAndWrite` into `capacity` bytes filled with "x": what it returned, and the bytes.
+    private func written<F: Feature>(_ store: Store<F>, _ input: F.Input?, capacity: Int) throws -> (length: Int, version: UInt64, bytes: [UInt8]) {
+        var bytes = [UInt8](repeating: UInt8(ascii: "x"), count: capacity)
+        // (Result, not a throwing closure: Swift 6.3.1's IRGen crashes on a typed-throws
+        // closure passed to withUnsafeMutableBytes here.)
+        let result = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(FusionError) in
+                if let input { return try store.sendAndWrite(input, into: buffer) }
+                return try store.writeState(into: buffer)
+            }
+        }
+        let (length, version) = try result.get()
+        return (length, version, bytes)
+    }
+
+    @Test func stateWrittenIntoABufferIsTheEncodedStateAndANul() throws {
+        let store = Store<Probe>()
+        // The first write builds the plan; the ones after it write by the plan under the lock.
+        for input: Probe.Input in [.set(value: 7), .chain, .set(value: -12_345), .touch, .chain] {
+            let (length, version, bytes) = try written(store, input, capacity: 256)
+            let encoded = try store.encodedState()
+            #expect(Array(bytes[..<length]) == encoded.bytes)
+            #expect(bytes[length] == 0)
+            #expect(bytes[(length + 1)...].allSatisfy { $0 == UInt8(ascii: "x") })
+            #expect(version == encoded.version && version == store.version)
+        }
+        let (length, version, bytes) = try written(store, nil, capacity: 256)
+        #expect(Array(bytes[..<length]) == (try store.encodedState().bytes) && version == store.version)
+    }
+
+    @Test func aBufferTooSmallIsLeftAloneAndTheLengthSaysWhatItNeeds() throws {
+        let store = Store<Probe>()
+        _ = try written(store, .set(value: 1), capacity: 256)  // the plan is known from here
+        let needed = try store.encodedState().bytes.count
+        // Room for the JSON but not its NUL: nothing written, the input applied all the same.
+        let (length, version, bytes) = try written(store, .set(value: 2), capacity: needed)
+        #expect(length == needed && version == 2 && store.state.value == 2)
+        #expect(bytes.allSatisfy { $0 == UInt8(ascii: "x") })
+        let (asked, _) = try store.writeState(into: UnsafeMutableRawBufferPointer(start: nil, count: 0))
+        #expect(asked == needed)
+        let (fits, _, fitted) = try written(store, nil, capacity: needed + 1)
+        #expect(fits == needed && fitted[needed] == 0)
+    }
+
+    @Test func stateWrittenWithoutAPlanOfItsOwnIsEncodedOncePerVersion() throws {
+        // Counted's custom encode(to:) cannot be written by a plan alone under the lock.
+        let store = Store<Counted>()
+        let (length, version, bytes) = try written(store, .bump, capacity: 64)
+        #expect(String(decoding: bytes[..<length], as: UTF8.self) == "1" && version == 1)
+        let before = encodeCount.lock.withLock { encodeCount.count }
+        let again = try written(store, nil, capacity: 64)
+        let after = encodeCount.lock.withLock { encodeCount.count }
+        #expect(again.length == length && again.bytes == bytes && after == before)
+    }
+
+    @Test func aLargeStateIsWrittenOutsideTheLock() throws {
+        let store = Store<Probe>()
+        _ = try written(store, .chain, capacity: 64)
+        for _ in 0..<3000 { store.send(.chain) }  // about 50 KB of log: past Store.smallState
+        let expected = try store.encodedState().bytes
+        #expect(expected.count > Store<Probe>.smallState)
+        for _ in 0..<2 {
+            let (length, version, bytes) = try written(store, .chain, capacity: 128 * 1024)
+            #expect(Array(bytes[..<length]) == (try store.encodedState().bytes) && version == store.version)
+        }
+    }
 }
 
 final class Recorder: @unchecked Sendable {

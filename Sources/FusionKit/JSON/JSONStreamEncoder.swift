@@ -42,6 +42,36 @@ public struct JSONStreamEncoder {
         return (stream.bytes, stream.reusable ? stream : nil)
     }
 
+    /// The value at `value` (of `plan`'s type) written by `plan` alone, as
+    /// `encodeByPlanAlone` writes it, then copied into `buffer` with a NUL after it when
+    /// both fit: no array is made. Returns the JSON's length (whether or not it fitted),
+    /// or nil when the plan cannot write this value alone. `scratch` is the writer kept
+    /// between calls: taken, and given back when worth keeping.
+    /// (`plan` and `scratch` are the store's own, passed in place: read where they are,
+    /// without a retain and a release each.)
+    @usableFromInline
+    func writeByPlanAlone(_ value: UnsafeRawPointer, plan: inout EncodingPlan?, scratch: inout AnyObject?, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        guard plan?.runsOnlyItself == true else { return nil }
+        if scratch == nil { scratch = StreamWriter() }
+        // Both stay referenced by the store, under its lock, for the whole call.
+        let written = Unmanaged.passUnretained(plan.unsafelyUnwrapped)._withUnsafeGuaranteedRef { plan in
+            Unmanaged.passUnretained(unsafeDowncast(scratch.unsafelyUnwrapped, to: StreamWriter.self))._withUnsafeGuaranteedRef {
+                stream -> (length: Int, keep: Bool)? in
+                stream.reset()
+                do {
+                    try plan.write(value, to: stream)
+                    try stream.finish()
+                } catch {
+                    return nil
+                }
+                return (stream.copy(into: buffer), stream.reusable)
+            }
+        }
+        guard let written else { return nil }
+        if !written.keep { scratch = nil }
+        return written.length
+    }
+
     /// `encode(_:)` with the plan a caller kept from an earlier call (nil: look it up),
     /// returning the plan to keep: how a `Store` skips the shared table's lock.
     ///
@@ -152,14 +182,15 @@ final class StreamWriter: Encoder {
         return self
     }
 
-    private func reset() {
+    func reset() {
         count = 0
         if !frames.isEmpty { frames.removeAll(keepingCapacity: true) }
         nextFrameID = 0
         slotOpen = false
         broken = false
-        recording = nil
-        currentRecord = nil
+        // Tested first: storing nil over nil still calls into the runtime to release.
+        if recording != nil { recording = nil }
+        if currentRecord != nil { currentRecord = nil }
     }
 
     deinit {
@@ -174,6 +205,16 @@ final class StreamWriter: Encoder {
     /// What has been written.
     var bytes: [UInt8] {
         [UInt8](UnsafeBufferPointer(start: storage, count: count))
+    }
+
+    /// Copies what has been written, and a NUL, into `buffer` when both fit; returns
+    /// how many bytes were written to the stream either way.
+    func copy(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if count < buffer.count, let base = buffer.baseAddress {
+            base.copyMemory(from: storage, byteCount: count)
+            base.storeBytes(of: 0, toByteOffset: count, as: UInt8.self)
+        }
+        return count
     }
 
     @inline(__always) private func reserve(_ extra: Int) {

@@ -5,8 +5,11 @@ public protocol FeatureInstance: AnyObject, Sendable {
     func send(json: UnsafeRawBufferPointer) throws(FusionError)
     /// The state as compact UTF-8 JSON and the version it belongs to.
     func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64)
-    /// `send(json:)`, then the state right after that input (see `Store.sendAndEncode`).
-    func sendAndReadState(json: UnsafeRawBufferPointer) throws(FusionError) -> (bytes: [UInt8], version: UInt64)
+    /// `send(json:)`, then the state right after that input written into `buffer` (see
+    /// `Store.sendAndWrite`: the JSON and a NUL when they fit; the length either way).
+    func sendAndWriteState(json: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64)
+    /// The state written into `buffer`, as `sendAndWriteState` writes it.
+    func writeState(into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64)
     var version: UInt64 { get }
     /// What changed since `version`, as JSON Patch or, when too old, the whole state (see `Store.patch`).
     func statePatch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64)
@@ -43,19 +46,24 @@ public protocol FeatureInstance: AnyObject, Sendable {
 final class JSONStore<F: Feature>: FeatureInstance {
     @usableFromInline let store: Store<F>
     @usableFromInline let environment: Environment
-    /// Applies an input given as JSON and, when asked (`read`), returns the state right
-    /// after it. One closure for both: each closure capturing more than the store is an
-    /// allocation per instance.
-    @usableFromInline let apply: @Sendable (UnsafeRawBufferPointer, _ read: Bool) throws(FusionError) -> (bytes: [UInt8], version: UInt64)?
+    /// Applies an input given as JSON, when there is one, and, when given a buffer, writes
+    /// the state right after it there (see `Store.sendAndWrite`): send, send and read,
+    /// or read. One closure for all three: each closure capturing more than the store is
+    /// an allocation per instance.
+    @usableFromInline let apply: @Sendable (UnsafeRawBufferPointer?, _ into: UnsafeMutableRawBufferPointer?) throws(FusionError) -> (length: Int, version: UInt64)?
     @usableFromInline let readState: @Sendable () throws(FusionError) -> (bytes: [UInt8], version: UInt64)
 
     @inlinable
     init(store: Store<F>, inputs: InputCatalog, fieldless: FieldlessInputs<F>, environment: Environment) {
         self.store = store
         self.environment = environment
-        apply = { (json, read) throws(FusionError) in
+        apply = { (json, buffer) throws(FusionError) in
+            guard let json else {
+                if let buffer { return try store.writeState(into: buffer) }
+                return nil
+            }
             let input = try Self.input(json, inputs: inputs, fieldless: fieldless)
-            if read { return try store.sendAndEncode(input, json: json) }
+            if let buffer { return try store.sendAndWrite(input, json: json, into: buffer) }
             store.send(input, json: json)
             return nil
         }
@@ -90,13 +98,16 @@ final class JSONStore<F: Feature>: FeatureInstance {
 
     // The protocol's requirements; @usableFromInline because the class is.
 
-    @usableFromInline func send(json: UnsafeRawBufferPointer) throws(FusionError) { _ = try apply(json, false) }
+    @usableFromInline func send(json: UnsafeRawBufferPointer) throws(FusionError) { _ = try apply(json, nil) }
 
     @usableFromInline func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try readState() }
 
-    @usableFromInline func sendAndReadState(json: UnsafeRawBufferPointer) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
-        guard let result = try apply(json, true) else { return try readState() }  // (always a result)
-        return result
+    @usableFromInline func sendAndWriteState(json: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64) {
+        try apply(json, buffer).unsafelyUnwrapped  // (always a result when given a buffer)
+    }
+
+    @usableFromInline func writeState(into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64) {
+        try apply(nil, buffer).unsafelyUnwrapped
     }
 
     @usableFromInline var hostRequests: HostRequests { environment.host }

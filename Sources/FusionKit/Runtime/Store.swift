@@ -77,8 +77,11 @@ public final class Store<F: Feature>: @unchecked Sendable {
     public static var patchHistoryLimit: Int { 16 }
 
     /// Encoded state and the version it was encoded at, so an unchanged state is
-    /// never encoded twice.
+    /// never encoded twice. (States written straight into a caller's buffer are not kept.)
     @usableFromInline @exclusivity(unchecked) var encoded: (version: UInt64, bytes: [UInt8])?
+    /// How many bytes of JSON the state took the last time it was written; Int.max
+    /// before the first time, which builds the state's plan (see `encodeByPlanLocked`).
+    @usableFromInline @exclusivity(unchecked) var lastEncodedCount = Int.max
     /// How the state type is written (see `EncodingPlan`), kept once known.
     @usableFromInline @exclusivity(unchecked) var statePlan: EncodingPlan?
     /// The encoder's scratch (its writer) from the last encode, taken by one encode at a
@@ -167,13 +170,76 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// bytes: one lock acquisition less. Nil when that cannot be done. Lock held.
     @inlinable
     func encodeByPlanLocked(version: UInt64) -> [UInt8]? {
-        guard let previous = encoded?.bytes.count, previous <= Self.smallState,
+        guard lastEncodedCount <= Self.smallState,
               let plan = statePlan,
               let (bytes, scratch) = JSONStreamEncoder().encodeByPlanAlone(current, plan: plan, scratch: encodeScratch)
         else { return nil }
         encodeScratch = scratch
         encoded = (version, bytes)
+        lastEncodedCount = bytes.count
         return bytes
+    }
+
+    /// `sendAndEncode`, writing the state's JSON into `buffer` instead of returning it:
+    /// the round trip that allocates nothing when the state's plan allows (see
+    /// `writeLocked`). The JSON and a NUL after it are written when both fit
+    /// (`length < buffer.count`); otherwise the buffer is left as it was and `length`
+    /// says how many bytes the JSON needs (one more for the NUL).
+    @inlinable
+    public func sendAndWrite(_ input: F.Input, json: UnsafeRawBufferPointer? = nil, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64) {
+        lock.lock()
+        if !closed {
+            if let timeline { timeline.nextCause = .input(json.map { Array($0) }) }
+            applyLocked(feature.transform(input, state: current))
+        }
+        return try writeLocked(into: buffer)
+    }
+
+    /// The current state's JSON written into `buffer`, as `sendAndWrite` writes it.
+    @inlinable
+    public func writeState(into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64) {
+        lock.lock()
+        return try writeLocked(into: buffer)
+    }
+
+    /// Writes the current state into `buffer` and unlocks: from the kept bytes when they
+    /// are this version's, by the plan under the lock when `encodeByPlanLocked` could
+    /// (through the encoder's own scratch, so no array is made, kept or freed), else
+    /// encoded as `encodedState` does. Lock held on entry, not on return.
+    @inlinable
+    func writeLocked(into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64) {
+        let version = currentVersion
+        if encoded?.version == version, let bytes = encoded?.bytes {
+            finishLocked()
+            return (Self.copy(bytes, into: buffer), version)
+        }
+        if lastEncodedCount <= Self.smallState,
+           let length = withUnsafePointer(to: &current, { state in
+               JSONStreamEncoder().writeByPlanAlone(UnsafeRawPointer(state), plan: &statePlan, scratch: &encodeScratch, into: buffer)
+           }) {
+            lastEncodedCount = length
+            // Older bytes would never be read again (the version has moved on): let them go.
+            if encoded != nil { encoded = nil }
+            finishLocked()
+            return (length, version)
+        }
+        let state = current
+        let plan = statePlan
+        let scratch = takeScratchLocked()
+        finishLocked()
+        return (Self.copy(try encode(state, version: version, plan: plan, scratch: scratch), into: buffer), version)
+    }
+
+    /// Copies `bytes` and a NUL into `buffer` when they fit; returns the length either way.
+    @inlinable
+    static func copy(_ bytes: [UInt8], into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if bytes.count < buffer.count, let base = buffer.baseAddress {
+            bytes.withUnsafeBytes { source in
+                if let start = source.baseAddress { base.copyMemory(from: start, byteCount: source.count) }
+            }
+            base.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
+        }
+        return bytes.count
     }
 
     /// Applies an action fed back by a running effect, unless it has been cancelled.
@@ -542,6 +608,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
         }
         lock.lock()
         if encoded == nil || encoded!.version < version { encoded = (version, bytes) }
+        lastEncodedCount = bytes.count
         if newPlan !== plan { statePlan = newPlan }
         if let scratch { encodeScratch = scratch }
         lock.unlock()
