@@ -2,10 +2,13 @@
 """Benchmark (not a test): a Counter round trip from Python through the fusionkit
 package, next to the same Counter written in plain Python with `json`, in one process.
 
-Each round times every workload once, in a rotating order (so that drift on a shared,
-noisy machine hits all of them alike); the medians over the rounds are compared. The
-ratios to read, with their targets (the report lists each run's ratios, and a target is
-met only when it holds in every run: one good run on a noisy machine proves nothing):
+Each round times every workload once, in a rotating order, within a fraction of a second.
+A ratio is taken within each round, and its median over the rounds is the run's ratio:
+a shared machine slows down in spells longer than a round, and a spell then slows both
+sides of a ratio alike, where a ratio of two medians would compare samples taken at
+different times (and swing with the spells). The ratios to read, with their targets
+(the report lists each run's ratios, and a target is met only when it holds in every
+run: one good run on a noisy machine proves nothing):
   - plain Python round trip / package round trip (both JSON text in, JSON text out): at least 3;
   - package round trip / one bare ctypes call (fk_version): at most 1.3 (the package's floor);
   - plain Python round trip / the dict round trip (send_and_read): at least 2.
@@ -237,12 +240,18 @@ TARGETS: tuple[tuple[str, Callable[[float], bool], str], ...] = (
 )
 
 
+def paired(samples: dict[str, list[float]], over: str, under: str) -> float:
+    """The median over the rounds of each round's `over` / `under`: both sides of each
+    ratio measured within one round, so the machine's speed at the time cancels out."""
+    return statistics.median(a / b for a, b in zip(samples[over], samples[under], strict=True))
+
+
 def verdicts(samples: dict[str, list[float]]) -> tuple[float, float, float]:
-    """The three ratios the targets are about, from one run's medians: plain / package
-    (at least 3), package / one ctypes call (at most 1.3), plain / dict path (at least 2)."""
-    median = {name: statistics.median(values) for name, values in samples.items()}
-    return (median["plain"] / median["package"], median["package"] / median["call"],
-            median["plain"] / median["package-dict"])
+    """The three ratios the targets are about, each the median of its per-round ratios:
+    plain / package (at least 3), package / one ctypes call (at most 1.3), plain / dict
+    path (at least 2)."""
+    return (paired(samples, "plain", "package"), paired(samples, "package", "call"),
+            paired(samples, "plain", "package-dict"))
 
 
 def report(lib: fusionkit.Library, runs: list[dict[str, list[float]]], rounds: int) -> str:
@@ -272,17 +281,20 @@ def report(lib: fusionkit.Library, runs: list[dict[str, list[float]]], rounds: i
         ("plain Python Counter: `json.loads`, apply, `json.dumps` (baseline)", "plain"),
     ]
     runs_said = (f"{len(runs)} consecutive runs, each of {rounds} interleaved rounds; the tables are the last "
-                 f"run's medians" if len(runs) > 1 else f"medians of {rounds} interleaved rounds")
+                 f"run's" if len(runs) > 1 else f"{rounds} interleaved rounds")
+    last = runs[-1]
     lines = [
-        f"Measured {stamp} on {machine()}, {build} library; {runs_said}.",
+        f"Measured {stamp} on {machine()}, {build} library; {runs_said}. Times are medians over the rounds; "
+        f"ratios are medians of the ratios within each round.",
         "",
-        "| Counter round trip from Python | median | plain Python is |",
-        "|---|---|---|",
+        "| Counter round trip from Python | median | plain Python is | `fk_version` calls |",
+        "|---|---|---|---|",
     ]
     for label, name in rows:
         if name not in median:
             continue
-        lines.append(f"| {label} | {us(median[name])} | {median['plain'] / median[name]:.2f}× that |")
+        lines.append(f"| {label} | {us(median[name])} | {paired(last, 'plain', name):.2f}× that "
+                     f"| {paired(last, name, 'call'):.2f} |")
     faster, floor, dict_ratio = ratios[-1]
     lines += ["",
               f"**The package's round trip, JSON in and JSON out, is {faster:.2f}× faster than the plain Python "
