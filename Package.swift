@@ -19,10 +19,14 @@ let strict: [SwiftSetting] = [
 ]
 // The modules a plugin library is made of skip the implicit import of _StringProcessing
 // (Regex), which none of them uses: a library built from them then does not load
-// libswift_StringProcessing and libswift_RegexParser, about a fifth of its load time
+// libswift_StringProcessing and libswift_RegexParser, about a fifth of its load time.
+// They also make generic types' metadata by direct calls rather than from mangled names,
+// which the runtime resolves by scanning every conformance loaded for the generic
+// requirements: describing the features (the manifest) runs far fewer instructions
 // (docs/performance.md, "Start"). A plugin's own module may do the same (the scaffold does).
 let inTheLibrary: [SwiftSetting] = strict + [
-    .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"]),
+    .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import",
+                  "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]),
 ]
 
 let package = Package(

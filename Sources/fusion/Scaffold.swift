@@ -110,9 +110,12 @@ struct Scaffold {
                     ],
                     swiftSettings: [
                         .swiftLanguageMode(.v6),
-                        // No implicit import of Regex support, which features do not use: the
-                        // library then loads faster (no libswift_StringProcessing).
-                        .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"]),
+                        // No implicit import of Regex support, which features do not use (no
+                        // libswift_StringProcessing to load), and generic types made by direct calls
+                        // rather than from their mangled names (which look up conformances by scanning
+                        // every one loaded): the library loads, and describes its features, faster.
+                        .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import",
+                                      "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]),
                     ]),
                 .testTarget(
                     name: "\(name)Tests",

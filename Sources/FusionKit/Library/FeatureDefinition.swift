@@ -21,14 +21,15 @@ public struct FeatureDefinition: Sendable {
         stateShape = ShapeRecorder.shape(of: F.State.self)
         let inputs = InputCatalog(featureName: F.name, shape: inputShape)
         self.inputs = inputs
-        let fieldless = FieldlessInputs<F>(inputs)
+        // Decoded on the first instance: a manifest does not need them.
+        let fieldless = MadeOnce { FieldlessInputs<F>(inputs) }
         make = { (environment, state, version) throws(FusionError) in
             JSONStore<F>(
                 store: Store(
                     feature: F(environment: environment),
                     state: try state.map { (given) throws(FusionError) in try StateRestoration.decode(F.self, given, savedAt: version) },
                     host: environment.host),
-                inputs: inputs, fieldless: fieldless, environment: environment)
+                inputs: inputs, fieldless: fieldless.value, environment: environment)
         }
     }
 
