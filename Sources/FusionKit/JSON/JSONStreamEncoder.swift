@@ -6,6 +6,18 @@ import Darwin
 // DoubleText and JSONEscaping, inlined per field.
 @_spi(FusionKit) import FusionJSON
 
+/// Copies `source` and a NUL after it into `buffer` when both fit (as snprintf does,
+/// nothing is cut short); returns `source.count` either way: how the state reaches a
+/// caller's buffer.
+@usableFromInline
+func copyTerminated(_ source: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    if source.count < buffer.count, let target = buffer.baseAddress {
+        if let start = source.baseAddress { target.copyMemory(from: start, byteCount: source.count) }
+        target.storeBytes(of: 0, toByteOffset: source.count, as: UInt8.self)
+    }
+    return source.count
+}
+
 /// Encodes `Encodable` values straight to UTF-8 bytes, without building a tree.
 ///
 /// Synthesized `encode(to:)` code writes fields in order and finishes each nested
@@ -210,11 +222,7 @@ final class StreamWriter: Encoder {
     /// Copies what has been written, and a NUL, into `buffer` when both fit; returns
     /// how many bytes were written to the stream either way.
     func copy(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if count < buffer.count, let base = buffer.baseAddress {
-            base.copyMemory(from: storage, byteCount: count)
-            base.storeBytes(of: 0, toByteOffset: count, as: UInt8.self)
-        }
-        return count
+        copyTerminated(UnsafeRawBufferPointer(start: storage, count: count), into: buffer)
     }
 
     @inline(__always) private func reserve(_ extra: Int) {

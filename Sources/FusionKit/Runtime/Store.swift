@@ -140,30 +140,6 @@ public final class Store<F: Feature>: @unchecked Sendable {
         return changed
     }
 
-    /// Applies an input and returns the state right after it, as JSON, with its version:
-    /// `send` then `encodedState`, except that another thread's input cannot come in
-    /// between. Once closed, the input is ignored and the current state returned.
-    @inlinable
-    public func sendAndEncode(_ input: F.Input, json: UnsafeRawBufferPointer? = nil) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
-        lock.lock()
-        if !closed {
-            if let timeline { timeline.nextCause = .input(json.map { Array($0) }) }
-            applyLocked(feature.transform(input, state: current))
-        }
-        let version = currentVersion
-        let cached = encoded?.version == version ? encoded?.bytes : nil
-        if cached == nil, let bytes = encodeByPlanLocked(version: version) {
-            finishLocked()
-            return (bytes, version)
-        }
-        let state = current
-        let plan = statePlan
-        let scratch = cached == nil ? takeScratchLocked() : nil
-        finishLocked()
-        if let cached { return (cached, version) }
-        return (try encode(state, version: version, plan: plan, scratch: scratch), version)
-    }
-
     /// Encodes the current state while the lock is held, when its plan runs no code but
     /// its own (no feature code that could call back in under the lock) and the last
     /// state written was small (other threads wait for the lock meanwhile), and keeps the
@@ -180,11 +156,13 @@ public final class Store<F: Feature>: @unchecked Sendable {
         return bytes
     }
 
-    /// `sendAndEncode`, writing the state's JSON into `buffer` instead of returning it:
-    /// the round trip that allocates nothing when the state's plan allows (see
-    /// `writeLocked`). The JSON and a NUL after it are written when both fit
-    /// (`length < buffer.count`); otherwise the buffer is left as it was and `length`
-    /// says how many bytes the JSON needs (one more for the NUL).
+    /// Applies an input and writes the state right after it, as JSON, into `buffer`, with
+    /// its version: `send` then `writeState`, except that another thread's input cannot
+    /// come in between. Once closed, the input is ignored and the current state written.
+    /// The round trip allocates nothing when the state's plan allows (see `writeLocked`).
+    /// The JSON and a NUL after it are written when both fit (`length < buffer.count`);
+    /// otherwise the buffer is left as it was and `length` says how many bytes the JSON
+    /// needs (one more for the NUL).
     @inlinable
     public func sendAndWrite(_ input: F.Input, json: UnsafeRawBufferPointer? = nil, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64) {
         lock.lock()
@@ -233,13 +211,7 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// Copies `bytes` and a NUL into `buffer` when they fit; returns the length either way.
     @inlinable
     static func copy(_ bytes: [UInt8], into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if bytes.count < buffer.count, let base = buffer.baseAddress {
-            bytes.withUnsafeBytes { source in
-                if let start = source.baseAddress { base.copyMemory(from: start, byteCount: source.count) }
-            }
-            base.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
-        }
-        return bytes.count
+        bytes.withUnsafeBytes { copyTerminated($0, into: buffer) }
     }
 
     /// Applies an action fed back by a running effect, unless it has been cancelled.
