@@ -58,6 +58,28 @@
 **   State is a JSON object whose fields are named as in the feature's Swift code;
 **   every field is present (an absent optional value is null).
 **
+** What the parser refuses that RFC 8259 allows.  The library's JSON parser reads
+**   RFC 8259 text, with these refusals, each giving FK_ERR_MALFORMED_JSON (or
+**   FK_ERR_INVALID_UTF8) and a message that says where:
+**   - An object with the same key twice, even with the same value: {"a":1,"a":1}.
+**     RFC 8259 says keys SHOULD be unique and leaves duplicates to each parser, and
+**     parsers disagree (first wins, last wins, error). An input such as
+**     {"networkTapped":{"id":"a","id":"b"}} would mean one thing here and another in
+**     the host that wrote it, so it is refused rather than guessed. Of the "must
+**     accept" files of nst/JSONTestSuite, the two with duplicate keys are the only
+**     ones refused.
+**   - Text that is not UTF-8 (RFC 8259 requires UTF-8 between systems), a byte
+**     order mark before the value, and \u escapes that are lone or reversed UTF-16
+**     surrogates: they name no character, and state must stay valid UTF-8.
+**   - A number whose magnitude overflows a double (1e400, -1e400): no double
+**     holds it. An integer too large for 64 bits is read as the nearest double,
+**     and a number too close to zero for a double (1e-400) as 0; RFC 8259 lets a
+**     parser limit range and precision.
+**   - Nesting deeper than the FK_LIMIT_JSON_DEPTH limit (512 levels unless set;
+**     see fk_limit()): FK_ERR_MALFORMED_JSON, whose message names the limit, so
+**     that a hostile input cannot exhaust the stack. RFC 8259 lets a parser limit
+**     nesting; it sets no number.
+**
 ** Threads.  Every function may be called from any thread. An instance may be used
 **   from several threads at once: its inputs are applied one at a time, in the
 **   order the calls acquire it. fk_last_error_message() is per thread.

@@ -20,6 +20,7 @@ TIME_TRAVEL = ROOT / "Tests/abi/c/time_travel.c"
 LIMITS = ROOT / "Tests/abi/c/limits.c"
 SOAK = ROOT / "Tests/abi/c/soak.c"
 MANIFESTS = ROOT / "Tests/abi/c/manifests.c"
+JSON_REFUSALS = ROOT / "Tests/abi/c/json_refusals.c"
 FUZZ = ROOT / "Tests/fuzz"
 WIFI_EXAMPLE = ROOT / "examples/c/wifi_connect.c"
 PROFILE_EXAMPLE = ROOT / "examples/c/profile_host.c"
@@ -101,6 +102,13 @@ def test_every_bad_input_gets_a_status_and_a_message(compile_c):
     summary = result.stdout.strip().splitlines()[-1]
     passed = int(re.match(r"(\d+) passed, 0 failed", summary).group(1))
     assert passed >= 103
+
+
+def test_parser_refuses_what_the_header_says_and_reads_the_rest(compile_c):
+    # include/fusionkit.h, "What the parser refuses that RFC 8259 allows".
+    result = run(compile_c(JSON_REFUSALS))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "26 passed, 0 failed"
 
 
 @plain_build_only
