@@ -116,6 +116,9 @@ public struct WebBridge: Sendable {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: json)))
         case "/fusionkit.js", "/fusionkit.d.ts":
             if let response = client?.response(for: request) { return response }
+        case _ where path.hasPrefix("/fusionkit/"):
+            // The client's modules (bindings/web/fusionkit/), which fusionkit.js imports.
+            if let response = client?.response(for: request) { return response }
         default:
             if let response = pages?.response(for: request) { return response }
         }

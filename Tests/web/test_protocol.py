@@ -3,6 +3,7 @@ every message, every error row, sessions, the Origin check, limits, shutdown."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import signal
 import time
 import urllib.error
@@ -281,7 +282,15 @@ def test_static_route_serves_pages_and_client_only(server: Server) -> None:
     with urllib.request.urlopen(server.url + "fusionkit.js") as response:
         assert response.headers["Content-Type"].startswith("text/javascript")
         assert b"export" in response.read()
-    for path in ("../README.md", "%2e%2e/README.md", "..%2fREADME.md", ".gitignore", "nothing.html"):
+    # The client's modules, which fusionkit.js imports from fusionkit/.
+    names = sorted(p.name for p in (Path(__file__).parents[2] / "bindings/web/fusionkit").glob("*.js"))
+    assert "bridge.js" in names and "input.js" in names
+    for name in names:
+        with urllib.request.urlopen(server.url + "fusionkit/" + name) as response:
+            assert response.headers["Content-Type"].startswith("text/javascript"), name
+            assert b"export " in response.read(), name
+    for path in ("../README.md", "%2e%2e/README.md", "..%2fREADME.md", ".gitignore", "nothing.html",
+                 "fusionkit/../../README.md", "fusionkit/%2e%2e/%2e%2e/README.md", "fusionkit/nothing.js"):
         with pytest.raises(urllib.error.HTTPError) as missing:
             urllib.request.urlopen(server.url + path)
         assert missing.value.code == 404, path

@@ -103,7 +103,9 @@ export interface Manifest {
  * connection dropped before the reply), `CLIENT_CLOSED` (after `close()`),
  * `CLIENT_DESTROYED` (the instance is gone), `CLIENT_CONNECT_FAILED` (the first
  * connection failed), `CLIENT_MALFORMED_MESSAGE` (the server sent something that is not JSON),
- * `CLIENT_NO_URL` (connect() without a URL outside an http(s) page), `CLIENT_NO_WEBSOCKET`.
+ * `CLIENT_NO_URL` (connect() without a URL outside an http(s) page), `CLIENT_NO_WEBSOCKET`,
+ * `CLIENT_BAD_ARGUMENT` (a wrong argument, such as a feature name that is not a string),
+ * `CLIENT_BAD_PATCH` (a PatchError). Every error the module raises is a FusionError.
  * A refusal the server could not tie to its message (`re` null: rate limit, size) is given
  * to the oldest call still waiting, since replies come in the order messages were sent.
  */
@@ -114,8 +116,15 @@ export class FusionError extends Error {
     re: number | string | null;
 }
 
-/** A JSON Patch that does not apply to the document it was given. */
-export class PatchError extends Error {}
+/** A JSON Patch that does not apply to the document it was given (status `CLIENT_BAD_PATCH`). */
+export class PatchError extends FusionError {
+    constructor(message: string);
+}
+
+/** The input shorthand (docs/rules/input-shorthand.md): ("increase") → "increase",
+ *  ("answerChanged", {text: "hi"}) → {answerChanged: {text: "hi"}}, an input object as it
+ *  is. Anything else throws a FusionError with status `CLIENT_BAD_ARGUMENT`. */
+export function normalizeInput(input: string | Record<string, JSONValue>, fields?: Record<string, JSONValue>): JSONValue;
 
 /** RFC 6901: the reference tokens of a pointer ("" → [], "/a~1b/0" → ["a/b", "0"]). */
 export function parsePointer(pointer: string): string[];

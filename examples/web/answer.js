@@ -3,6 +3,8 @@
 import { $, Page, optionsFromQuery, bindTextField, setText } from "/common.js";
 
 const page = new Page();
+// The elements this page draws into, found once by their data-test names (listed at the
+// top of the page's HTML); every page script starts this way.
 const field = $('[data-test="answer"]');
 const submit = $('[data-test="submit"]');
 const submitting = $('[data-test="submitting"]');

@@ -2,6 +2,8 @@
 import { $, Page, optionsFromQuery, setText } from "/common.js";
 
 const page = new Page();
+// The elements this page draws into, found once by their data-test names (listed at the
+// top of the page's HTML); every page script starts this way.
 const title = $('[data-test="title"]');
 const desc = $('[data-test="desc"]');
 

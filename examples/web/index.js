@@ -2,6 +2,8 @@
 import { $, h, Page, setText } from "/common.js";
 
 const page = new Page();
+// The elements this page draws into, found once by their data-test names (listed at the
+// top of the page's HTML); every page script starts this way.
 const list = $('[data-test="features"]');
 
 /** The library the demo pages of examples/web draw: another library's feature of the

@@ -3,6 +3,8 @@
 import { $, h, Page, optionsFromQuery, bindTextField, setDialog, onDialogDismiss, setText } from "/common.js";
 
 const page = new Page();
+// The elements this page draws into, found once by their data-test names (listed at the
+// top of the page's HTML); every page script starts this way.
 const toggle = $('[data-test="wifi-toggle"]');
 const toggleRow = $('[data-role="toggle-row"]');
 const networksSection = $('[data-test="networks-section"]');

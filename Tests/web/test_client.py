@@ -1,0 +1,25 @@
+"""The web client's modules outside a browser, with node: what it exports, and that
+every error it raises is a FusionError (bindings/web/fusionkit/errors.js)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+HERE = Path(__file__).parent
+CLIENT = HERE.parents[1] / "bindings/web"
+NODE = shutil.which("node") or "node"  # scripts/setup installs Debian's nodejs
+
+
+def test_every_module_parses_as_an_es_module() -> None:
+    modules = [CLIENT / "fusionkit.js", *sorted((CLIENT / "fusionkit").glob("*.js"))]
+    assert len(modules) >= 8
+    for module in modules:
+        result = subprocess.run([NODE, "--check", str(module)], capture_output=True, text=True)
+        assert result.returncode == 0, f"{module}: {result.stderr}"
+
+
+def test_every_error_the_client_raises_is_a_fusion_error() -> None:
+    result = subprocess.run([NODE, str(HERE / "client_errors.mjs")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == "ok"

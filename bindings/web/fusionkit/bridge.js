@@ -1,0 +1,463 @@
+// bridge.js: the connection to `fusion serve` (docs/web-protocol.md): the session kept
+// and rejoined after a drop, replies matched to the calls that asked for them, and
+// server messages routed to the instances they name.
+
+import { FusionError, badArgument, messageOf, notConnected } from "./errors.js";
+import { Instance } from "./instance.js";
+import { emit, listen } from "./listeners.js";
+import { isContainer } from "./patch.js";
+import { STORAGE_KEY, defaultStorage, readStorage, writeStorage } from "./storage.js";
+
+const MIN_DELAY_MS = 250;
+const MAX_DELAY_MS = 5000;
+/** The server closes with this when it has too many sessions: try again later, not now. */
+const CLOSE_TRY_AGAIN_LATER = 1013;
+const CLOSE_NORMAL = 1000;
+
+function defaultURL() {
+    const location = globalThis.location;
+    if (!location || !location.host) throw new FusionError("CLIENT_NO_URL", "connect() needs a URL outside a page served over http(s)");
+    return `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/ws`;
+}
+
+/** A relative URL ("/ws") made absolute against the page, with ws: or wss:. */
+function absoluteURL(url) {
+    if (/^wss?:/i.test(url) || !globalThis.location) return url;
+    const absolute = new URL(url, globalThis.location.href);
+    if (absolute.protocol === "http:") absolute.protocol = "ws:";
+    if (absolute.protocol === "https:") absolute.protocol = "wss:";
+    return absolute.href;
+}
+
+function withSession(url, session) {
+    if (!session) return url;
+    return `${url}${url.includes("?") ? "&" : "?"}session=${encodeURIComponent(session)}`;
+}
+
+/**
+ * Opens a bridge to `fusion serve`. `url` defaults to ws(s)://<this page's host>/ws.
+ * Resolves once the server has welcomed the session; rejects if that first connection
+ * fails. Later drops are handled by reconnecting with the same session.
+ */
+export async function connect(url, options = {}) {
+    const bridge = new Bridge(absoluteURL(url ?? defaultURL()), options);
+    await bridge._start();
+    return bridge;
+}
+
+export class Bridge {
+    constructor(url, options = {}) {
+        /** The WebSocket URL, without the session parameter. */
+        this.url = url;
+        /** The session id (32 hex digits), from the last welcome. */
+        this.session = null;
+        /** The library the server hosts: {name, version, abiVersion}. */
+        this.library = null;
+        /** The server's limits: {maxMessageBytes, messagesPerSecond, instancesPerSession}. */
+        this.limits = null;
+        /** "connecting", "open", "reconnecting" or "closed". */
+        this.status = "connecting";
+
+        this._WebSocket = options.WebSocket ?? globalThis.WebSocket;
+        if (typeof this._WebSocket !== "function") throw new FusionError("CLIENT_NO_WEBSOCKET", "no WebSocket in this environment");
+        this._storage = options.storage === undefined ? defaultStorage() : options.storage;
+        this._storageKey = options.storageKey ?? STORAGE_KEY;
+        this._reconnect = options.reconnect ?? true;
+        this._minDelay = options.minDelay ?? MIN_DELAY_MS;
+        this._maxDelay = options.maxDelay ?? MAX_DELAY_MS;
+        this._delay = this._minDelay;
+        this._initialSession = options.session !== undefined ? options.session : readStorage(this._storage, this._storageKey);
+
+        this._socket = null;
+        this._welcomed = false; // the current socket has had its welcome
+        this._closedByPage = false;
+        this._timer = null;
+        this._first = null; // connect()'s promise, until the first welcome
+        this._lastRefusal = null; // an error with re: null, the reason a close may give
+        this._nextId = 1;
+        this._pending = new Map(); // call id → {resolve, reject}
+        /** Where server messages go: instance id → Instance (the page's, and the
+         *  session's others, kept as plain records so a later create finds them current). */
+        this._table = new Map();
+        /** The instances the page holds (from create/instance), not destroyed. */
+        this._owned = new Set();
+        this._statusListeners = new Set();
+        this._errorListeners = new Set();
+    }
+
+    // -- Public API --------------------------------------------------------------
+
+    /** The library's manifest: features, their inputs with fields and types, state schemas. */
+    async manifest() {
+        const reply = await this._call({ type: "manifest" });
+        return reply.manifest;
+    }
+
+    /** A new instance of `feature` (always new; with `key` it is named by it). */
+    create(feature, { key, options } = {}) {
+        return this._create(feature, key, options, false);
+    }
+
+    /** The instance named `key` (default: the feature's name), made if the session has
+     *  none: after a reload the page gets its instance back. `options` apply only when
+     *  it is made. */
+    instance(feature, { key = feature, options } = {}) {
+        return this._create(feature, key, options, true);
+    }
+
+    /** Calls fn(status) now and on every change; returns a function that stops it. */
+    onStatus(fn) {
+        return listen(this._statusListeners, fn, () => [this.status]);
+    }
+
+    /** Calls fn(error) for errors no pending call receives: refusals with no id, a
+     *  session limit, failed automatic resyncs, answers to host requests that failed. */
+    onError(fn) {
+        this._errorListeners.add(fn);
+        return () => this._errorListeners.delete(fn);
+    }
+
+    /** Closes the connection for good: no reconnecting. Pending calls reject. */
+    close() {
+        this._closedByPage = true;
+        if (this._timer !== null) clearTimeout(this._timer);
+        this._timer = null;
+        const socket = this._socket;
+        this._socket = null;
+        this._welcomed = false;
+        this._lostConnection(new FusionError("CLIENT_CLOSED", "the bridge was closed"));
+        if (socket) {
+            try {
+                socket.close(CLOSE_NORMAL);
+            } catch {
+                // already closing
+            }
+        }
+        this._setStatus("closed");
+        if (this._first) {
+            const first = this._first;
+            this._first = null;
+            first.reject(new FusionError("CLIENT_CLOSED", "the bridge was closed before it connected"));
+        }
+    }
+
+    // -- Connection ----------------------------------------------------------------
+
+    _start() {
+        return new Promise((resolve, reject) => {
+            this._first = { resolve, reject };
+            this._open();
+        });
+    }
+
+    _open() {
+        this._timer = null;
+        if (this._closedByPage) return;
+        const session = this.session ?? this._initialSession;
+        let socket;
+        try {
+            socket = new this._WebSocket(withSession(this.url, session));
+        } catch (error) {
+            this._socket = null;
+            this._closed(null, { code: 0, reason: messageOf(error) });
+            return;
+        }
+        this._socket = socket;
+        this._welcomed = false;
+        socket.onmessage = (event) => this._received(socket, event.data);
+        socket.onclose = (event) => this._closed(socket, event);
+        socket.onerror = () => {}; // a close event follows, with the code
+    }
+
+    _isOpen() {
+        return this._socket !== null && this._welcomed && this._socket.readyState === 1;
+    }
+
+    _closed(socket, event) {
+        if (socket !== null && socket !== this._socket) return; // an old socket, or closed by close()
+        this._socket = null;
+        this._welcomed = false;
+        const code = event?.code ?? 0;
+        this._lostConnection(new FusionError("CLIENT_DISCONNECTED", `the connection closed before the reply (code ${code})`));
+        if (this._closedByPage) return;
+
+        if (this._first) {
+            const first = this._first;
+            this._first = null;
+            this._setStatus("closed");
+            const reason = event?.reason ? `: ${event.reason}` : "";
+            first.reject(this._lastRefusal ?? new FusionError("CLIENT_CONNECT_FAILED", `could not connect to ${this.url} (code ${code}${reason})`));
+            return;
+        }
+        if (code === CLOSE_TRY_AGAIN_LATER || !this._reconnect) {
+            this._setStatus("closed");
+            if (code === CLOSE_TRY_AGAIN_LATER && !this._lastRefusal) {
+                this._emitError(new FusionError("BRIDGE_SESSION_LIMIT", event?.reason || "the server has too many sessions"));
+            }
+            return;
+        }
+        this._setStatus("reconnecting");
+        const delay = this._delay;
+        this._delay = Math.min(this._delay * 2, this._maxDelay);
+        this._timer = setTimeout(() => this._open(), delay);
+    }
+
+    _setStatus(status) {
+        if (this.status === status) return;
+        this.status = status;
+        emit(this._statusListeners, status);
+    }
+
+    _emitError(error) {
+        if (this._errorListeners.size === 0) console.warn("fusionkit:", error);
+        emit(this._errorListeners, error);
+    }
+
+    /** The socket is gone: pending calls reject with `error`, instances stop waiting. */
+    _lostConnection(error) {
+        this._failPending(error);
+        for (const instance of this._table.values()) instance._disconnected();
+        for (const instance of this._owned) instance._disconnected();
+    }
+
+    _failPending(error) {
+        const pending = [...this._pending.values()];
+        this._pending.clear();
+        for (const call of pending) call.reject(error);
+    }
+
+    /** Sends a message with a fresh id; resolves with the reply (ok, created, manifest),
+     *  rejects with a FusionError (error, or the connection dropped). */
+    _call(message) {
+        return new Promise((resolve, reject) => {
+            if (!this._isOpen()) {
+                reject(this._closedByPage ? new FusionError("CLIENT_CLOSED", "the bridge was closed") : notConnected());
+                return;
+            }
+            const id = this._nextId++;
+            this._pending.set(id, { resolve, reject });
+            try {
+                this._socket.send(JSON.stringify({ ...message, id }));
+            } catch (error) {
+                this._pending.delete(id);
+                reject(new FusionError("CLIENT_NOT_CONNECTED", messageOf(error)));
+            }
+        });
+    }
+
+    // -- Messages --------------------------------------------------------------------
+
+    _received(socket, data) {
+        if (socket !== this._socket) return;
+        if (typeof data !== "string") return; // the protocol speaks in text frames only
+        let message;
+        try {
+            message = JSON.parse(data);
+        } catch {
+            this._emitError(new FusionError("CLIENT_MALFORMED_MESSAGE", "the server sent a frame that is not JSON"));
+            return;
+        }
+        if (!isContainer(message)) return;
+        switch (message.type) {
+            case "welcome":
+                this._welcome(message);
+                break;
+            case "state":
+                this._record(message.instance)._receivedState(message);
+                break;
+            case "patch":
+                this._table.get(message.instance)?._receivedPatch(message);
+                break;
+            case "request":
+                this._record(message.instance)._receivedRequest(message);
+                break;
+            case "cancel":
+                this._table.get(message.instance)?._receivedCancel(message.id);
+                break;
+            case "destroyed": {
+                const record = this._table.get(message.instance);
+                if (record) {
+                    this._table.delete(message.instance);
+                    this._owned.delete(record);
+                    record._receivedDestroyed();
+                }
+                break;
+            }
+            case "ok":
+            case "created":
+            case "manifest":
+            case "error":
+                this._reply(message);
+                break;
+            default:
+                break; // a newer server's message: not ours to understand
+        }
+    }
+
+    /** The record for an instance id: a state or request may come before the `created`
+     *  that names it, so one is made and kept until then. */
+    _record(id) {
+        let record = this._table.get(id);
+        if (!record) {
+            record = new Instance(this, id, null);
+            this._table.set(id, record);
+        }
+        return record;
+    }
+
+    _reply(message) {
+        let re = message.re ?? null;
+        if (re === null && message.type === "error" && message.status !== "BRIDGE_SESSION_LIMIT" && this._pending.size > 0) {
+            // Every message gets one reply, in the order sent; a refusal that could not
+            // name its message (dropped unread: rate limit, size) answers the oldest
+            // call still waiting.
+            re = this._pending.keys().next().value;
+        }
+        const call = re === null ? undefined : this._pending.get(re);
+        if (!call) {
+            if (message.type === "error") {
+                const error = new FusionError(message.status, message.message, message.re ?? null);
+                if (message.re === null || message.re === undefined) this._lastRefusal = error;
+                this._emitError(error);
+            }
+            return;
+        }
+        this._pending.delete(re);
+        if (message.type === "error") call.reject(new FusionError(message.status, message.message, message.re ?? null));
+        else call.resolve(message);
+    }
+
+    _welcome(message) {
+        this.session = typeof message.session === "string" ? message.session : null;
+        this.library = message.library ?? null;
+        this.limits = message.limits ?? null;
+        if (this.session) writeStorage(this._storage, this._storageKey, this.session);
+        this._welcomed = true;
+        this._delay = this._minDelay;
+        this._lastRefusal = null;
+
+        const resumed = message.resumed === true;
+        const listed = new Map();
+        if (resumed && Array.isArray(message.instances)) {
+            for (const entry of message.instances) listed.set(entry.instance, entry.feature);
+        }
+        // The session's instances as the server has them; ours first.
+        const old = this._table;
+        this._table = new Map();
+        const rejoined = [];
+        const lost = [];
+        for (const instance of this._owned) {
+            if (listed.has(instance.id) && listed.get(instance.id) === instance.feature) {
+                this._table.set(instance.id, instance);
+                rejoined.push(instance);
+            } else {
+                lost.push(instance);
+            }
+        }
+        for (const [id, feature] of listed) {
+            if (this._table.has(id)) continue;
+            const previous = old.get(id);
+            const record = previous && !this._owned.has(previous) ? previous : new Instance(this, id, feature);
+            record.feature = feature;
+            this._table.set(id, record);
+            rejoined.push(record);
+        }
+        // Requests that were open before: those the replay does not name again are gone.
+        for (const record of rejoined) record._beginRejoin();
+
+        this._setStatus("open");
+        if (this._first) {
+            const first = this._first;
+            this._first = null;
+            first.resolve(this);
+        }
+        for (const instance of lost) this._recreate(instance);
+
+        // The replay (states, then open requests) comes before the reply to anything we
+        // send now, so a reply marks its end.
+        const withRequests = rejoined.filter((record) => record._requestInfo.size > 0);
+        if (withRequests.length > 0) {
+            const done = () => {
+                for (const record of rejoined) record._endRejoin();
+            };
+            this._call({ type: "resync", instance: withRequests[0].id }).then(done, (error) => {
+                if (error.status !== "CLIENT_DISCONNECTED" && error.status !== "CLIENT_CLOSED") done();
+            });
+        }
+    }
+
+    // -- Instances ---------------------------------------------------------------------
+
+    async _create(feature, key, options, reuse) {
+        if (typeof feature !== "string" || feature === "") throw badArgument("a feature name is a non-empty string");
+        const message = { type: "create", feature };
+        if (key !== undefined && key !== null) message.key = key;
+        if (reuse) message.reuse = true;
+        if (options !== undefined) message.options = options;
+        const reply = await this._call(message);
+        const { instance, isNew } = this._adopt(reply, null);
+        if (isNew) {
+            instance._key = message.key ?? null;
+            instance._reuse = reuse;
+            instance._options = options;
+        }
+        return instance;
+    }
+
+    /** Makes the record a `created` names the page's instance (or `into`, re-created). */
+    _adopt(reply, into) {
+        const id = reply.instance;
+        const record = this._table.get(id);
+        let instance = into;
+        let isNew = true;
+        if (!instance) {
+            if (record && this._owned.has(record)) {
+                isNew = false;
+                instance = record;
+            } else {
+                instance = record ?? new Instance(this, id, reply.feature);
+            }
+        } else if (record && record !== instance) {
+            instance._absorb(record);
+        }
+        instance.id = id;
+        if (typeof reply.feature === "string") instance.feature = reply.feature;
+        instance.existing = reply.existing === true;
+        this._table.set(id, instance);
+        this._owned.add(instance);
+        return { instance, isNew };
+    }
+
+    /** The server forgot an instance of ours (its session expired, or it restarted):
+     *  make it again with the same feature, key and options, and carry on. */
+    _recreate(instance) {
+        instance._forget();
+        const message = { type: "create", feature: instance.feature };
+        if (instance._key !== null) {
+            message.key = instance._key;
+            message.reuse = true;
+        }
+        if (instance._options !== undefined) message.options = instance._options;
+        const done = this._call(message).then(
+            (reply) => {
+                this._adopt(reply, instance);
+                instance._ready = null;
+                instance._notifyState();
+                instance._notifyRequests();
+                for (const id of [...instance._requestInfo.keys()]) instance._runHandler(id);
+            },
+            (error) => {
+                instance._ready = null;
+                // Dropped again: the next welcome tries again.
+                if (error.status === "CLIENT_DISCONNECTED" || error.status === "CLIENT_CLOSED") return;
+                // Refused: the instance is gone for good. Its id may now name another
+                // instance of the session, so nothing may be sent under it any more.
+                if (this._table.get(instance.id) === instance) this._table.delete(instance.id);
+                this._owned.delete(instance);
+                instance._receivedDestroyed();
+                this._emitError(error);
+            },
+        );
+        instance._ready = done;
+    }
+}
