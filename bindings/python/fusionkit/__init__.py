@@ -14,20 +14,26 @@ runs scenario files (`*.scenario.json`, docs/scenarios.md) through the library.
 """
 from __future__ import annotations
 
+# The public names, each from the one module that holds its concept (docs/layout.md).
+from ._host_requests import HostEvent
+from ._instance import Instance
+from ._library import LIMITS, Library, load
 from ._native import ABI_VERSION, LIBRARY_ENV, Buffer, candidate_paths, find_library
+from ._subscriptions import Subscription
+from ._text import JSON
+from ._time_travel import History, HistoryEntry
 from .errors import (AbiVersionError, FusionError, InternalError, InvalidArgumentError, InvalidHandleError,
-                     InvalidInputError, InvalidResponseError, InvalidStateError, InvalidUTF8Error, LibraryLoadError,
-                     LimitExceededError, MalformedJSONError, MissingFunctionError, NullArgumentError,
+                     InvalidInputError, InvalidResponseError, InvalidStateError, InvalidUTF8Error, JournalError,
+                     LibraryLoadError, LimitExceededError, MalformedJSONError, MissingFunctionError, NullArgumentError,
                      UnknownFeatureError, UnknownInputError, UnknownRequestError, UnknownSubscriptionError)
-from .library import JSON, LIMITS, HostEvent, Instance, Library, Subscription, load
+from .journal import JournalWarning
 from .manifest import FeatureSpec, FeatureSummary, InputCase, InputField, LibraryInfo, Manifest, ManifestSummary
-from .journal import JournalError, JournalWarning
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ABI_VERSION", "LIBRARY_ENV", "JSON", "load", "find_library", "candidate_paths", "Buffer",
-    "Library", "Instance", "Subscription", "HostEvent",
+    "Library", "Instance", "Subscription", "HostEvent", "History", "HistoryEntry",
     "Manifest", "ManifestSummary", "LibraryInfo", "FeatureSpec", "FeatureSummary", "InputCase", "InputField",
     "FusionError", "LibraryLoadError", "AbiVersionError", "MissingFunctionError",
     "NullArgumentError", "InvalidHandleError", "InvalidUTF8Error", "MalformedJSONError", "UnknownFeatureError",

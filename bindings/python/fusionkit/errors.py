@@ -29,12 +29,14 @@ __all__ = [
     "InternalError",
     "UnknownRequestError",
     "InvalidResponseError",
+    "JournalError",
     "error_for_status",
 ]
 
 
 class FusionError(Exception):
-    """Any error of this package.
+    """Any error of this package: every exception it raises is one, but for TypeError
+    for an argument of the wrong Python type (a programming error, as in Python itself).
 
     code     the fk_status number, or None for errors that are not a status (loading).
     status   its name, e.g. "FK_ERR_UNKNOWN_INPUT", or None.
@@ -165,3 +167,8 @@ def error_for_status(code: int, status: str, message: str, function: str | None 
     newer than this package still raises, as a plain FusionError carrying the number."""
     cls = _BY_CODE.get(code, FusionError)
     return cls(message, code=code, status=status, function=function)
+
+
+class JournalError(FusionError):
+    """A journal that cannot be read (damaged, of another feature, in use) or written
+    (fusionkit.journal); `status` is None."""

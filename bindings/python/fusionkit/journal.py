@@ -30,27 +30,20 @@ import json
 import os
 import threading
 import warnings
-import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import FusionError
-from ._driven import DrivenInstance
-from .library import Instance
-from .recording import recording_options
+from ._instance import Instance
+from ._journal_format import FORMAT_VERSION, encode_line, read_journal
+from ._replayable import ReplayableInstance, replayable_options
+from ._text import JSON
+from .errors import FusionError, JournalError
 
 if TYPE_CHECKING:
-    from .library import JSON, Library
+    from ._library import Library
 
 __all__ = ["JournalError", "JournalWarning", "JournaledInstance", "Resumption", "FORMAT_VERSION"]
-
-#: The journal format this package reads and writes (the header's "fusionJournal").
-FORMAT_VERSION = 1
-
-
-class JournalError(Exception):
-    """A journal that cannot be read (damaged, of another feature, in use) or written."""
 
 
 class JournalWarning(UserWarning):
@@ -66,60 +59,7 @@ class Resumption:
     warning: str | None = None
 
 
-def _line(record: Mapping[str, Any]) -> bytes:
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
-    return text + b" %08x\n" % zlib.crc32(text)
-
-
-def _read(path: str) -> tuple[dict[str, Any], list[dict[str, Any]], int, str | None] | None:
-    """The header, the records, the length of the good part, and why a torn last line
-    was dropped; None when there is no journal (no file, or an empty one)."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except FileNotFoundError:
-        return None
-    if not data:
-        return None
-    lines = data.split(b"\n")
-    complete = lines[:-1]  # the part after the last newline is torn, or b""
-    entries = [(line, True) for line in complete] + ([(lines[-1], False)] if lines[-1] else [])
-    values: list[dict[str, Any]] = []
-    good = 0
-    dropped: str | None = None
-    for number, (line, whole) in enumerate(entries):
-        problem = None if whole else "it does not end with a newline"
-        value: Any = None
-        if problem is None:
-            text, _, written = line.rpartition(b" ")
-            if len(written) != 8 or not text:
-                problem = "it has no checksum"
-            elif b"%08x" % zlib.crc32(text) != written:
-                problem = "its checksum does not match"
-            else:
-                try:
-                    value = json.loads(text)
-                except ValueError as error:
-                    problem = f"its checksum matches but it is not JSON: {error}"
-        if problem is not None:
-            if number != len(entries) - 1 or number == 0:
-                raise JournalError(f"journal {path}: line {number + 1} is damaged ({problem}); "
-                                   "the journal is not read rather than read wrong")
-            dropped = (f"the last record (line {number + 1}) was torn, most likely by a crash while it was "
-                       f"written ({problem}): it is dropped")
-            break
-        values.append(value)
-        good += len(line) + 1
-    header = values[0]
-    if not isinstance(header, dict) or "fusionJournal" not in header:
-        raise JournalError(f'journal {path}: it is not a FusionKit journal (its first line has no "fusionJournal")')
-    if header["fusionJournal"] != FORMAT_VERSION:
-        raise JournalError(f"journal {path}: it is in journal format {header['fusionJournal']}; "
-                           f"this package reads format {FORMAT_VERSION}")
-    return header, values[1:], good, dropped
-
-
-class JournaledInstance(DrivenInstance):
+class JournaledInstance(ReplayableInstance):
     """An Instance whose session survives a crash of its process (made by
     `Library.create(..., journal=path)`). Inputs, gotos, host answers and clock moves
     made through it are journaled before they are applied (calls made through
@@ -135,9 +75,9 @@ class JournaledInstance(DrivenInstance):
     def open(cls, library: Library, feature: str, given: Mapping[str, JSON],
              path: str | os.PathLike[str]) -> JournaledInstance:
         where = os.fspath(path)
-        existing = _read(where)
+        existing = read_journal(where)
         if existing is None:
-            options, real_time = recording_options(given)
+            options, real_time = replayable_options(given)
             instance: JournaledInstance = library._create_with_options(feature, options, cls)
             info = library.summary.library
             header = {"fusionJournal": FORMAT_VERSION, "feature": feature,
@@ -150,7 +90,7 @@ class JournaledInstance(DrivenInstance):
                 Instance.close(instance)
                 raise
             return instance
-        header, records, good, dropped = existing
+        header, records, good, dropped = existing.header, existing.records, existing.good_length, existing.dropped
         if header.get("feature") != feature:
             raise JournalError(f'journal {where}: it is a session of feature "{header.get("feature")}", not "{feature}"')
         current = library.summary.feature(feature).state_version
@@ -202,38 +142,14 @@ class JournaledInstance(DrivenInstance):
 
     # -- what is journaled -------------------------------------------------------------
 
-    def send_json(self, text: str | bytes) -> None:
-        data = text.encode() if isinstance(text, str) else text
-        try:
-            value = json.loads(data)
-        except ValueError:
-            Instance.send_json(self, data)  # not JSON: the library says so; nothing to journal
-            return
-        self._perform({"send": value})
-
-    def goto(self, version: int) -> int:
-        with self._drive_lock:
-            self._perform({"goto": version})
-            return self.version
-
-    def respond_json(self, request_id: int, text: str | bytes) -> None:
-        data = text.encode() if isinstance(text, str) else text
-        self._perform({"respond": {"id": request_id, "result": json.loads(data)}})
-
-    def fail_request(self, request_id: int, message: str | bytes) -> None:
-        text = message.decode() if isinstance(message, bytes) else message
-        self._perform({"fail": {"id": request_id, "message": text}})
-
-    def advance_clock(self, seconds: float = 0.0, *, nanoseconds: int | None = None) -> None:
-        amount = nanoseconds if nanoseconds is not None else round(seconds * 1_000_000_000)
-        if amount < 0:
-            Instance.advance_clock(self, seconds, nanoseconds=nanoseconds)  # raises, naming the argument
-        self._perform({"advance": amount})
+    def _change(self, kind: str, value: JSON, apply: Callable[[], object]) -> None:
+        # Applied from the record, live as on replay: what is journaled is what runs.
+        self._perform({kind: value})
 
     def close(self) -> None:
         """Stops the clock and destroys the instance. The journal stays: opening it again
         resumes the session; delete the file to start afresh."""
-        DrivenInstance.close(self)
+        ReplayableInstance.close(self)
 
     # -- records -----------------------------------------------------------------------
 
@@ -245,7 +161,7 @@ class JournaledInstance(DrivenInstance):
     def _write(self, record: Mapping[str, Any]) -> None:
         if self._file.closed:
             raise JournalError(f"journal {self.path}: it is closed; nothing more can be applied")
-        self._file.write(_line(record))
+        self._file.write(encode_line(record))
         self._file.flush()
         os.fsync(self._file.fileno())
 

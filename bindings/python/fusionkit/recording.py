@@ -22,34 +22,25 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ._host_requests import HostEvent
+from ._instance import Instance
+from ._replayable import TICK, ReplayableInstance, replayable_options
+from ._text import JSON
 from .errors import FusionError
 
 if TYPE_CHECKING:
-    from .library import JSON, HostEvent, Library
+    from ._library import Library
 
-from ._driven import TICK, DrivenInstance
-from .library import Instance
+__all__ = ["RecordingInstance", "recording_options", "seconds_text", "TICK"]
 
-__all__ = ["RecordingInstance", "recording_options", "TICK"]
+#: The name this rule had before it was shared with journals (_replayable.py).
+recording_options = replayable_options
 
 _TRAILER = b"\n  ]\n}\n"
-
-
-def recording_options(given: Mapping[str, JSON]) -> tuple[dict[str, JSON], bool]:
-    """The options a recorded instance is created with, from those asked for: a seed
-    drawn when none is given, and the manual clock. Also says whether the session asked
-    for real time (the system clock), which the recording then plays on the manual one."""
-    options = dict(given)
-    real_time = options.pop("clock", "system") != "manual"
-    options["clock"] = "manual"
-    # Below 2^53, so that every JSON reader keeps it exact.
-    options.setdefault("seed", random.randrange(1 << 53))
-    return options, real_time
 
 
 def seconds_text(nanoseconds: int) -> str:
@@ -58,7 +49,7 @@ def seconds_text(nanoseconds: int) -> str:
     return str(whole) if not fraction else f"{whole}.{fraction:09d}".rstrip("0")
 
 
-class RecordingInstance(DrivenInstance):
+class RecordingInstance(ReplayableInstance):
     """An Instance whose every change is written to a scenario file as it happens (made by
     `Library.create(..., record=path)`). Everything else is as for `Instance`; inputs,
     gotos, host answers and clock moves made through it are recorded (calls made through
@@ -71,7 +62,7 @@ class RecordingInstance(DrivenInstance):
     @classmethod
     def start(cls, library: Library, feature: str, given: Mapping[str, JSON],
               path: str | os.PathLike[str]) -> RecordingInstance:
-        options, real_time = recording_options(given)
+        options, real_time = replayable_options(given)
         instance: RecordingInstance = library._create_with_options(feature, options, cls)
         try:
             instance._begin(os.fspath(path), options, real_time)
@@ -106,32 +97,18 @@ class RecordingInstance(DrivenInstance):
         self._fingerprint = self._take_fingerprint()
         self._start_driving(real_time, f"fusionkit-record-{self.feature}")
 
-    # -- what is recorded --------------------------------------------------------------
+    # -- what is recorded ---------------------------------------------------------------
 
-    def send_json(self, text: str | bytes) -> None:
-        data = text.encode() if isinstance(text, str) else text
-        self._perform("send", json.loads(data), lambda: Instance.send_json(self, data))
-
-    def goto(self, version: int) -> int:
-        reached: list[int] = []
-        self._perform("goto", version, lambda: reached.append(Instance.goto(self, version)))
-        return reached[0] if reached else version
-
-    def respond_json(self, request_id: int, text: str | bytes) -> None:
-        data = text.encode() if isinstance(text, str) else text
-        answer = self._answer(request_id, "result", json.loads(data))
-        self._perform("respond", answer, lambda: Instance.respond_json(self, request_id, data))
-
-    def fail_request(self, request_id: int, message: str | bytes) -> None:
-        text = message.decode() if isinstance(message, bytes) else message
-        answer = self._answer(request_id, "message", text)
-        self._perform("fail", answer, lambda: Instance.fail_request(self, request_id, text))
-
-    def advance_clock(self, seconds: float = 0.0, *, nanoseconds: int | None = None) -> None:
-        with self._drive_lock:
-            Instance.advance_clock(self, seconds, nanoseconds=nanoseconds)  # checks the arguments
-            self._unwritten_ns += nanoseconds if nanoseconds is not None else round(seconds * 1_000_000_000)
+    def _change(self, kind: str, value: JSON, apply: Callable[[], object]) -> None:
+        if kind == "advance":
+            apply()
+            self._unwritten_ns += value
             self._write_advance()
+            return
+        if kind in ("respond", "fail"):
+            key = "result" if kind == "respond" else "message"
+            value = self._answer(value["id"], key, value[key])
+        self._perform(kind, value, apply)
 
     def set_request_handler(self, handler: Callable[[HostEvent], object] | None) -> None:
         if handler is None:

@@ -1,0 +1,70 @@
+"""Text and JSON between Python and the library: UTF-8 for what goes in, the library's
+compact JSON read back fast, and integers checked before ctypes would wrap them."""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from ctypes import c_char_p
+from typing import Any
+
+from .errors import InvalidArgumentError, InvalidUTF8Error
+
+#: Any value JSON can carry, as the json module reads it.
+JSON = Any
+
+_U64_LIMIT = 1 << 64
+
+# Compact, UTF-8 (not \u-escaped), and strict: NaN and infinity are not JSON.
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# The json module's C scanner, called directly: json.loads spends more time finding the
+# encoding and skipping whitespace around a small state than scanning it (see bench.py).
+# (getattr: typeshed does not declare JSONDecoder.scan_once, the C scanner json.loads ends in.)
+_scan_once: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
+
+
+def _parse(text: bytes) -> JSON:
+    """Reads JSON the library wrote: compact, one value, nothing around it."""
+    string = text.decode("utf-8")
+    try:
+        value, end = _scan_once(string, 0)
+    except StopIteration:
+        end = -1
+    if end != len(string):
+        return json.loads(string)  # not the library's usual shape: let json decide, and explain
+    return value
+
+
+def _owned(c: Any, text: c_char_p) -> bytes:
+    """Copies owned text out and frees it with the library's fk_free, exactly once."""
+    try:
+        return text.value or b""
+    finally:
+        c.fk_free(text)
+
+
+def _utf8(value: str | bytes, what: str) -> bytes:
+    """Text for the library: bytes as they are (so that a caller can send any bytes,
+    valid or not), str as UTF-8. A str holding lone surrogates has no UTF-8 form; that is
+    refused here with the status the library gives for invalid UTF-8."""
+    if isinstance(value, bytes):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be str or bytes, not {type(value).__name__}")
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise InvalidUTF8Error(f"{what} is not valid UTF-8: {error}", status="FK_ERR_INVALID_UTF8") from None
+
+
+def _to_json(value: JSON, what: str) -> bytes:
+    return _utf8(_encoder.encode(value), what)
+
+
+def _u64(value: int, what: str) -> int:
+    """ctypes silently wraps integers into uint64_t; refuse what does not fit instead."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    if not 0 <= value < _U64_LIMIT:
+        raise InvalidArgumentError(f"{what} {value} is out of range: it must fit an unsigned 64-bit integer",
+                                   status="FK_ERR_INVALID_ARGUMENT")
+    return value
