@@ -67,7 +67,7 @@ def render(results: dict[tuple[int, int, int], list[dict]], runs: int) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     worst_p99 = {}
-    for (sessions, interval, inputs), items in results.items():
+    for (sessions, interval, _inputs), items in results.items():
         rate = statistics.median(r["inputsPerSecond"] for r in items)
         p50 = statistics.median(r["webP50Ms"] for r in items)
         p99 = max(r["webP99Ms"] for r in items)
@@ -105,7 +105,7 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[tuple[int, int, int], list[dict]] = {}
     for load in LOADS:
-        for run in range(args.runs):
+        for _run in range(args.runs):
             result = run_once(args, *load)
             print(json.dumps(result), file=sys.stderr)
             results.setdefault(load, []).append(result)

@@ -184,45 +184,10 @@ public final class JournalFile: Sendable {
     private static func systemError() -> String { String(cString: strerror(errno)) }
 }
 
-/// Why a journal could not be opened, read or written, naming the file.
-public struct JournalError: Error, Sendable, CustomStringConvertible {
-    public let path: String
-    public let reason: String
-
-    public init(path: String, _ reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-
-    public var description: String { "journal \(path): \(reason)" }
-
-    /// A reason without a path yet, for the line parser.
-    struct Reason: Error, ExpressibleByStringLiteral {
-        let text: String
-        init(_ text: String) { self.text = text }
-        init(stringLiteral text: String) { self.text = text }
-    }
-}
-
 private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
     #if canImport(Glibc)
     Glibc.open(path, flags, mode)
     #else
     Darwin.open(path, flags, mode)
     #endif
-}
-
-/// CRC-32 (IEEE 802.3, as zlib's `crc32`), so that other front ends check the same sums.
-enum CRC32 {
-    private static let table: [UInt32] = (0..<256).map { index in
-        var value = UInt32(index)
-        for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
-        return value
-    }
-
-    static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        return crc ^ 0xFFFF_FFFF
-    }
 }

@@ -49,13 +49,6 @@ public struct Scenario: Sendable {
     }
 }
 
-/// A scenario file that cannot be read, with what is wrong and where.
-public struct ScenarioFileError: Error, Sendable, CustomStringConvertible {
-    public let path: String
-    public let reason: String
-    public var description: String { "\(path): \(reason)" }
-}
-
 extension Scenario {
     static let topLevelKeys = ["$schema", "name", "note", "recorded", "feature", "options", "exhaustive", "nothingPending", "steps"]
     static let stepKeys = ["send", "advance", "respond", "fail", "goto", "expect", "state", "error", "requests", "note"]

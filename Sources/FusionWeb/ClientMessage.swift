@@ -45,13 +45,6 @@ struct ClientEnvelope {
     var message: ClientMessage
 }
 
-/// A message that could not be read: the error, and the id to answer to when the
-/// message had a usable one.
-struct RejectedMessage: Error {
-    var id: JSONValue?
-    var error: BridgeError
-}
-
 extension ClientEnvelope {
     static func parse(_ bytes: [UInt8]) throws(RejectedMessage) -> ClientEnvelope {
         let json: JSONValue

@@ -8,7 +8,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import INCLUDE, ROOT, clean_env, plain_build_only, valgrind
 
 EXAMPLE = ROOT / "examples/c/counter.c"

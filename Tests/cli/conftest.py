@@ -9,7 +9,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from fusion_cli import Tmux
 
 

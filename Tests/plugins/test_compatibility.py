@@ -8,9 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 import fusionkit
+import pytest
 from conftest import ROOT, library_file_name, swift_build
 
 # The last commit whose header lacked fk_state_into and fk_send_and_read.

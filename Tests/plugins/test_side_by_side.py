@@ -10,9 +10,8 @@ import subprocess
 import threading
 from pathlib import Path
 
-import pytest
-
 import fusionkit
+import pytest
 
 HERE = Path(__file__).parent
 

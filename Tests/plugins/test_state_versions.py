@@ -9,9 +9,8 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
-
 import fusionkit
+import pytest
 from fusionkit import InvalidStateError
 
 SAVED_BY_1_0_0 = {"feature": "counter", "stateVersion": 1, "version": 3,

@@ -14,9 +14,8 @@ from ctypes import addressof, byref, c_char_p, c_uint64, create_string_buffer
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 import fusionkit
+import pytest
 from fusionkit import _native
 
 FK_NUL_TERMINATED = _native.NUL_TERMINATED

@@ -12,9 +12,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 import fusionkit
+import pytest
 from fusionkit import _lifetime
 
 PET = {"name": "Dubu", "species": "cat", "age": 4}

@@ -9,9 +9,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 import fusionkit
+import pytest
 from fusionkit import _lifetime
 
 
@@ -182,7 +181,7 @@ def test_garbage_collection_destroys_exactly_once(lib: fusionkit.Library, monkey
     # A callback that refers back to its instance makes a reference cycle: only the
     # cyclic collector can free it, and the callback must survive until it is destroyed.
     seen: list[int] = []
-    instance.subscribe(lambda version: seen.append(instance.version))
+    instance.subscribe(lambda version: seen.append(instance.version))  # noqa: F821 (the cycle is the point)
     instance.send("increase")
     assert seen == [1]
     del instance

@@ -6,7 +6,6 @@ last record is dropped with a JournalWarning; damage is refused."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -15,9 +14,8 @@ import time
 import zlib
 from pathlib import Path
 
-import pytest
-
 import fusionkit
+import pytest
 from fusionkit import JournalError, JournalWarning
 from fusionkit.journal import JournaledInstance, Resumption
 

@@ -3,9 +3,8 @@ one raises LimitExceededError with the library's message. Limits hold for the wh
 library, so each test puts back what it changed."""
 from __future__ import annotations
 
-import pytest
-
 import fusionkit
+import pytest
 
 
 def test_defaults_and_setting(lib: fusionkit.Library) -> None:

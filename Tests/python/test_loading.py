@@ -10,9 +10,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 import fusionkit
+import pytest
 from fusionkit import _native
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,9 +6,8 @@ import json
 import threading
 from typing import Any
 
-import pytest
-
 import fusionkit
+import pytest
 
 
 def test_send_and_read_returns_the_state_right_after_the_input(lib: fusionkit.Library) -> None:

@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import fusionkit
 import fusionkit.scenario as scenario
+import pytest
 from fusionkit.scenario import Scenario, ScenarioError, ScenarioResult
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,9 +7,8 @@ import os
 import threading
 from typing import Any
 
-import pytest
-
 import fusionkit
+import pytest
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 

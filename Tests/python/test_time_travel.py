@@ -9,10 +9,9 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
-
 import fusionkit
 import fusionkit.scenario as scenario
+import pytest
 from fusionkit.recording import recording_options, seconds_text
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import signal
 import subprocess
 import time
@@ -32,7 +31,7 @@ class Server:
         self.port = int(self.url.rsplit(":", 1)[1].strip("/"))
         self.ws_url = f"ws://127.0.0.1:{self.port}/ws"
 
-    def connect(self, session: str | None = None, origin: str | None = None) -> "Client":
+    def connect(self, session: str | None = None, origin: str | None = None) -> Client:
         url = self.ws_url + (f"?session={session}" if session else "")
         return Client(url, origin)
 
@@ -67,7 +66,7 @@ class Client:
     def close(self) -> None:
         self.ws.close()
 
-    def __enter__(self) -> "Client":
+    def __enter__(self) -> Client:
         return self
 
     def __exit__(self, *_: object) -> None:

@@ -7,8 +7,9 @@ import signal
 import subprocess
 import sys
 import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -159,8 +160,7 @@ class Browser:
                  timeout: float = WAIT) -> Any:
         """Polls probe() until check(value) holds and returns the value; on timeout fails
         with what the page showed last."""
-        from selenium.common.exceptions import (NoSuchElementException, StaleElementReferenceException,
-                                                TimeoutException)
+        from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
         from selenium.webdriver.support.ui import WebDriverWait
         seen: list[Any] = []
 
@@ -228,7 +228,7 @@ def stop_server(server: Server, timeout: float = 2.5) -> bool:
         server.process.kill()
         server.process.wait()
         warnings.warn(f"fusion serve on port {server.port} did not stop within {timeout} s of SIGTERM "
-                      "(Chromium holds a connection to it that never sent a request); killed it")
+                      "(Chromium holds a connection to it that never sent a request); killed it", stacklevel=2)
         return False
 
 

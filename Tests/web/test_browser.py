@@ -13,7 +13,6 @@ import time
 from typing import TYPE_CHECKING
 
 import pytest
-
 from bridge import Server
 from conftest import stop_server
 
@@ -412,7 +411,7 @@ def test_index_lists_the_features_and_the_generic_page_drives_one(browser: Brows
     b.expect_text("library", "FusionExamples 0.1.0")
     cards = b.find_all("feature")
     assert [card.get_attribute("data-name") for card in cards] == FEATURES
-    for card, name in zip(cards, FEATURES):
+    for card, name in zip(cards, FEATURES, strict=True):
         assert b.text("feature-name", card) == name
         assert b.text("summary", card)
         assert b.find_all("input-name", card)

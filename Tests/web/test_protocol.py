@@ -3,15 +3,14 @@ every message, every error row, sessions, the Origin check, limits, shutdown."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 import signal
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 import websocket
-
 from bridge import Client, Server, apply_patch, close_frame
 
 

@@ -130,7 +130,7 @@ def workloads(lib: fusionkit.Library, counter: fusionkit.Instance) -> dict[str, 
             c.fk_version(handle, version_ref)
 
     state_text = counter.state_json()[0]
-    scan: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")  # as `.state` does
+    scan: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")  # as `.state` does  # noqa: B009 (typeshed lacks it)
 
     def parse(n: int) -> None:
         for _ in range(n):
@@ -269,7 +269,7 @@ def report(lib: fusionkit.Library, runs: list[dict[str, list[float]]], rounds: i
         return f"target {TARGETS[index][2]} {every}: {'met' if met[index] else 'NOT met'}"
 
     build = "release" if "/release/" in str(lib.path) or "_lib" in str(lib.path) else "debug"
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     rows = [
         ("package, JSON in and out: `send_and_read_json(b'\"increase\"')` (one call)", "package"),
         ("package, the state as a dict: `send_and_read(\"increase\")`", "package-dict"),

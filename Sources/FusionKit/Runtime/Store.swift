@@ -1,14 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Runs one instance of a feature: the single source of truth for its state.
 ///
 /// Inputs are applied one at a time, in the order they arrive, from any thread. The
 /// version goes up by one after every input or effect action that changed the state,
 /// and only then; subscribers are told after each change (see `ChangeNotifier`).
+///
+/// This file is the store's face: its state, and the public API a host or a test calls.
+/// The engine (applying actions, running and cancelling effects, encoding the state
+/// under the lock) is in Store+Engine.swift.
 ///
 /// The hot path (`send`, `encodedState`) is `@inlinable`: a feature's library compiles
 /// it for its own `Store<Feature>`, with concrete types, instead of running generic code
@@ -19,56 +17,51 @@ public final class Store<F: Feature>: @unchecked Sendable {
     public let feature: F
 
     @usableFromInline let lock = ConditionLock()
+
     @usableFromInline @exclusivity(unchecked) var current: F.State
+
     @usableFromInline @exclusivity(unchecked) var currentVersion: UInt64 = 0
+
     @usableFromInline @exclusivity(unchecked) var closed = false
 
-    @usableFromInline struct RunningEffect {
-        @usableFromInline let id: EffectID?
-        @usableFromInline var task: Task<Void, Never>?
-        /// For a host request: its id with the host, once submitted.
-        @usableFromInline var request: UInt64?
-
-        @usableFromInline init(id: EffectID?) { self.id = id }
-    }
     @usableFromInline @exclusivity(unchecked) var effects: [UInt64: RunningEffect] = [:]
+
     @usableFromInline @exclusivity(unchecked) var nextEffectKey: UInt64 = 0
+
     /// Tasks cancelled by the actions being applied, cancelled for real once unlocked.
     @usableFromInline @exclusivity(unchecked) var tasksToCancel: [Task<Void, Never>] = []
+
     /// Host requests cancelled, and requests to submit, once unlocked (both call out
     /// to the host's handler, which must never run under the lock).
     @usableFromInline @exclusivity(unchecked) var requestsToCancel: [UInt64] = []
+
     @usableFromInline @exclusivity(unchecked) var requestsToSubmit: [PendingRequest] = []
+
     /// Where this instance's host requests go.
     @usableFromInline let host: HostRequests
 
     /// Made by the first subscriber (most instances never have one: this saves a
     /// notifier and its lock per instance); set once, with `lock` held.
     @usableFromInline @exclusivity(unchecked) var madeNotifier: ChangeNotifier?
+
     /// The notifier, once there has been a subscriber: read only with `lock` held, or
     /// after seeing under it that there is one.
     @usableFromInline var notifier: ChangeNotifier { madeNotifier.unsafelyUnwrapped }
+
     /// How many subscribers there are, mirrored under `lock`: with none, a change is not
     /// handed to the notifier at all (which takes its own lock twice).
     @usableFromInline @exclusivity(unchecked) var subscriberCount = 0
+
     /// Whether the actions just applied queued a change for subscribers.
     @usableFromInline @exclusivity(unchecked) var changeQueued = false
-
-    @usableFromInline struct PendingRequest {
-        @usableFromInline let key: UInt64
-        @usableFromInline let submit: @Sendable (HostRequests, @escaping @Sendable (F.Action) -> Void) -> UInt64?
-
-        @usableFromInline init(key: UInt64, submit: @escaping @Sendable (HostRequests, @escaping @Sendable (F.Action) -> Void) -> UInt64?) {
-            self.key = key
-            self.submit = submit
-        }
-    }
 
     /// Recent states by version, kept once someone asks for patches (nil until then),
     /// so that a patch can be computed from any of them to the current state.
     @usableFromInline @exclusivity(unchecked) var history: [(version: UInt64, state: F.State)]?
+
     /// Kept states for time travel (`keepTimeline`, `goto`); nil, and free, when off.
     @usableFromInline @exclusivity(unchecked) var timeline: Timeline<F.State>?
+
     /// States up to this many bytes of JSON are encoded under the store's lock when
     /// their plan allows (see `encodeByPlanLocked`).
     @usableFromInline static var smallState: Int { 16 * 1024 }
@@ -79,11 +72,14 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// Encoded state and the version it was encoded at, so an unchanged state is
     /// never encoded twice. (States written straight into a caller's buffer are not kept.)
     @usableFromInline @exclusivity(unchecked) var encoded: (version: UInt64, bytes: [UInt8])?
+
     /// How many bytes of JSON the state took the last time it was written; Int.max
     /// before the first time, which builds the state's plan (see `encodeByPlanLocked`).
     @usableFromInline @exclusivity(unchecked) var lastEncodedCount = Int.max
+
     /// How the state type is written (see `EncodingPlan`), kept once known.
     @usableFromInline @exclusivity(unchecked) var statePlan: EncodingPlan?
+
     /// The encoder's scratch (its writer) from the last encode, taken by one encode at a
     /// time (nil while taken).
     @usableFromInline @exclusivity(unchecked) var encodeScratch: AnyObject?
@@ -125,37 +121,6 @@ public final class Store<F: Feature>: @unchecked Sendable {
         send(input, json: nil)
     }
 
-    /// `send`, with the input's JSON for the timeline (`history`) when one is kept.
-    @discardableResult @inlinable
-    func send(_ input: F.Input, json: UnsafeRawBufferPointer?) -> Bool {
-        lock.lock()
-        guard !closed else {
-            lock.unlock()
-            return false
-        }
-        if let timeline { timeline.nextCause = .input(json.map { Array($0) }) }
-        let actions = feature.transform(input, state: current)
-        let changed = applyLocked(actions)
-        finishLocked()
-        return changed
-    }
-
-    /// Encodes the current state while the lock is held, when its plan runs no code but
-    /// its own (no feature code that could call back in under the lock) and the last
-    /// state written was small (other threads wait for the lock meanwhile), and keeps the
-    /// bytes: one lock acquisition less. Nil when that cannot be done. Lock held.
-    @inlinable
-    func encodeByPlanLocked(version: UInt64) -> [UInt8]? {
-        guard lastEncodedCount <= Self.smallState,
-              let plan = statePlan,
-              let (bytes, scratch) = JSONStreamEncoder().encodeByPlanAlone(current, plan: plan, scratch: encodeScratch)
-        else { return nil }
-        encodeScratch = scratch
-        encoded = (version, bytes)
-        lastEncodedCount = bytes.count
-        return bytes
-    }
-
     /// Applies an input and writes the state right after it, as JSON, into `buffer`, with
     /// its version: `send` then `writeState`, except that another thread's input cannot
     /// come in between. Once closed, the input is ignored and the current state written.
@@ -180,195 +145,6 @@ public final class Store<F: Feature>: @unchecked Sendable {
         return try writeLocked(into: buffer)
     }
 
-    /// Writes the current state into `buffer` and unlocks: from the kept bytes when they
-    /// are this version's, by the plan under the lock when `encodeByPlanLocked` could
-    /// (through the encoder's own scratch, so no array is made, kept or freed), else
-    /// encoded as `encodedState` does. Lock held on entry, not on return.
-    @inlinable
-    func writeLocked(into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64) {
-        let version = currentVersion
-        if encoded?.version == version, let bytes = encoded?.bytes {
-            finishLocked()
-            return (Self.copy(bytes, into: buffer), version)
-        }
-        if lastEncodedCount <= Self.smallState,
-           let length = withUnsafePointer(to: &current, { state in
-               JSONStreamEncoder().writeByPlanAlone(UnsafeRawPointer(state), plan: &statePlan, scratch: &encodeScratch, into: buffer)
-           }) {
-            lastEncodedCount = length
-            // Older bytes would never be read again (the version has moved on): let them go.
-            if encoded != nil { encoded = nil }
-            finishLocked()
-            return (length, version)
-        }
-        let state = current
-        let plan = statePlan
-        let scratch = takeScratchLocked()
-        finishLocked()
-        return (Self.copy(try encode(state, version: version, plan: plan, scratch: scratch), into: buffer), version)
-    }
-
-    /// Copies `bytes` and a NUL into `buffer` when they fit; returns the length either way.
-    @inlinable
-    static func copy(_ bytes: [UInt8], into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        bytes.withUnsafeBytes { copyTerminated($0, into: buffer) }
-    }
-
-    /// Applies an action fed back by a running effect, unless it has been cancelled.
-    private func receive(_ action: F.Action, from key: UInt64) {
-        lock.lock()
-        guard !closed, effects[key] != nil else {
-            lock.unlock()
-            return
-        }
-        applyLocked([action])
-        finishLocked()
-    }
-
-    /// Unlocks, then does what must not happen under the lock: cancelling tasks (their
-    /// cancellation handlers may call out to the host) and telling subscribers.
-    @inlinable
-    func finishLocked() {
-        // Another thread's queued changes are delivered by that thread (see ChangeNotifier).
-        let deliver = changeQueued
-        changeQueued = false
-        guard tasksToCancel.isEmpty, requestsToCancel.isEmpty, requestsToSubmit.isEmpty else {
-            finishEffectsAndUnlock()
-            if deliver { notifier.deliver() }
-            return
-        }
-        lock.unlock()
-        if deliver { notifier.deliver() }
-    }
-
-    /// `finishLocked` when the actions applied cancelled or asked for work.
-    @usableFromInline
-    func finishEffectsAndUnlock() {
-        let cancelled = tasksToCancel
-        let cancelledRequests = requestsToCancel
-        let submissions = requestsToSubmit
-        tasksToCancel.removeAll()
-        requestsToCancel.removeAll()
-        requestsToSubmit.removeAll()
-        lock.unlock()
-        for task in cancelled { task.cancel() }
-        for request in cancelledRequests { host.cancel(request) }
-        for pending in submissions { submitRequest(pending.key, pending.submit) }
-    }
-
-    /// Hands a request to the host; its answer is applied on the answering thread.
-    private func submitRequest(_ key: UInt64, _ submit: @Sendable (HostRequests, @escaping @Sendable (F.Action) -> Void) -> UInt64?) {
-        guard lock.withLock({ effects[key] != nil }) else { return }  // cancelled before it was sent
-        let id = submit(host) { [weak self] action in self?.receiveAnswer(action, for: key) }
-        guard let id else { return }
-        let stillWanted = lock.withLock { () -> Bool in
-            guard effects[key] != nil else { return false }
-            effects[key]?.request = id
-            return true
-        }
-        if !stillWanted { host.cancel(id) }
-    }
-
-    /// Applies the action made from a host's answer, unless the request was cancelled.
-    private func receiveAnswer(_ action: F.Action, for key: UInt64) {
-        lock.lock()
-        guard !closed, effects.removeValue(forKey: key) != nil else {
-            lock.unlock()
-            return
-        }
-        timeline?.nextCause = .response
-        applyLocked([action])
-        finishLocked()
-    }
-
-    /// Performs the actions and those they send; starts their effects. Lock held.
-    @discardableResult @inlinable
-    func applyLocked(_ actions: [F.Action]) -> Bool {
-        let before = current
-        var queue = actions
-        var index = 0
-        while index < queue.count {
-            let effect = feature.perform(queue[index], state: &current)
-            index += 1
-            if effect.work.isEmpty { continue }
-            let followUps = startLocked(effect)
-            // Follow-ups run right after the action that sent them, before the rest.
-            if !followUps.isEmpty { queue.insert(contentsOf: followUps, at: index) }
-        }
-        guard current != before else {
-            timeline?.nextCause = .effect
-            return false
-        }
-        recordChangeLocked()
-        return true
-    }
-
-    /// What every change of `current` is followed by: a new version, kept for time travel
-    /// and patches, and queued for subscribers. Lock held.
-    @inlinable
-    func recordChangeLocked() {
-        currentVersion += 1
-        timeline?.record(version: currentVersion, state: current)
-        if history != nil {
-            history!.append((currentVersion, current))
-            if history!.count > Self.patchHistoryLimit { history!.removeFirst() }
-        }
-        if subscriberCount > 0 {
-            notifier.enqueue(currentVersion)
-            changeQueued = true
-        }
-    }
-
-    /// Starts an effect's work; returns the actions it sends at once. Lock held.
-    @usableFromInline
-    func startLocked(_ effect: Effect<F.Action>) -> [F.Action] {
-        var followUps: [F.Action] = []
-        for work in effect.work {
-            switch work {
-            case .send(let action): followUps.append(action)
-            case .run(let id, let cancelInFlight, let body):
-                if cancelInFlight, let id { cancelLocked(id) }
-                startLocked(id: id, body)
-            case .cancel(let id): cancelLocked(id)
-            case .request(let id, let submit, let builtin):
-                if host.currentMode == .builtin {
-                    startLocked(id: id, builtin)
-                } else {
-                    nextEffectKey += 1
-                    effects[nextEffectKey] = RunningEffect(id: id)
-                    requestsToSubmit.append(PendingRequest(key: nextEffectKey, submit: submit))
-                }
-            }
-        }
-        return followUps
-    }
-
-    private func startLocked(id: EffectID?, _ body: @escaping @Sendable (Send<F.Action>) async -> Void) {
-        nextEffectKey += 1
-        let key = nextEffectKey
-        effects[key] = RunningEffect(id: id)
-        let send = Send<F.Action> { [weak self] action in self?.receive(action, from: key) }
-        let task = Task.detached { [weak self] in
-            await body(send)
-            self?.finished(key)
-        }
-        effects[key]?.task = task
-    }
-
-    private func finished(_ key: UInt64) {
-        lock.withLock { _ = effects.removeValue(forKey: key) }
-    }
-
-    @usableFromInline
-    func cancelLocked(_ id: EffectID) {
-        for (key, effect) in effects where effect.id == id {
-            // Marked now, so that nothing it sends is applied from here on.
-            effects.removeValue(forKey: key)
-            if let task = effect.task { tasksToCancel.append(task) }
-            if let request = effect.request { requestsToCancel.append(request) }
-        }
-    }
-
     /// How many effects are still running.
     public var runningEffectCount: Int { lock.withLock { effects.count } }
 
@@ -381,11 +157,6 @@ public final class Store<F: Feature>: @unchecked Sendable {
             if ContinuousClock.now - start > limit { return }
             Self.pause()
         }
-    }
-
-    private static func pause() {
-        var request = timespec(tv_sec: 0, tv_nsec: 50_000)
-        nanosleep(&request, nil)
     }
 
     /// Calls `callback` with the new version after every change, until unsubscribed.
@@ -555,54 +326,5 @@ public final class Store<F: Feature>: @unchecked Sendable {
         let scratch = takeScratchLocked()
         lock.unlock()
         return (try encode(state, version: version, plan: plan, scratch: scratch), version)
-    }
-
-    /// The encoder's scratch kept from the last encode, now this caller's. Lock held.
-    @inlinable
-    func takeScratchLocked() -> AnyObject? {
-        let scratch = encodeScratch
-        encodeScratch = nil
-        return scratch
-    }
-
-    /// Encodes `state` (the state at `version`) with the plan and scratch taken under the
-    /// lock, and keeps the bytes unless a newer version's are kept already, and the
-    /// scratch. Called without the lock.
-    @inlinable
-    func encode(_ state: F.State, version: UInt64, plan: EncodingPlan?, scratch spare: AnyObject?) throws(FusionError) -> [UInt8] {
-        let bytes: [UInt8]
-        let newPlan: EncodingPlan?
-        let scratch: AnyObject?
-        do {
-            (bytes, newPlan, scratch) = try JSONStreamEncoder().encode(state, plan: plan, scratch: spare)
-        } catch {
-            throw FusionError(.internalError, "the state of \"\(F.name)\" cannot be written as JSON: \(error)")
-        }
-        lock.lock()
-        if encoded == nil || encoded!.version < version { encoded = (version, bytes) }
-        lastEncodedCount = bytes.count
-        if newPlan !== plan { statePlan = newPlan }
-        if let scratch { encodeScratch = scratch }
-        lock.unlock()
-        return bytes
-    }
-}
-
-/// A continuation resumed at most once, from whichever thread gets there first.
-private final class WaitBox: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var continuation: CheckedContinuation<Void, Never>?
-    var subscription: UInt64?
-
-    func arm(_ continuation: CheckedContinuation<Void, Never>) {
-        lock.withLock { self.continuation = continuation }
-    }
-
-    func fire() {
-        let pending = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            defer { continuation = nil }
-            return continuation
-        }
-        pending?.resume()
     }
 }

@@ -22,10 +22,27 @@ from ._native import ABI_VERSION, LIBRARY_ENV, Buffer, candidate_paths, find_lib
 from ._subscriptions import Subscription
 from ._text import JSON
 from ._time_travel import History, HistoryEntry
-from .errors import (AbiVersionError, FusionError, InternalError, InvalidArgumentError, InvalidHandleError,
-                     InvalidInputError, InvalidResponseError, InvalidStateError, InvalidUTF8Error, JournalError,
-                     LibraryLoadError, LimitExceededError, MalformedJSONError, MissingFunctionError, NullArgumentError,
-                     UnknownFeatureError, UnknownInputError, UnknownRequestError, UnknownSubscriptionError)
+from .errors import (
+                     AbiVersionError,
+                     FusionError,
+                     InternalError,
+                     InvalidArgumentError,
+                     InvalidHandleError,
+                     InvalidInputError,
+                     InvalidResponseError,
+                     InvalidStateError,
+                     InvalidUTF8Error,
+                     JournalError,
+                     LibraryLoadError,
+                     LimitExceededError,
+                     MalformedJSONError,
+                     MissingFunctionError,
+                     NullArgumentError,
+                     UnknownFeatureError,
+                     UnknownInputError,
+                     UnknownRequestError,
+                     UnknownSubscriptionError,
+)
 from .journal import JournalWarning
 from .manifest import FeatureSpec, FeatureSummary, InputCase, InputField, LibraryInfo, Manifest, ManifestSummary
 

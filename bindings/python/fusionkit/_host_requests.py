@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _lifetime
-from ._handle import InstanceHandle, _OK
+from ._handle import _OK, InstanceHandle
 from ._native import REQUEST_FN
 from ._subscriptions import _report_callback_error
 from ._text import JSON, _owned, _to_json, _u64, _utf8
+
 
 @dataclass(frozen=True, slots=True)
 class HostEvent:

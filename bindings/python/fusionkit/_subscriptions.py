@@ -11,7 +11,7 @@ from ctypes import byref, c_uint64
 from typing import TYPE_CHECKING
 
 from . import _lifetime
-from ._handle import InstanceHandle, _INVALID_HANDLE, _OK, _UNKNOWN_SUBSCRIPTION
+from ._handle import _INVALID_HANDLE, _OK, _UNKNOWN_SUBSCRIPTION, InstanceHandle
 from ._native import CHANGE_FN
 from ._text import JSON
 from .errors import InvalidHandleError

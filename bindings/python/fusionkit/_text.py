@@ -19,7 +19,7 @@ _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan
 # The json module's C scanner, called directly: json.loads spends more time finding the
 # encoding and skipping whitespace around a small state than scanning it (see bench.py).
 # (getattr: typeshed does not declare JSONDecoder.scan_once, the C scanner json.loads ends in.)
-_scan_once: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
+_scan_once: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")  # noqa: B009 (typeshed lacks it)
 
 
 def _parse(text: bytes) -> JSON:

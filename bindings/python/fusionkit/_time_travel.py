@@ -7,9 +7,10 @@ import math
 from ctypes import byref, c_char_p, c_uint64
 from dataclasses import dataclass
 
-from ._handle import InstanceHandle, _OK
+from ._handle import _OK, InstanceHandle
 from ._text import JSON, _owned, _u64
 from .errors import InvalidArgumentError
+
 
 @dataclass(frozen=True, slots=True)
 class HistoryEntry:

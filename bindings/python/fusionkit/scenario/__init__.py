@@ -24,11 +24,31 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from ._comparison import (ABSENT, changes, exact_differences, expect_differences, format_path, is_named, json_equal,
-                          named_paths, show)
+from ._comparison import (
+    ABSENT,
+    changes,
+    exact_differences,
+    expect_differences,
+    format_path,
+    is_named,
+    json_equal,
+    named_paths,
+    show,
+)
 from ._files import collect, params, scenario_id
-from ._model import (CREATE_LABEL, DEFAULT_OPTIONS, END_LABEL, LOAD_LABEL, SUFFIX, RequestAnswer, Scenario,
-                     ScenarioError, Step, load, parse)
+from ._model import (
+    CREATE_LABEL,
+    DEFAULT_OPTIONS,
+    END_LABEL,
+    LOAD_LABEL,
+    SUFFIX,
+    RequestAnswer,
+    Scenario,
+    ScenarioError,
+    Step,
+    load,
+    parse,
+)
 from ._model_types import JSON
 from ._runner import ScenarioResult, run
 

@@ -10,6 +10,7 @@ from typing import Final
 
 from ._model_types import JSON
 
+
 def _is_integer(value: JSON) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -63,7 +64,7 @@ def json_equal(a: JSON, b: JSON) -> bool:
     if a is None or b is None:
         return a is None and b is None
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(json_equal(value, b[key]) for key, value in a.items())
     return False
@@ -87,7 +88,7 @@ def exact_differences(expected: JSON, actual: JSON, path: Path_ = ()) -> list[st
         lines += [_difference((*path, key), ABSENT, value) for key, value in actual.items() if key not in expected]
         return lines
     if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
-        return [line for index, (x, y) in enumerate(zip(expected, actual))
+        return [line for index, (x, y) in enumerate(zip(expected, actual, strict=True))
                 for line in exact_differences(x, y, (*path, index))]
     return [_difference(path, expected, actual)]
 

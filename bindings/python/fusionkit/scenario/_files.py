@@ -8,6 +8,7 @@ from typing import Any
 
 from ._model import SUFFIX
 
+
 def collect(*paths: str | os.PathLike[str]) -> list[Path]:
     """The scenario files of `paths`, in the order given: a file as it is; a folder's
     `*.scenario.json`, searched recursively (skipping names that start with "."), sorted

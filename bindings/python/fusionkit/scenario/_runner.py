@@ -12,8 +12,8 @@ from .._library import Library
 from .._library import load as load_library
 from ..errors import FusionError
 from ._comparison import Path_, changes, exact_differences, expect_differences, format_path, is_named, named_paths, show
-from ._model import (CREATE_LABEL, END_LABEL, LOAD_LABEL, RequestAnswer, Scenario, ScenarioError,
-                     Step, load)
+from ._model import CREATE_LABEL, END_LABEL, LOAD_LABEL, RequestAnswer, Scenario, ScenarioError, Step, load
+
 
 @dataclass(slots=True)
 class ScenarioResult:

@@ -2,7 +2,7 @@ import FusionHost
 
 /// What changed between two states, field by field: nested objects by their paths
 /// (profile.name), arrays of equal length by index (networks[2].isJoined).
-enum StateDiff {
+enum FieldChanges {
     struct Change: Equatable {
         var path: String
         /// nil when the field is new.
