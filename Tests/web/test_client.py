@@ -23,3 +23,10 @@ def test_every_error_the_client_raises_is_a_fusion_error() -> None:
     result = subprocess.run([NODE, str(HERE / "client_errors.mjs")], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def test_the_input_shorthand_follows_the_shared_vectors() -> None:
+    # Tests/vectors/input-shorthand, which the Python and Swift tests read too.
+    result = subprocess.run([NODE, str(HERE / "input_vectors.mjs")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith(", 0 failed")

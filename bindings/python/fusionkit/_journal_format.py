@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._text import strict_loads
 from .errors import JournalError
 
 #: The journal format this package reads and writes (the header's "fusionJournal").
@@ -57,7 +58,7 @@ def parse_journal(data: bytes, path: str) -> ParsedJournal | None:
                 problem = "its checksum does not match"
             else:
                 try:
-                    value = json.loads(text)
+                    value = strict_loads(text)
                 except ValueError as error:
                     problem = f"its checksum matches but it is not JSON: {error}"
         if problem is not None:

@@ -5,7 +5,6 @@ under one reentrant lock, and a session on the system clock run on a manual cloc
 a thread moves in real time."""
 from __future__ import annotations
 
-import json
 import math
 import random
 import threading
@@ -15,7 +14,7 @@ from typing import IO
 
 from ._input import _input_json
 from ._instance import Instance
-from ._text import JSON
+from ._text import JSON, strict_loads
 
 #: How often the clock of a real-time session moves, in seconds.
 TICK = 0.010
@@ -57,9 +56,10 @@ class ReplayableInstance(Instance):
     def send_json(self, text: str | bytes) -> None:
         data = text.encode() if isinstance(text, str) else text
         try:
-            value = json.loads(data)
+            value = strict_loads(data)
         except ValueError:
-            Instance.send_json(self, data)  # not JSON: the library says so; nothing to write down
+            # Not JSON as the library reads it: the library says so; nothing to write down.
+            Instance.send_json(self, data)
             return
         with self._drive_lock:
             self._change("send", value, lambda: Instance.send_json(self, data))
@@ -73,7 +73,7 @@ class ReplayableInstance(Instance):
     def respond_json(self, request_id: int, text: str | bytes) -> None:
         data = text.encode() if isinstance(text, str) else text
         with self._drive_lock:
-            self._change("respond", {"id": request_id, "result": json.loads(data)},
+            self._change("respond", {"id": request_id, "result": strict_loads(data)},
                          lambda: Instance.respond_json(self, request_id, data))
 
     def fail_request(self, request_id: int, message: str | bytes) -> None:

@@ -68,3 +68,42 @@ def _u64(value: int, what: str) -> int:
         raise InvalidArgumentError(f"{what} {value} is out of range: it must fit an unsigned 64-bit integer",
                                    status="FK_ERR_INVALID_ARGUMENT")
     return value
+
+
+def _pairs_without_duplicates(pairs: list[tuple[str, JSON]]) -> dict[str, JSON]:
+    result: dict[str, JSON] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f'duplicate key "{key}" in object')
+        result[key] = value
+    return result
+
+
+def _refuse_constant(name: str) -> JSON:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check_scalars(value: JSON) -> None:
+    """Refuses strings no UTF-8 can hold (a lone surrogate from a \\u escape)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            item.encode("utf-8")  # UnicodeEncodeError (a ValueError) for a lone surrogate
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def strict_loads(text: bytes | str) -> JSON:
+    """JSON read as the library reads it (include/fusionkit.h, "What the parser refuses
+    that RFC 8259 allows"), where the json module is lenient: NaN and Infinity, a key
+    twice in one object, lone UTF-16 surrogates. Raises ValueError saying which."""
+    value = json.loads(text, object_pairs_hook=_pairs_without_duplicates, parse_constant=_refuse_constant)
+    try:
+        _check_scalars(value)
+    except UnicodeEncodeError:
+        raise ValueError("unpaired UTF-16 surrogate in \\u escape") from None
+    return value
