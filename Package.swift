@@ -101,6 +101,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(name: "FusionHostTests", dependencies: ["FusionHost"], swiftSettings: strict),
+        // The shell client's own rules (its input syntax) against the shared vectors.
+        .testTarget(name: "FusionCLITests", dependencies: ["fusion", "FusionHost"], swiftSettings: strict),
         .testTarget(name: "FusionWebTests", dependencies: ["FusionWeb", "FusionHost"], swiftSettings: strict),
         // Every scenario of examples/scenarios (and Tests/scenarios/failing) as a Swift test.
         .testTarget(name: "ScenarioTests", dependencies: ["FusionScenario", "FusionHost"], swiftSettings: strict),
