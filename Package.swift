@@ -42,6 +42,8 @@ let package = Package(
         .executable(name: "fusion", targets: ["fusion"]),
     ],
     dependencies: [
+// Each package is named here and again (with .product) in the targets that use it:
+// SwiftPM's manifest wants both; the two lists repeat on purpose.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
@@ -81,6 +83,7 @@ let package = Package(
             name: "FusionWeb",
             dependencies: [
                 "FusionHost",
+// The packages of `dependencies` above, product by product (SwiftPM wants both lists).
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

@@ -10,6 +10,7 @@ import Foundation
 /// what earlier work freed, so it moves between runs), and the heap bytes handed out by
 /// malloc (mallinfo2), which repeat exactly.
 enum MemoryWorkload {
+// A plain record of what was measured (PerformanceDocument's records have the same shape).
     struct Result {
         let count: Int
         let abiBytesPerInstance: Double

@@ -1,6 +1,8 @@
 import CFusionKit
 import FusionKit
 
+// Every export is a thin @c wrapper of one shape (the C signature, then abiCall around
+// the Swift call), so that each reads against its declaration in include/fusionkit.h.
 @c public func fk_create(
     _ feature: UnsafePointer<CChar>?, _ featureLength: Int,
     _ stateJSON: UnsafePointer<CChar>?, _ stateLength: Int,

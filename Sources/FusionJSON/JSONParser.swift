@@ -68,6 +68,8 @@ public struct JSONParser {
 
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         if depth > depthLimit.levels { throw depthError() }
+// Objects and arrays are read alike (open, members, separators, close), in two functions
+// kept apart for speed: the parser is on every input's path.
         index += 1  // {
         var members: [JSONMember] = []
         skipWhitespace()

@@ -28,6 +28,7 @@ struct New: ParsableCommand {
             \(ExitStatus.help)
             """)
 
+// ArgumentParser's declarations: each command states its own options, in one shape.
     @Argument(help: "The package's name, which is also its library's and module's: a Swift identifier starting with a letter, e.g. Chores.")
     var name: String
 

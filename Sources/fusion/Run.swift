@@ -51,6 +51,7 @@ struct Run: ParsableCommand {
             \(ExitStatus.help)
             """)
 
+// ArgumentParser's declarations: each command states its own options, in one shape.
     @Argument(help: ArgumentHelp("The library (optional), then the feature.", valueName: "lib-or-feature"))
     var words: [String] = []
 

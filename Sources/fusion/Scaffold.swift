@@ -85,6 +85,7 @@ struct Scaffold {
         ]
     }
 
+    // The template of a plugin's Package.swift: the shape of examples/plugins/chores's, on purpose.
     private var packageSwift: String {
         """
         // swift-tools-version:6.2
@@ -141,6 +142,7 @@ struct Scaffold {
         """
     }
 
+    // The template of a feature: the shape every example feature has, on purpose.
     private var featureSwift: String {
         """
         import FusionKit

@@ -33,6 +33,7 @@ struct Send: ParsableCommand {
             \(ExitStatus.help)
             """)
 
+// ArgumentParser's declarations: each command states its own options, in one shape.
     @Argument(help: ArgumentHelp("The library (optional), the feature, then the inputs.", valueName: "lib-feature-inputs"))
     var words: [String] = []
 

@@ -23,6 +23,7 @@ struct Style: Sendable {
         enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
+// One line per role, each a colour: a table of the palette, alike on purpose.
     func bold(_ text: String) -> String { paint(text, "1") }
     func dim(_ text: String) -> String { paint(text, "2") }
     func key(_ text: String) -> String { paint(text, "36") }

@@ -1,6 +1,6 @@
 // Answer: draws {answer, isSubmitEnabled, isSubmitting, submitted};
 // sends answerChanged {text}, submitTapped, resultDismissed.
-import { $, Page, optionsFromQuery, bindTextField, setText } from "/common.js";
+import { $, Page, bindTextField, setText } from "/common.js";
 
 const page = new Page();
 // The elements this page draws into, found once by their data-test names (listed at the
@@ -29,10 +29,4 @@ field.addEventListener("keydown", (event) => {
 });
 $('[data-test="dismiss-result"]').addEventListener("click", () => page.send("resultDismissed"));
 
-let options;
-try {
-    options = optionsFromQuery();
-} catch (error) {
-    page.showError(error);
-}
-page.open("answer", { options, render }).catch(() => {}); // shown in the error area
+page.openFromQuery("answer", render);

@@ -234,6 +234,21 @@ export class Page {
     }
 
     /**
+     * `open` with the creation options of the page's query string (optionsFromQuery):
+     * a query that is not valid is shown in the error area and the page opens without
+     * options; a failure to open is shown there too (the promise then resolves to null).
+     */
+    openFromQuery(feature, render) {
+        let options;
+        try {
+            options = optionsFromQuery();
+        } catch (error) {
+            this.showError(error);
+        }
+        return this.open(feature, { options, render }).catch(() => null);
+    }
+
+    /**
      * Makes `instance` the page's: `render(state, version)` draws every state, the
      * status line's version follows, and `document.body.dataset.ready` becomes "true"
      * after the first draw (unless `ready: false`: then the page calls markReady()).

@@ -1,5 +1,5 @@
 // Counter: draws {value, isReset, alert}; sends increase, decrease, reset, show, alertDismissed.
-import { $, Page, optionsFromQuery, setDialog, onDialogDismiss, setText } from "/common.js";
+import { $, Page, setDialog, onDialogDismiss, setText } from "/common.js";
 
 const page = new Page();
 // The elements this page draws into, found once by their data-test names (listed at the
@@ -24,10 +24,4 @@ for (const input of ["increase", "decrease", "reset", "show"]) {
 $('[data-test="alert-ok"]').addEventListener("click", () => page.send("alertDismissed"));
 onDialogDismiss(alert, () => page.send("alertDismissed"));
 
-let options;
-try {
-    options = optionsFromQuery();
-} catch (error) {
-    page.showError(error);
-}
-page.open("counter", { options, render }).catch(() => {}); // shown in the error area
+page.openFromQuery("counter", render);

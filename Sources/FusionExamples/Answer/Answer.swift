@@ -9,6 +9,8 @@ import FusionKit
 /// | answerChanged(text:)        | answer = text; isSubmitEnabled = not blank and not busy   |
 /// | submitTapped (when enabled) | isSubmitting = true; after `submitDelay`: submitted = the trimmed answer, answer = "" |
 /// | resultDismissed             | submitted = nil                                           |
+// Each example states Feature's requirements the same way (name, summary, Input,
+// Action, State, init, initialState, transform, perform): the shape repeats by design.
 public struct Answer: Feature {
     public static let name = "answer"
     public static let summary = "An answer form: isSubmitEnabled derived from the text; submitting, then a result (seed 002)."

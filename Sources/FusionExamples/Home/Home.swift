@@ -13,6 +13,8 @@ import FusionKit
 ///
 /// N is drawn from 0...5 with the instance's random source, so a test (or a front
 /// end, with the creation option `"seed"`) can pin it.
+// Each example states Feature's requirements the same way (name, summary, Input,
+// Action, State, init, initialState, transform, perform): the shape repeats by design.
 public struct Home: Feature {
     public static let name = "home"
     public static let summary = "Title and description set by viewDidLoad, tap1, tap2 with a random number (seed 001)."

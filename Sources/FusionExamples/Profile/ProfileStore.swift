@@ -13,6 +13,8 @@ import FusionKit
 /// `fetchFamily`, `fetchPreschool`, `fetchBabyProfile`, payload `{"profileID": …}`;
 /// results shaped as `PetEntity`, `FamilyEntity`, `PreSchoolEntity`, `BabyProfile`).
 /// Without a host the library answers them itself from sample data after a delay.
+// Each example states Feature's requirements the same way (name, summary, Input,
+// Action, State, init, initialState, transform, perform): the shape repeats by design.
 public struct ProfileStore: Feature {
     public static let name = "profile"
     public static let summary = "One store for profile data: four parallel host-requested fetches, …Complete actions, error and retry (seed 004)."
@@ -80,6 +82,7 @@ public struct ProfileStore: Feature {
         case .getAllProfileData:
             state.error = nil
             state.pending = Fetch.allCases
+// One case per fetch (seed 004's parallel fetches): the `…Complete` cases are alike by design.
         case .getPetEntityComplete(let pet):
             state.pet = pet
             state.pending.removeAll { $0 == .pet }

@@ -71,6 +71,7 @@ private final class ValueEncoder: Encoder {
         self.codingPath = codingPath
     }
 
+// The keyed and unkeyed containers are made alike (reuse the node, or make one): Encoder's shape.
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let object: EncodingNode
         if let existing = node, case .object = existing.content {

@@ -117,19 +117,9 @@ struct Differ {
             try diffArray(old: old, new: array, path: path, whole: new)
             return
         }
-        switch (Captured.capture(old), Captured.capture(new)) {
-        case (.keyed(let a), .keyed(let b)) where a.map(\.key) == b.map(\.key):
-            for (oldField, newField) in zip(a, b) {
-                try diffParts(oldField.value, newField.value, path: path + "/" + Self.escape(newField.key))
-            }
-        case (.single(let a), .single(let b)):
-            // One value inside, such as an optional (a struct's field walked in memory has
-            // its declared type): compare what is inside.
-            try diffParts(a, b, path: path)
-        default:
-            if let equatable = new as? any Equatable, equatable.isEqual(to: old) { return }
-            try replace(path, with: new)
-        }
+        if try diffAlike(Captured.capture(old), Captured.capture(new), path: path) { return }
+        if let equatable = new as? any Equatable, equatable.isEqual(to: old) { return }
+        try replace(path, with: new)
     }
 
     private mutating func diffArray<T: Encodable>(old: T, new: any ComparableElements, path: String, whole: T) throws {
@@ -191,15 +181,25 @@ struct Differ {
     }
 
     private mutating func diffCaptured(_ old: Captured, _ new: Captured, path: String, new part: Captured.Part) throws {
+        if try diffAlike(old, new, path: path) { return }
+        operations.append(["op": "replace", "path": .string(path), "value": try Self.json(part)])
+    }
+
+    /// Two captured values of one shape, compared part by part: structs with the same
+    /// fields field by field, single values (an optional: a struct's field walked in
+    /// memory has its declared type) by what is inside. False when their shapes differ.
+    private mutating func diffAlike(_ old: Captured, _ new: Captured, path: String) throws -> Bool {
         switch (old, new) {
         case (.keyed(let a), .keyed(let b)) where a.map(\.key) == b.map(\.key):
             for (oldField, newField) in zip(a, b) {
                 try diffParts(oldField.value, newField.value, path: path + "/" + Self.escape(newField.key))
             }
+            return true
         case (.single(let a), .single(let b)):
             try diffParts(a, b, path: path)
+            return true
         default:
-            operations.append(["op": "replace", "path": .string(path), "value": try Self.json(part)])
+            return false
         }
     }
 

@@ -103,16 +103,15 @@ class HostRequests(InstanceHandle):
 
     def respond_json(self, request_id: int, text: str | bytes) -> None:
         """Answers an open request with a result written as JSON text."""
-        self.library.require("fk_respond")
-        data = _utf8(text, "the response")
-        status = self._c.fk_respond(self.handle, _u64(request_id, "request_id"), data, len(data))
-        if status != _OK:
-            raise self._fail(status, "fk_respond")
+        self._answer_request("fk_respond", request_id, _utf8(text, "the response"))
 
     def fail_request(self, request_id: int, message: str | bytes) -> None:
         """Answers an open request with an error: why the work could not be done."""
-        self.library.require("fk_fail_request")
-        data = _utf8(message, "the message")
-        status = self._c.fk_fail_request(self.handle, _u64(request_id, "request_id"), data, len(data))
+        self._answer_request("fk_fail_request", request_id, _utf8(message, "the message"))
+
+    def _answer_request(self, function: str, request_id: int, data: bytes) -> None:
+        """fk_respond or fk_fail_request: the two answers take the same arguments."""
+        self.library.require(function)
+        status = getattr(self._c, function)(self.handle, _u64(request_id, "request_id"), data, len(data))
         if status != _OK:
-            raise self._fail(status, "fk_fail_request")
+            raise self._fail(status, function)

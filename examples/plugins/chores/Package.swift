@@ -15,6 +15,7 @@ let package = Package(
         .package(name: "FusionKit", path: "../../.."),
     ],
     targets: [
+// What `fusion new` writes too (Sources/fusion/Scaffold.swift): a plugin's Package.swift has one shape.
         .target(
             name: "Chores",
             dependencies: [
