@@ -15,7 +15,7 @@ import PackageDescription
 //   fusion-bench    the benchmarks (HeapProbe: malloc's count of bytes in use, in C)
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 // The modules a plugin library is made of skip the implicit import of _StringProcessing
 // (Regex), which none of them uses: a library built from them then does not load
@@ -24,10 +24,13 @@ let strict: [SwiftSetting] = [
 // which the runtime resolves by scanning every conformance loaded for the generic
 // requirements: describing the features (the manifest) runs far fewer instructions
 // (docs/performance.md, "Start"). A plugin's own module may do the same (the scaffold does).
-let inTheLibrary: [SwiftSetting] = strict + [
-    .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import",
-                  "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]),
-]
+let inTheLibrary: [SwiftSetting] =
+    strict + [
+        .unsafeFlags([
+            "-Xfrontend", "-disable-implicit-string-processing-module-import",
+            "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"
+        ])
+    ]
 
 let package = Package(
     name: "FusionKit",
@@ -39,18 +42,18 @@ let package = Package(
         .library(name: "FusionExamples", type: .dynamic, targets: ["FusionExamples"]),
         .executable(name: "fusion-bench", targets: ["fusion-bench"]),
         .library(name: "FusionHost", targets: ["FusionHost"]),
-        .executable(name: "fusion", targets: ["fusion"]),
+        .executable(name: "fusion", targets: ["fusion"])
     ],
     dependencies: [
-// Each package is named here and again (with .product) in the targets that use it:
-// SwiftPM's manifest wants both; the two lists repeat on purpose.
+        // Each package is named here and again (with .product) in the targets that use it:
+        // SwiftPM's manifest wants both; the two lists repeat on purpose.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2")
     ],
     targets: [
         // The one JSON codec: what a library parses its inputs with and what a host reads
@@ -83,7 +86,7 @@ let package = Package(
             name: "FusionWeb",
             dependencies: [
                 "FusionHost",
-// The packages of `dependencies` above, product by product (SwiftPM wants both lists).
+                // The packages of `dependencies` above, product by product (SwiftPM wants both lists).
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -91,7 +94,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio")
             ],
             swiftSettings: strict),
         .target(name: "FusionScenario", dependencies: ["FusionHost"], swiftSettings: strict),
@@ -100,7 +103,7 @@ let package = Package(
             dependencies: [
                 "FusionHost", "FusionWeb", "FusionScenario",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict),
         .testTarget(name: "FusionHostTests", dependencies: ["FusionHost"], swiftSettings: strict),
@@ -108,7 +111,7 @@ let package = Package(
         .testTarget(name: "FusionCLITests", dependencies: ["fusion", "FusionHost"], swiftSettings: strict),
         .testTarget(name: "FusionWebTests", dependencies: ["FusionWeb", "FusionHost"], swiftSettings: strict),
         // Every scenario of examples/scenarios (and Tests/scenarios/failing) as a Swift test.
-        .testTarget(name: "ScenarioTests", dependencies: ["FusionScenario", "FusionHost"], swiftSettings: strict),
+        .testTarget(name: "ScenarioTests", dependencies: ["FusionScenario", "FusionHost"], swiftSettings: strict)
     ]
 )
 

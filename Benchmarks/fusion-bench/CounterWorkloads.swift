@@ -1,7 +1,7 @@
 import CFusionKit  // the header's declarations: these are C calls into the exported symbols
+import Foundation
 import FusionExamples
 import FusionKit
-import Foundation
 
 /// The Counter round trip: send "increase", read the state JSON.
 enum CounterWorkloads {

@@ -1,6 +1,6 @@
+import Foundation
 import FusionExamples
 import FusionKit
-import Foundation
 
 /// The Wi-Fi state with many networks: encoding it whole, and following one change.
 enum LargeStateWorkloads {
@@ -48,7 +48,8 @@ enum LargeStateWorkloads {
             let result = Harness.measure(comparison, rounds: rounds)
             let patch = (try? StateDiff.patch(from: old, to: new)).map { JSONWriter.serialize(.array($0)).count } ?? 0
             let full = (try? JSONStreamEncoder().encode(new).count) ?? 0
-            return PatchRow(networks: count, fullNanos: result.baselineNanos, patchNanos: result.subjectNanos, patchBytes: patch, fullBytes: full)
+            return PatchRow(
+                networks: count, fullNanos: result.baselineNanos, patchNanos: result.subjectNanos, patchBytes: patch, fullBytes: full)
         }
     }
 }

@@ -1,8 +1,8 @@
 import CFusionKit
-import FusionExamples
-import HeapProbe
-import FusionKit
 import Foundation
+import FusionExamples
+import FusionKit
+import HeapProbe
 
 /// 10,000 Counter instances alive at once, created through the C ABI; and, as the
 /// baseline, 10,000 bare Swift stores of the same feature. Two measures of each: the
@@ -10,7 +10,7 @@ import Foundation
 /// what earlier work freed, so it moves between runs), and the heap bytes handed out by
 /// malloc (mallinfo2), which repeat exactly.
 enum MemoryWorkload {
-// A plain record of what was measured (PerformanceDocument's records have the same shape).
+    // A plain record of what was measured (PerformanceDocument's records have the same shape).
     struct Result {
         let count: Int
         let abiBytesPerInstance: Double
@@ -37,8 +37,9 @@ enum MemoryWorkload {
         for handle in handles { _ = fk_destroy(handle) }
         withExtendedLifetime(stores) {}
         let per = { (bytes: Int) in Double(bytes) / Double(count) }
-        return Result(count: count, abiBytesPerInstance: per(abiBytes), storeBytesPerInstance: per(storeBytes),
-                      abiHeapPerInstance: per(abiHeap), storeHeapPerInstance: per(storeHeap))
+        return Result(
+            count: count, abiBytesPerInstance: per(abiBytes), storeBytesPerInstance: per(storeBytes),
+            abiHeapPerInstance: per(abiHeap), storeHeapPerInstance: per(storeHeap))
     }
 
     /// Resident memory (from /proc/self/statm) and malloc'd bytes added while `body` runs.

@@ -29,8 +29,9 @@ enum StartWorkload {
             }
         }
         func median(_ mode: String) -> Double { Harness.median(samples[mode] ?? []) }
-        return Result(runtimeNanos: median("runtime"), loadNanos: median("library"),
-                      firstCounterNanos: median("counter"), wholeManifestNanos: median("manifest"))
+        return Result(
+            runtimeNanos: median("runtime"), loadNanos: median("library"),
+            firstCounterNanos: median("counter"), wholeManifestNanos: median("manifest"))
     }
 
     private static func measure(_ probe: String, _ mode: String, _ path: String) -> Double? {

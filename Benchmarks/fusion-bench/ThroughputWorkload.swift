@@ -26,29 +26,37 @@ enum ThroughputWorkload {
     static func run(rounds: Int) -> Result {
         let perThread = 200_000
         let cpuWork = 4_000_000
-        var one: [Double] = [], two: [Double] = [], shared: [Double] = []
-        var controlOne: [Double] = [], controlTwo: [Double] = []
+        var one: [Double] = []
+        var two: [Double] = []
+        var shared: [Double] = []
+        var controlOne: [Double] = []
+        var controlTwo: [Double] = []
         var lost = 0
         let instances = (0..<3).map { _ in create() }
         defer { for handle in instances { _ = fk_destroy(handle) } }
         for _ in 0..<rounds {
             controlOne.append(Double(cpuWork) / seconds { spin(cpuWork) })
             one.append(Double(perThread) / seconds { drive(instances[0], inputs: perThread) })
-            two.append(Double(2 * perThread) / seconds {
-                inParallel({ drive(instances[0], inputs: perThread) }, { drive(instances[1], inputs: perThread) })
-            })
+            two.append(
+                Double(2 * perThread)
+                    / seconds {
+                        inParallel({ drive(instances[0], inputs: perThread) }, { drive(instances[1], inputs: perThread) })
+                    })
             controlTwo.append(Double(2 * cpuWork) / seconds { inParallel({ spin(cpuWork) }, { spin(cpuWork) }) })
             let before = version(instances[2])
-            shared.append(Double(2 * perThread) / seconds {
-                inParallel({ drive(instances[2], inputs: perThread) }, { drive(instances[2], inputs: perThread) })
-            })
+            shared.append(
+                Double(2 * perThread)
+                    / seconds {
+                        inParallel({ drive(instances[2], inputs: perThread) }, { drive(instances[2], inputs: perThread) })
+                    })
             lost += 2 * perThread - Int(version(instances[2]) - before)
         }
         let scaling = zip(two, one).map { $0 / $1 }
         let control = zip(controlTwo, controlOne).map { $0 / $1 }
-        return Result(oneThread: Harness.median(one), twoThreads: Harness.median(two), sharedInstance: Harness.median(shared),
-                      controlOne: Harness.median(controlOne), controlTwo: Harness.median(controlTwo),
-                      scalingPerRound: scaling, controlPerRound: control, lostInputs: lost)
+        return Result(
+            oneThread: Harness.median(one), twoThreads: Harness.median(two), sharedInstance: Harness.median(shared),
+            controlOne: Harness.median(controlOne), controlTwo: Harness.median(controlTwo),
+            scalingPerRound: scaling, controlPerRound: control, lostInputs: lost)
     }
 
     private static func create() -> fk_instance {

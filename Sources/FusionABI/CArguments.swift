@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CFusionKit
 import FusionKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Reading the caller's arguments and handing results back, by the header's rules.
 enum CArguments {
@@ -19,7 +20,9 @@ enum CArguments {
             return UnsafeRawBufferPointer(start: pointer, count: count)
         }
         guard length >= 0 else {
-            throw FusionError(.invalidArgument, "\(name)'s length \(UInt(bitPattern: length)) is too large; pass the length in bytes or FK_NUL_TERMINATED")
+            throw FusionError(
+                .invalidArgument, "\(name)'s length \(UInt(bitPattern: length)) is too large; pass the length in bytes or FK_NUL_TERMINATED"
+            )
         }
         guard length <= limit else { throw FusionLimit.length.exceeded("\(name) is \(length) bytes") }
         return UnsafeRawBufferPointer(start: pointer, count: length)

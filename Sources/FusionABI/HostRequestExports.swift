@@ -7,7 +7,8 @@ private struct CRequestHandler: @unchecked Sendable {
     let userData: UnsafeMutableRawPointer?
 }
 
-@c public func fk_set_request_handler(_ instance: fk_instance, _ handler: fk_request_fn?, _ userData: UnsafeMutableRawPointer?) -> fk_status {
+@c public func fk_set_request_handler(_ instance: fk_instance, _ handler: fk_request_fn?, _ userData: UnsafeMutableRawPointer?) -> fk_status
+{
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)
         guard let handler else {
@@ -27,7 +28,9 @@ private struct CRequestHandler: @unchecked Sendable {
     }
 }
 
-@c public func fk_poll_request(_ instance: fk_instance, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?) -> fk_status {
+@c public func fk_poll_request(
+    _ instance: fk_instance, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?
+) -> fk_status {
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)
         guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
@@ -41,7 +44,9 @@ private struct CRequestHandler: @unchecked Sendable {
     }
 }
 
-@c public func fk_respond(_ instance: fk_instance, _ requestID: UInt64, _ resultJSON: UnsafePointer<CChar>?, _ resultLength: Int) -> fk_status {
+@c public func fk_respond(_ instance: fk_instance, _ requestID: UInt64, _ resultJSON: UnsafePointer<CChar>?, _ resultLength: Int)
+    -> fk_status
+{
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)
         let result = try CArguments.json(resultJSON, resultLength, "result_json", what: "the response")
@@ -49,7 +54,9 @@ private struct CRequestHandler: @unchecked Sendable {
     }
 }
 
-@c public func fk_fail_request(_ instance: fk_instance, _ requestID: UInt64, _ message: UnsafePointer<CChar>?, _ messageLength: Int) -> fk_status {
+@c public func fk_fail_request(_ instance: fk_instance, _ requestID: UInt64, _ message: UnsafePointer<CChar>?, _ messageLength: Int)
+    -> fk_status
+{
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)
         let text = try CArguments.name(message, messageLength, "message")
@@ -63,7 +70,9 @@ private struct CRequestHandler: @unchecked Sendable {
     }
 }
 
-@c public func fk_pending(_ instance: fk_instance, _ outEffects: UnsafeMutablePointer<UInt64>?, _ outRequests: UnsafeMutablePointer<UInt64>?) -> fk_status {
+@c public func fk_pending(
+    _ instance: fk_instance, _ outEffects: UnsafeMutablePointer<UInt64>?, _ outRequests: UnsafeMutablePointer<UInt64>?
+) -> fk_status {
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)
         let (effects, requests) = target.pending
@@ -75,10 +84,12 @@ private struct CRequestHandler: @unchecked Sendable {
 /// An answer whose request was closed by fk_destroy on another thread gets
 /// FK_ERR_INVALID_HANDLE, as every call racing with destruction does, not
 /// FK_ERR_UNKNOWN_REQUEST, which would tell the host its bookkeeping is wrong.
-private func racingDestroy(_ instance: fk_instance, _ target: any FeatureInstance, _ answer: () throws(FusionError) -> Void) throws(FusionError) {
+private func racingDestroy(_ instance: fk_instance, _ target: any FeatureInstance, _ answer: () throws(FusionError) -> Void)
+    throws(FusionError)
+{
     do {
         try answer()
-    } catch where error.status == .unknownRequest && target.isClosed {
+    } catch  where error.status == .unknownRequest && target.isClosed {
         throw FusionError(.invalidHandle, "instance \(instance) was destroyed, which cancelled its requests")
     }
 }

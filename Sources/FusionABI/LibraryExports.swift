@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CFusionKit
 import FusionKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 private let libraryVersion = StaticCString(exportedLibrary.version)
 private let statusNames: [StaticCString] = FusionStatus.allCases.map { StaticCString($0.symbol) }
@@ -27,7 +28,9 @@ private let unknownStatusName = StaticCString("FK_ERR_UNKNOWN_STATUS")
     LastError.current
 }
 
-@c public func fk_manifest(_ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?) -> fk_status {
+@c public func fk_manifest(_ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?)
+    -> fk_status
+{
     abiCall { () throws(FusionError) in
         guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
         outJSON.pointee = try CArguments.owned(manifestBytes)
@@ -35,7 +38,9 @@ private let unknownStatusName = StaticCString("FK_ERR_UNKNOWN_STATUS")
     }
 }
 
-@c public func fk_manifest_summary(_ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?) -> fk_status {
+@c public func fk_manifest_summary(_ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?)
+    -> fk_status
+{
     abiCall { () throws(FusionError) in
         guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
         outJSON.pointee = try CArguments.owned(manifestSummaryBytes)

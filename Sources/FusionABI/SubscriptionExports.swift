@@ -31,7 +31,8 @@ private struct CCallback: @unchecked Sendable {
             // Ended by fk_destroy on another thread: as the header says for calls racing
             // with destruction, an invalid handle (found by the soak test).
             if target.isClosed { throw FusionError(.invalidHandle, "instance \(instance) was destroyed") }
-            throw FusionError(.unknownSubscription, "instance \(instance) has no subscription \(subscription); it was never made or has ended")
+            throw FusionError(
+                .unknownSubscription, "instance \(instance) has no subscription \(subscription); it was never made or has ended")
         }
     }
 }

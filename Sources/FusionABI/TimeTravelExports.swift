@@ -8,7 +8,9 @@ import FusionKit
         let target = try InstanceTable.shared.lookup(instance)
         guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
         guard let history = target.historyJSON else {
-            throw FusionError(.invalidArgument, "this \"\(target.featureName)\" instance keeps no history; create it with the option {\"history\": N} to keep N versions")
+            throw FusionError(
+                .invalidArgument,
+                "this \"\(target.featureName)\" instance keeps no history; create it with the option {\"history\": N} to keep N versions")
         }
         let bytes = JSONWriter.serialize(history)
         outJSON.pointee = try CArguments.owned(bytes)

@@ -20,9 +20,10 @@ struct Calls {
         guard status != FK_OK else { return }
         // The message first: it is only promised until the next fk_ call on this thread.
         let message = lastErrorMessage()
-        throw .failed(CallFailure(
-            function: entryPoint.symbol, status: FusionStatus(rawValue: status),
-            statusName: statusName(status), message: message))
+        throw .failed(
+            CallFailure(
+                function: entryPoint.symbol, status: FusionStatus(rawValue: status),
+                statusName: statusName(status), message: message))
     }
 
     private func statusCall(_ entryPoint: EntryPoint, _ arguments: CArgument...) throws(FusionHostError) {
@@ -56,7 +57,8 @@ struct Calls {
     }
 
     /// Calls a function with an owned-text out-parameter and its length, and takes the text.
-    private func ownedText(_ body: (UnsafeRawPointer, UnsafeRawPointer) throws(FusionHostError) -> Void) throws(FusionHostError) -> String? {
+    private func ownedText(_ body: (UnsafeRawPointer, UnsafeRawPointer) throws(FusionHostError) -> Void) throws(FusionHostError) -> String?
+    {
         var text: UnsafeMutablePointer<CChar>?
         var length = 0
         let outcome: Result<Void, FusionHostError> = withUnsafeMutablePointer(to: &text) { textOut in
@@ -198,7 +200,8 @@ struct Calls {
         let outcome: Result<Void, FusionHostError> = withUnsafeMutablePointer(to: &effects) { effectsOut in
             withUnsafeMutablePointer(to: &requests) { requestsOut in
                 Result { () throws(FusionHostError) in
-                    try statusCall(.pending, .uint64(instance), .pointer(UnsafeRawPointer(effectsOut)), .pointer(UnsafeRawPointer(requestsOut)))
+                    try statusCall(
+                        .pending, .uint64(instance), .pointer(UnsafeRawPointer(effectsOut)), .pointer(UnsafeRawPointer(requestsOut)))
                 }
             }
         }

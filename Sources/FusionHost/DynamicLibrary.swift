@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// How this platform names a shared library: libName.so on Linux and the other ELF
@@ -9,11 +9,11 @@ import Darwin
 public enum SharedLibraryName {
     public static func forLibrary(_ name: String) -> String {
         #if os(macOS) || os(iOS)
-        return "lib\(name).dylib"
+            return "lib\(name).dylib"
         #elseif os(Windows)
-        return "\(name).dll"
+            return "\(name).dll"
         #else
-        return "lib\(name).so"
+            return "lib\(name).so"
         #endif
     }
 

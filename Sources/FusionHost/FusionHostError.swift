@@ -73,7 +73,8 @@ public enum FusionHostError: Error, Sendable, Equatable, CustomStringConvertible
         case .missingEntryPoint(let path, let symbol):
             return "\(path) is not a usable FusionKit library: it does not export \(symbol)"
         case .abiMismatch(let path, let library, let host):
-            return "\(path) speaks FusionKit ABI version \(library), but this host speaks version \(host); rebuild one against the other's header"
+            return
+                "\(path) speaks FusionKit ABI version \(library), but this host speaks version \(host); rebuild one against the other's header"
         case .invalidManifest(let path, let reason):
             return "the manifest of \(path) is not valid: \(reason)"
         case .callPreparation(let symbol, let status):

@@ -49,7 +49,7 @@ public final class HostedInstance: Sendable {
             defer { state.subscriptions = [:]; state.requestHandler = nil }
             return (Array(state.subscriptions.values), state.requestHandler)
         }
-        subscriptions.forEach { $0.release() }
+        for subscription in subscriptions { subscription.release() }
         handler?.release()
     }
 
@@ -165,8 +165,10 @@ public final class HostedInstance: Sendable {
     public func history() throws(FusionHostError) -> InstanceHistory {
         let json = try calls.history(handle)
         guard let value = try? JSONParser.parse(json), let history = InstanceHistory(json: value) else {
-            throw .failed(CallFailure(function: "fk_history", status: .internalError, statusName: "FK_ERR_INTERNAL",
-                                      message: "fk_history returned what is not a history: \(json.prefix(200))"))
+            throw .failed(
+                CallFailure(
+                    function: "fk_history", status: .internalError, statusName: "FK_ERR_INTERNAL",
+                    message: "fk_history returned what is not a history: \(json.prefix(200))"))
         }
         return history
     }

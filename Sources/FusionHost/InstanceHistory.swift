@@ -23,7 +23,8 @@ public struct InstanceHistory: Sendable, Equatable {
         // Versions are unsigned: a negative one makes the history unreadable, not a trap.
         func version(_ value: JSONValue?) -> UInt64? { value?.integerValue.flatMap(UInt64.init(exactly:)) }
         guard let limit = json["limit"]?.integerValue, let current = version(json["version"]),
-              let list = json["entries"]?.elements else { return nil }
+            let list = json["entries"]?.elements
+        else { return nil }
         var entries: [Entry] = []
         for item in list {
             guard let itemVersion = version(item["version"]), let cause = item["cause"]?.stringValue else { return nil }

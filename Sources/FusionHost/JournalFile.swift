@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The crash journal's file (docs/reliability.md, "Crash-safe sessions"): a header line,
@@ -145,9 +145,11 @@ public final class JournalFile: Sendable {
             if let problem {
                 // Only the last line can be torn by a crash; the header must be whole.
                 guard isLast, number > 0 else {
-                    throw JournalError(path: path, "line \(number + 1) is damaged (\(problem)); the journal is not read rather than read wrong")
+                    throw JournalError(
+                        path: path, "line \(number + 1) is damaged (\(problem)); the journal is not read rather than read wrong")
                 }
-                droppedTail = "the last record (line \(number + 1)) was torn, most likely by a crash while it was written (\(problem)): it is dropped"
+                droppedTail =
+                    "the last record (line \(number + 1)) was torn, most likely by a crash while it was written (\(problem)): it is dropped"
                 break
             }
             values.append(value!)
@@ -186,8 +188,8 @@ public final class JournalFile: Sendable {
 
 private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
     #if canImport(Glibc)
-    Glibc.open(path, flags, mode)
+        Glibc.open(path, flags, mode)
     #else
-    Darwin.open(path, flags, mode)
+        Darwin.open(path, flags, mode)
     #endif
 }

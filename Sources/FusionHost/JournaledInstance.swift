@@ -1,9 +1,9 @@
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An instance whose session survives a crash of its process (docs/reliability.md,
@@ -54,8 +54,10 @@ public final class JournaledInstance: Sendable {
     /// made with `options` (as for fk_create_with_options), with the host's `extra`
     /// fields in its header. A journal of another feature (nil: any), or a damaged one,
     /// is refused. On resume `options` and `extra` are not used: the journal's are.
-    public init(path: String, library: HostedLibrary, feature: String?, options: JSONValue, startedBy: String,
-                extra: JSONValue = .object([])) throws(JournalError) {
+    public init(
+        path: String, library: HostedLibrary, feature: String?, options: JSONValue, startedBy: String,
+        extra: JSONValue = .object([])
+    ) throws(JournalError) {
         self.path = path
         let realTime: Bool
         if let (existing, contents) = try JournalFile.open(existing: path) {
@@ -68,7 +70,10 @@ public final class JournaledInstance: Sendable {
             // on a feature whose shape changed would not make the same session.
             let current = library.summary.feature(named: journaled)?.stateVersion ?? 1
             if let written = header["stateVersion"]?.integerValue, written != current {
-                throw JournalError(path: path, "it was written with state version \(written) of feature \"\(journaled)\"; this library's is \(current), and a journal replays only on the version that wrote it")
+                throw JournalError(
+                    path: path,
+                    "it was written with state version \(written) of feature \"\(journaled)\"; this library's is \(current), and a journal replays only on the version that wrote it"
+                )
             }
             self.feature = journaled
             self.options = header["options"] ?? .object([])
@@ -114,7 +119,7 @@ public final class JournaledInstance: Sendable {
                 "startedBy": .string(startedBy),
                 "realTime": .bool(systemClock),
                 "options": replayable,
-                "extra": extra,
+                "extra": extra
             ]
             do {
                 file = try JournalFile(creating: path, header: header)
@@ -218,7 +223,9 @@ public final class JournaledInstance: Sendable {
         try? instance.advanceClock(byNanoseconds: 0)
     }
 
-    private static func create(_ library: HostedLibrary, _ feature: String, _ options: JSONValue, _ path: String) throws(JournalError) -> HostedInstance {
+    private static func create(_ library: HostedLibrary, _ feature: String, _ options: JSONValue, _ path: String) throws(JournalError)
+        -> HostedInstance
+    {
         do {
             return try library.create(feature: feature, options: options)
         } catch {
@@ -252,7 +259,9 @@ enum JournalRecord: Sendable {
             guard let id = whole(value["id"]), let result = value["result"] else { throw "is a respond without an id or a result" }
             self = .respond(id: id, result: result)
         case "fail":
-            guard let id = whole(value["id"]), let message = value["message"]?.stringValue else { throw "is a fail without an id or a message" }
+            guard let id = whole(value["id"]), let message = value["message"]?.stringValue else {
+                throw "is a fail without an id or a message"
+            }
             self = .fail(id: id, message: message)
         case "advance":
             guard let nanoseconds = whole(value) else { throw "has an advance that is not whole nanoseconds" }

@@ -2,9 +2,9 @@ import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Calls a function every 10 ms on a thread of its own until stopped, with the real time
@@ -30,8 +30,9 @@ public final class RealTimeTicker: Sendable {
                 let now = ContinuousClock.Instant.now
                 let elapsed = now - last
                 last = now
-                tick(UInt64(max(0, elapsed.components.seconds)) * 1_000_000_000
-                     + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000)))
+                tick(
+                    UInt64(max(0, elapsed.components.seconds)) * 1_000_000_000
+                        + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000)))
             }
             done.signal()
         }

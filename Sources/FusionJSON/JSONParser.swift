@@ -27,7 +27,8 @@ public struct JSONParser {
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
         if parser.index < buffer.count {
-            throw parser.error(.syntax, at: parser.index, "unexpected \(parser.describeByte(at: parser.index)) after the end of the JSON value")
+            throw parser.error(
+                .syntax, at: parser.index, "unexpected \(parser.describeByte(at: parser.index)) after the end of the JSON value")
         }
         return value
     }
@@ -68,8 +69,8 @@ public struct JSONParser {
 
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         if depth > depthLimit.levels { throw depthError() }
-// Objects and arrays are read alike (open, members, separators, close), in two functions
-// kept apart for speed: the parser is on every input's path.
+        // Objects and arrays are read alike (open, members, separators, close), in two functions
+        // kept apart for speed: the parser is on every input's path.
         index += 1  // {
         var members: [JSONMember] = []
         skipWhitespace()
@@ -323,9 +324,11 @@ public struct JSONParser {
 
     private mutating func expectLiteral(_ word: StaticString) throws(JSONParseError) {
         let count = word.utf8CodeUnitCount
-        let matches = index + count <= bytes.count && word.withUTF8Buffer { literal in
-            (0..<count).allSatisfy { bytes[index + $0] == literal[$0] }
-        }
+        let matches =
+            index + count <= bytes.count
+            && word.withUTF8Buffer { literal in
+                (0..<count).allSatisfy { bytes[index + $0] == literal[$0] }
+            }
         guard matches else { throw error(.syntax, at: index, "unexpected \(describeByte(at: index)), expected a value") }
         index += count
     }

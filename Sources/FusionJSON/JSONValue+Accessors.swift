@@ -14,7 +14,7 @@ extension JSONValue {
         return nil
     }
 
-// One accessor per case, each the same two lines: a table, alike on purpose.
+    // One accessor per case, each the same two lines: a table, alike on purpose.
     /// The elements of an array.
     public var elements: [JSONValue]? {
         if case .array(let elements) = self { return elements }

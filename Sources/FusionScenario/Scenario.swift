@@ -61,13 +61,17 @@ extension Scenario {
         for key in members.map(\.key) where !Self.topLevelKeys.contains(key) {
             throw fail("unknown key \"\(key)\"; the keys: \(Self.topLevelKeys.joined(separator: ", "))")
         }
-        guard let feature = json["feature"]?.stringValue, !feature.isEmpty else { throw fail("\"feature\" is required: the feature's name") }
+        guard let feature = json["feature"]?.stringValue, !feature.isEmpty else {
+            throw fail("\"feature\" is required: the feature's name")
+        }
         let fileName = path.split(separator: "/").last.map(String.init) ?? path
         let name = json["name"].map { $0.stringValue } ?? fileName
         guard let name else { throw fail("\"name\" is a string") }
         var options = [JSONMember("clock", "manual")]
         if let given = json["options"] {
-            guard let entries = given.members else { throw fail("\"options\" is an object (the creation options); got \(given.kindDescription)") }
+            guard let entries = given.members else {
+                throw fail("\"options\" is an object (the creation options); got \(given.kindDescription)")
+            }
             for entry in entries {
                 options.removeAll { $0.key == entry.key }
                 options.append(entry)
@@ -87,14 +91,17 @@ extension Scenario {
                 throw fail("step \(index + 1): \(error.reason)")
             }
         }
-        self.init(name: name, path: path, feature: feature, options: .object(options),
-                  exhaustive: try flag("exhaustive", false), nothingPending: try flag("nothingPending", true), steps: steps)
+        self.init(
+            name: name, path: path, feature: feature, options: .object(options),
+            exhaustive: try flag("exhaustive", false), nothingPending: try flag("nothingPending", true), steps: steps)
     }
 
     /// Reads a scenario file.
     public init(contentsOf path: String) throws(ScenarioFileError) {
         let bytes: [UInt8]
-        do throws(FileBytes.Failure) { bytes = try FileBytes.read(path) } catch { throw ScenarioFileError(path: path, reason: error.reason) }
+        do throws(FileBytes.Failure) { bytes = try FileBytes.read(path) } catch {
+            throw ScenarioFileError(path: path, reason: error.reason)
+        }
         let json: JSONValue
         do throws(JSONParseError) { json = try JSONParser.parse(bytes) } catch {
             throw ScenarioFileError(path: path, reason: "not JSON: \(error)")

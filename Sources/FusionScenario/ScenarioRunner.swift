@@ -82,8 +82,9 @@ public struct ScenarioRunner: Sendable {
             }
             if manual { try? instance.advanceClock(byNanoseconds: 0) }
             let after = try read(instance, heading: heading)
-            try check(step, before: before, after: after, refusal: refusal, exhaustive: scenario.exhaustive,
-                      requests: requests, heading: heading)
+            try check(
+                step, before: before, after: after, refusal: refusal, exhaustive: scenario.exhaustive,
+                requests: requests, heading: heading)
             onStep(StepReport(number: index + 1, step: step, version: after.version, state: after.state))
             before = after
         }
@@ -91,13 +92,16 @@ public struct ScenarioRunner: Sendable {
             if manual { try? instance.advanceClock(byNanoseconds: 0) }
             let pending: (effects: UInt64, requests: UInt64)
             do throws(FusionHostError) { pending = try instance.pending() } catch {
-                throw StepFailure("after the last step:", ["cannot check that nothing is pending: \(error) (a library older than fk_pending: set \"nothingPending\": false)"])
+                throw StepFailure(
+                    "after the last step:",
+                    ["cannot check that nothing is pending: \(error) (a library older than fk_pending: set \"nothingPending\": false)"])
             }
             var lines: [String] = []
             if pending.effects > 0 { lines.append("\(pending.effects) effect\(pending.effects == 1 ? "" : "s") still running or waiting") }
             if pending.requests > 0 {
                 let kinds = requests.open.map(\.kind).joined(separator: ", ")
-                lines.append("\(pending.requests) host request\(pending.requests == 1 ? "" : "s") unanswered\(kinds.isEmpty ? "" : ": " + kinds)")
+                lines.append(
+                    "\(pending.requests) host request\(pending.requests == 1 ? "" : "s") unanswered\(kinds.isEmpty ? "" : ": " + kinds)")
             }
             if !lines.isEmpty { throw StepFailure("after the last step, something is still pending:", lines) }
         }
@@ -152,8 +156,10 @@ public struct ScenarioRunner: Sendable {
         return .noRequest("no open host request \(wanted); open: \(open.isEmpty ? "none" : open.joined(separator: ", "))")
     }
 
-    private func check(_ step: Scenario.Step, before: (state: JSONValue, version: UInt64), after: (state: JSONValue, version: UInt64),
-                       refusal: FusionHostError?, exhaustive: Bool, requests: OpenRequests, heading: String) throws(StepFailure) {
+    private func check(
+        _ step: Scenario.Step, before: (state: JSONValue, version: UInt64), after: (state: JSONValue, version: UInt64),
+        refusal: FusionHostError?, exhaustive: Bool, requests: OpenRequests, heading: String
+    ) throws(StepFailure) {
         var lines: [String] = []
         switch (step.error, refusal) {
         case (nil, let refusal?):
@@ -173,13 +179,20 @@ public struct ScenarioRunner: Sendable {
         if let state = step.state { lines += StateComparison.exact(expected: state, actual: after.state) }
         if let kinds = step.requests {
             let open = requests.open.map(\.kind)
-            if open != kinds { lines.append("open host requests: expected \(JSONValue.array(kinds.map(JSONValue.string)).jsonText), got \(JSONValue.array(open.map(JSONValue.string)).jsonText)") }
+            if open != kinds {
+                lines.append(
+                    "open host requests: expected \(JSONValue.array(kinds.map(JSONValue.string)).jsonText), got \(JSONValue.array(open.map(JSONValue.string)).jsonText)"
+                )
+            }
         }
         if exhaustive {
             let named = StateComparison.namedPaths(step.expect ?? .object([])) + StateComparison.namedPaths(step.state ?? .object([]))
             let everything = step.state != nil
-            for change in StateComparison.changes(from: before.state, to: after.state) where !everything && !StateComparison.isNamed(change.path, by: named) {
-                lines.append("\(change.path) changed (\(change.old?.jsonText ?? "absent") → \(change.new?.jsonText ?? "absent")) but the step does not name it")
+            for change in StateComparison.changes(from: before.state, to: after.state)
+            where !everything && !StateComparison.isNamed(change.path, by: named) {
+                lines.append(
+                    "\(change.path) changed (\(change.old?.jsonText ?? "absent") → \(change.new?.jsonText ?? "absent")) but the step does not name it"
+                )
             }
         }
         if !lines.isEmpty { throw StepFailure(heading, lines) }

@@ -2,9 +2,9 @@ import FusionHost
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Records a session as a scenario file that replays it (docs/scenarios.md, "Record
@@ -55,8 +55,10 @@ public final class SessionRecorder: Sendable {
 
     /// Starts recording `instance` (created with `options`, from `recordingOptions`) to
     /// `path`, replacing what is there. `feature` is the name a replay finds it by.
-    public init(path: String, feature: String, options: JSONValue, instance: HostedInstance, realTime: Bool,
-                recordedBy: String) throws(ScenarioFileError) {
+    public init(
+        path: String, feature: String, options: JSONValue, instance: HostedInstance, realTime: Bool,
+        recordedBy: String
+    ) throws(ScenarioFileError) {
         self.instance = instance
         self.path = path
         self.realTime = realTime
@@ -66,7 +68,7 @@ public final class SessionRecorder: Sendable {
         let recorded: JSONValue = [
             "by": .string(recordedBy),
             "library": .string("\(library.libraryName) \(library.libraryVersion)"),
-            "clock": .string(realTime ? "system, recorded as the moves of a manual clock" : "manual"),
+            "clock": .string(realTime ? "system, recorded as the moves of a manual clock" : "manual")
         ]
         let header = """
             {

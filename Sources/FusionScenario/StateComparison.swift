@@ -19,7 +19,8 @@ enum StateComparison {
     /// anything else as a whole.
     private static func elementwise(_ expected: JSONValue, _ actual: JSONValue, at path: String) -> [String] {
         if case .array(let wanted) = expected, case .array(let have) = actual, wanted.count == have.count {
-            return zip(wanted, have).enumerated().flatMap { index, pair in exact(expected: pair.0, actual: pair.1, at: "\(path)[\(index)]") }
+            return zip(wanted, have).enumerated().flatMap { index, pair in exact(expected: pair.0, actual: pair.1, at: "\(path)[\(index)]")
+            }
         }
         return ["\(name(path)): expected \(expected.jsonText), got \(actual.jsonText)"]
     }
@@ -45,7 +46,9 @@ enum StateComparison {
 
     /// The changes from one state to the next, descending into objects only: a changed
     /// array or scalar, or a field that appeared or went away, is one change.
-    static func changes(from old: JSONValue?, to new: JSONValue?, at path: String = "") -> [(path: String, old: JSONValue?, new: JSONValue?)] {
+    static func changes(from old: JSONValue?, to new: JSONValue?, at path: String = "") -> [(
+        path: String, old: JSONValue?, new: JSONValue?
+    )] {
         if let old, let new, case .object(let oldFields) = old, case .object(let newFields) = new {
             var found: [(path: String, old: JSONValue?, new: JSONValue?)] = []
             for field in newFields { found += changes(from: old[field.key], to: field.value, at: join(path, field.key)) }

@@ -124,7 +124,9 @@ final class BridgeConnection: Sendable {
             for await item in outgoing {
                 switch item {
                 case .text(let text):
-                    pending.withLock { $0.queuedMessages -= 1; $0.queuedBytes -= text.utf8.count }
+                    pending.withLock {
+                        $0.queuedMessages -= 1; $0.queuedBytes -= text.utf8.count
+                    }
                     try await outbound.write(.text(text))
                 case .flush:
                     pending.withLock { $0.queuedMessages -= 1 }

@@ -20,13 +20,19 @@ public struct BridgeError: Error, Sendable, Equatable, CustomStringConvertible {
     }
     static func keyTaken(_ message: String) -> BridgeError { BridgeError(status: "BRIDGE_KEY_TAKEN", message: message) }
     static func tooLarge(size: Int, limit: Int) -> BridgeError {
-        BridgeError(status: "BRIDGE_MESSAGE_TOO_LARGE", message: "a message of \(size) bytes is over the limit of \(limit) bytes (--max-message-bytes); it was dropped")
+        BridgeError(
+            status: "BRIDGE_MESSAGE_TOO_LARGE",
+            message: "a message of \(size) bytes is over the limit of \(limit) bytes (--max-message-bytes); it was dropped")
     }
     static func rateLimited(limit: Int) -> BridgeError {
-        BridgeError(status: "BRIDGE_RATE_LIMITED", message: "more than \(limit) messages per second on this connection (--max-messages-per-second); the message was dropped")
+        BridgeError(
+            status: "BRIDGE_RATE_LIMITED",
+            message: "more than \(limit) messages per second on this connection (--max-messages-per-second); the message was dropped")
     }
     static func instanceLimit(_ limit: Int) -> BridgeError {
-        BridgeError(status: "BRIDGE_INSTANCE_LIMIT", message: "this session has \(limit) instances already (--max-instances-per-session); destroy one first")
+        BridgeError(
+            status: "BRIDGE_INSTANCE_LIMIT",
+            message: "this session has \(limit) instances already (--max-instances-per-session); destroy one first")
     }
     static let shuttingDown = BridgeError(status: "BRIDGE_SHUTTING_DOWN", message: "the server is shutting down; connect again in a moment")
     static func sessionLimit(_ limit: Int) -> BridgeError {

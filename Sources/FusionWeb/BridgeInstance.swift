@@ -2,9 +2,9 @@ import FusionHost
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One instance of a feature in a session: the library's instance (reached only through
@@ -31,7 +31,11 @@ final class BridgeInstance: Sendable {
 
     func send(_ input: JSONValue) throws(BridgeError) {
         try apply { () throws(JournaledCallError) in
-            if let journal { try journal.send(input.jsonText) } else { try Self.plain { () throws(FusionHostError) in try hosted.send(input) } }
+            if let journal {
+                try journal.send(input.jsonText)
+            } else {
+                try Self.plain { () throws(FusionHostError) in try hosted.send(input) }
+            }
         }
     }
 

@@ -2,9 +2,9 @@ import FusionHost
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The instances of one tab, under a random id. It outlives its connections for a
@@ -124,8 +124,9 @@ final class BridgeSession: Sendable {
             reserved = id
             mkdir(journalFolder, 0o755)
             do throws(JournalError) {
-                journal = try JournaledInstance(path: "\(journalFolder)/\(number).journal", library: library, feature: feature,
-                                                options: options ?? .object([]), startedBy: "fusion serve", extra: ["instance": .string(id)])
+                journal = try JournaledInstance(
+                    path: "\(journalFolder)/\(number).journal", library: library, feature: feature,
+                    options: options ?? .object([]), startedBy: "fusion serve", extra: ["instance": .string(id)])
             } catch {
                 throw BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: error.description)
             }
@@ -147,7 +148,11 @@ final class BridgeSession: Sendable {
             if state.ended { return .raced(BridgeError(status: "BRIDGE_SHUTTING_DOWN", message: "the session has ended")) }
             if state.instances.count >= maxInstances { return .raced(.instanceLimit(maxInstances)) }
             let id: String
-            if let key { id = key } else if let reserved { id = reserved } else {
+            if let key {
+                id = key
+            } else if let reserved {
+                id = reserved
+            } else {
                 id = "#\(state.nextNumber)"
                 state.nextNumber += 1
             }
@@ -189,7 +194,7 @@ final class BridgeSession: Sendable {
     private func listen(to instance: BridgeInstance, hostRequests: Bool, answered: Set<UInt64> = []) throws(FusionHostError) {
         let id = instance.id
         try instance.hosted.subscribe { [weak self] _ in
-            self?.connections.forEach { $0.markDirty(id) }
+            for connection in self?.connections ?? [] { connection.markDirty(id) }
         }
         guard hostRequests else { return }
         // A resumed instance made its requests again while its journal was replayed,
@@ -261,7 +266,8 @@ final class BridgeSession: Sendable {
         for (number, name) in numbered {
             let path = "\(folder)/\(id)/\(name)"
             do throws(JournalError) {
-                let journal = try JournaledInstance(path: path, library: library, feature: nil, options: .object([]), startedBy: "fusion serve")
+                let journal = try JournaledInstance(
+                    path: path, library: library, feature: nil, options: .object([]), startedBy: "fusion serve")
                 guard let instanceID = journal.extra["instance"]?.stringValue else {
                     throw JournalError(path: path, "its header names no bridge instance")
                 }
@@ -274,8 +280,9 @@ final class BridgeSession: Sendable {
                     if instanceID.hasPrefix("#"), let n = Int(instanceID.dropFirst()) { state.nextNumber = max(state.nextNumber, n + 1) }
                 }
                 do throws(FusionHostError) {
-                    try session.listen(to: instance, hostRequests: journal.options["requests"]?.stringValue == "host",
-                                       answered: journal.resumed?.answeredRequests ?? [])
+                    try session.listen(
+                        to: instance, hostRequests: journal.options["requests"]?.stringValue == "host",
+                        answered: journal.resumed?.answeredRequests ?? [])
                 } catch {
                     problems.append("journal \(path): resumed, but its changes cannot be followed: \(error)")
                 }

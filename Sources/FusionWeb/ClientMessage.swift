@@ -31,7 +31,7 @@ enum ClientMessage: Equatable {
         "fail": ["instance", "request", "message"],
         "advanceClock": ["instance", "seconds"],
         "resync": ["instance"],
-        "destroy": ["instance"],
+        "destroy": ["instance"]
     ]
 
     /// The longest instance key a page may choose.
@@ -96,7 +96,8 @@ extension ClientEnvelope {
             if let options, options.members == nil {
                 throw .malformed("\"options\" of a \"create\" message is an object; got \(options.kindDescription)")
             }
-            return .create(feature: try fields.string("feature"), options: options, key: key, reuse: try fields.optionalBool("reuse") ?? false)
+            return .create(
+                feature: try fields.string("feature"), options: options, key: key, reuse: try fields.optionalBool("reuse") ?? false)
         case "send":
             return .send(instance: try fields.string("instance"), input: try fields.value("input"))
         case "respond":
@@ -105,7 +106,9 @@ extension ClientEnvelope {
             return .fail(instance: try fields.string("instance"), request: try fields.requestID(), message: try fields.string("message"))
         case "advanceClock":
             let seconds = try fields.number("seconds")
-            guard seconds >= 0, seconds <= 1e9 else { throw .malformed("\"seconds\" of an \"advanceClock\" message is from 0 to 1e9; got \(seconds)") }
+            guard seconds >= 0, seconds <= 1e9 else {
+                throw .malformed("\"seconds\" of an \"advanceClock\" message is from 0 to 1e9; got \(seconds)")
+            }
             return .advanceClock(instance: try fields.string("instance"), seconds: seconds)
         case "resync":
             return .resync(instance: try fields.string("instance"))
@@ -115,9 +118,11 @@ extension ClientEnvelope {
     }
 
     private static func checkKey(_ key: String) throws(BridgeError) {
-        let valid = !key.isEmpty && key.utf8.count <= ClientMessage.maxKeyLength && key.utf8.allSatisfy { byte in
-            (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 95 || byte == 46 || byte == 45
-        }
+        let valid =
+            !key.isEmpty && key.utf8.count <= ClientMessage.maxKeyLength
+            && key.utf8.allSatisfy { byte in
+                (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 95 || byte == 46 || byte == 45
+            }
         guard valid else {
             throw .malformed("\"key\" is 1 to \(ClientMessage.maxKeyLength) characters of A-Z a-z 0-9 _ . -; got \(JSONValue.quoted(key))")
         }
@@ -136,7 +141,9 @@ private struct Fields {
 
     func string(_ name: String) throws(BridgeError) -> String {
         let value = try value(name)
-        guard let text = value.stringValue else { throw .malformed("\"\(name)\" of a \"\(type)\" message is a string; got \(value.kindDescription)") }
+        guard let text = value.stringValue else {
+            throw .malformed("\"\(name)\" of a \"\(type)\" message is a string; got \(value.kindDescription)")
+        }
         return text
     }
 
@@ -147,7 +154,9 @@ private struct Fields {
 
     func optionalBool(_ name: String) throws(BridgeError) -> Bool? {
         guard let value = json[name], value != .null else { return nil }
-        guard let flag = value.boolValue else { throw .malformed("\"\(name)\" of a \"\(type)\" message is true or false; got \(value.kindDescription)") }
+        guard let flag = value.boolValue else {
+            throw .malformed("\"\(name)\" of a \"\(type)\" message is true or false; got \(value.kindDescription)")
+        }
         return flag
     }
 

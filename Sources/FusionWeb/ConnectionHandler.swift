@@ -33,14 +33,22 @@ struct ConnectionHandler: Sendable {
         }
         enum Side { case reader, writer, aborted, timer }
         await withTaskGroup(of: Side.self) { group in
-            group.addTask { await connection.runWriter(outbound: outbound, session: session); return .writer }
-            group.addTask { await read(inbound, connection: connection, session: session); return .reader }
-            group.addTask { for await _ in connection.aborted { break }; return .aborted }
+            group.addTask {
+                await connection.runWriter(outbound: outbound, session: session); return .writer
+            }
+            group.addTask {
+                await read(inbound, connection: connection, session: session); return .reader
+            }
+            group.addTask {
+                for await _ in connection.aborted { break }; return .aborted
+            }
             switch await group.next() {
             case .writer:
                 // A close went out (or the socket broke): the peer has a second to answer
                 // before reading stops, so that a frozen tab cannot hold up shutdown.
-                group.addTask { try? await Task.sleep(for: .seconds(1)); return .timer }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(1)); return .timer
+                }
                 while let side = await group.next(), side != .reader, side != .timer {}
             case .aborted:
                 logger.info("connection \(connection.number): dropped, the page is not reading its messages")
@@ -58,9 +66,10 @@ struct ConnectionHandler: Sendable {
 
     /// The welcome, then every instance's whole state and its open host requests.
     private func greet(_ connection: BridgeConnection, session: BridgeSession, resumed: Bool, instances: [BridgeInstance]) {
-        connection.send(ServerMessage.welcome(
-            session: session.id, resumed: resumed, instances: instances.map { ($0.id, $0.feature) },
-            library: registry.library, configuration: configuration))
+        connection.send(
+            ServerMessage.welcome(
+                session: session.id, resumed: resumed, instances: instances.map { ($0.id, $0.feature) },
+                library: registry.library, configuration: configuration))
         for instance in instances {
             connection.resend(instance.id)
             instance.openRequestMessages.forEach(connection.send)

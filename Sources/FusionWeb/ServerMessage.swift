@@ -4,8 +4,10 @@ import FusionHost
 /// patches are the library's own JSON spliced in as it is: the bridge never parses
 /// or re-encodes a state.
 enum ServerMessage {
-    static func welcome(session: String, resumed: Bool, instances: [(id: String, feature: String)],
-                        library: HostedLibrary, configuration: BridgeConfiguration) -> String {
+    static func welcome(
+        session: String, resumed: Bool, instances: [(id: String, feature: String)],
+        library: HostedLibrary, configuration: BridgeConfiguration
+    ) -> String {
         let list = instances.map { "{\"instance\":\(JSONValue.quoted($0.id)),\"feature\":\(JSONValue.quoted($0.feature))}" }
         let manifest = library.summary
         return "{\"type\":\"welcome\",\"session\":\"\(session)\",\"resumed\":\(resumed),\"instances\":[\(list.joined(separator: ","))],"
@@ -54,7 +56,9 @@ enum ServerMessage {
     /// A host request or cancel event (fk_request_fn's JSON) as a message for the page;
     /// nil for an event that is not one of the two.
     static func hostEvent(instance: String, eventJSON: String) -> (message: String, requestID: UInt64, isRequest: Bool)? {
-        guard let event = try? JSONParser.parse(eventJSON), let id = event["id"], let requestID = id.integerValue.flatMap(UInt64.init(exactly:)) else {
+        guard let event = try? JSONParser.parse(eventJSON), let id = event["id"],
+            let requestID = id.integerValue.flatMap(UInt64.init(exactly:))
+        else {
             return nil
         }
         let idText = id.jsonText
@@ -63,8 +67,10 @@ enum ServerMessage {
         case "request":
             let kind = event["kind"] ?? .null
             let payload = event["payload"] ?? .null
-            return ("{\"type\":\"request\",\"instance\":\(quotedInstance),\"id\":\(idText),\"kind\":\(kind.jsonText),\"payload\":\(payload.jsonText)}",
-                    requestID, true)
+            return (
+                "{\"type\":\"request\",\"instance\":\(quotedInstance),\"id\":\(idText),\"kind\":\(kind.jsonText),\"payload\":\(payload.jsonText)}",
+                requestID, true
+            )
         case "cancel":
             return ("{\"type\":\"cancel\",\"instance\":\(quotedInstance),\"id\":\(idText)}", requestID, false)
         default:

@@ -22,28 +22,33 @@ final class SessionRegistry: Sendable {
     var sessionCount: Int { state.withLock { $0.sessions.count } }
 
     func makeConnection() -> BridgeConnection {
-        BridgeConnection(number: state.withLock { state in
-            defer { state.nextConnection += 1 }
-            return state.nextConnection
-        })
+        BridgeConnection(
+            number: state.withLock { state in
+                defer { state.nextConnection += 1 }
+                return state.nextConnection
+            })
     }
 
     /// Attaches a connection to the session it asks for, or to a new one when that
     /// one is unknown or ended. Returns the session and whether it was resumed.
     /// `greet` queues the connection's first messages (see `BridgeSession.attach`).
-    func join(_ connection: BridgeConnection, requested: Substring?,
-              greet: (BridgeSession, _ resumed: Bool, [BridgeInstance]) -> Void) throws(BridgeError) -> BridgeSession {
+    func join(
+        _ connection: BridgeConnection, requested: Substring?,
+        greet: (BridgeSession, _ resumed: Bool, [BridgeInstance]) -> Void
+    ) throws(BridgeError) -> BridgeSession {
         let outcome = state.withLock { state -> Result<BridgeSession, BridgeError> in
             if state.shutDown { return .failure(.shuttingDown) }
             if let requested, SessionID.isWellFormed(requested), let session = state.sessions[String(requested)],
-               session.attach(connection, greet: { greet(session, true, $0) }) {
+                session.attach(connection, greet: { greet(session, true, $0) })
+            {
                 return .success(session)
             }
             guard state.sessions.count < configuration.maxSessions else { return .failure(.sessionLimit(configuration.maxSessions)) }
             var id = SessionID.make()
             while state.sessions[id] != nil { id = SessionID.make() }
-            let session = BridgeSession(id: id, library: library, maxInstances: configuration.maxInstancesPerSession,
-                                        journals: configuration.journalFolder)
+            let session = BridgeSession(
+                id: id, library: library, maxInstances: configuration.maxInstancesPerSession,
+                journals: configuration.journalFolder)
             _ = session.attach(connection, greet: { greet(session, false, $0) })
             state.sessions[id] = session
             return .success(session)
@@ -60,8 +65,9 @@ final class SessionRegistry: Sendable {
         var problems: [String] = []
         var resumed: [BridgeSession] = []
         for id in FileBytes.names(inFolder: folder) where SessionID.isWellFormed(Substring(id)) {
-            let (session, found) = BridgeSession.resume(id: id, library: library, maxInstances: configuration.maxInstancesPerSession,
-                                                        journals: folder)
+            let (session, found) = BridgeSession.resume(
+                id: id, library: library, maxInstances: configuration.maxInstancesPerSession,
+                journals: folder)
             problems += found
             resumed.append(session)
         }

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FusionHost
 import HTTPTypes
 import Hummingbird
 import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Serves the files under one folder, and nothing else: the path is percent-decoded
 /// and split into names; `..`, `.`, hidden names, NUL and backslashes are refused; the

@@ -45,9 +45,13 @@ public struct WebBridge: Sendable {
     /// for connections that never sent a request (browsers keep spare ones open), and
     /// neither graceful shutdown nor cancellation ends that wait. Nothing is left to
     /// lose then, so a command-line host exits; nil waits.
-    public func run(logLevel: Logger.Level = .warning, onListening: @escaping @Sendable (String) -> Void,
-                    onStuck: (@Sendable () -> Void)? = nil) async throws {
-        let logger = { var logger = Logger(label: "fusion.serve"); logger.logLevel = logLevel; return logger }()
+    public func run(
+        logLevel: Logger.Level = .warning, onListening: @escaping @Sendable (String) -> Void,
+        onStuck: (@Sendable () -> Void)? = nil
+    ) async throws {
+        let logger = {
+            var logger = Logger(label: "fusion.serve"); logger.logLevel = logLevel; return logger
+        }()
         let handler = ConnectionHandler(registry: registry, logger: logger)
         let origins = origins
         let host = configuration.host
@@ -55,7 +59,10 @@ public struct WebBridge: Sendable {
             // A page that does not answer a close within a second is dropped, so that
             // shutdown never waits long on a frozen tab.
             configuration: .init(ws: .init(maxFrameSize: configuration.hardFrameLimit, closeTimeout: .seconds(1)))
-        ) { (request: HTTPRequest, _: any Channel, _: Logger) async throws -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> in
+        ) {
+            (request: HTTPRequest, _: any Channel, _: Logger) async throws -> ShouldUpgradeResult<
+                WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
+            > in
             let (path, query) = Self.split(request.path ?? "/")
             guard path == "/ws" else { return .dontUpgrade }
             let origin = request.headerFields[.origin]
@@ -90,9 +97,10 @@ public struct WebBridge: Sendable {
         let shutdown = BridgeShutdown(registry: registry, onStuck: onStuck)
         // Services stop in reverse order: the bridge closes its sockets with a reason
         // first, then the HTTP server stops.
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: app), .init(service: shutdown)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: app), .init(service: shutdown)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 
@@ -105,11 +113,17 @@ public struct WebBridge: Sendable {
         switch path {
         case "/ws":
             if !origins.allows(origin: request.headers[.origin], hostHeader: request.head.authority) {
-                return Self.text(.forbidden, "this origin may not open the bridge's WebSocket; allowed: \(origins.allowedOrigins.joined(separator: ", ")) (add others with --allow-origin)\n")
+                return Self.text(
+                    .forbidden,
+                    "this origin may not open the bridge's WebSocket; allowed: \(origins.allowedOrigins.joined(separator: ", ")) (add others with --allow-origin)\n"
+                )
             }
-            return Self.text(.init(code: 426, reasonPhrase: "Upgrade Required"), "/ws is the bridge's WebSocket: open it with a WebSocket client\n")
+            return Self.text(
+                .init(code: 426, reasonPhrase: "Upgrade Required"), "/ws is the bridge's WebSocket: open it with a WebSocket client\n")
         case "/manifest.json":
-            guard let json = try? library.manifestJSON() else { return Self.text(.internalServerError, "the library's manifest could not be read\n") }
+            guard let json = try? library.manifestJSON() else {
+                return Self.text(.internalServerError, "the library's manifest could not be read\n")
+            }
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
             headers[.cacheControl] = "no-cache"

@@ -2,9 +2,9 @@ import ArgumentParser
 import FusionHost
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The shell client: drive any FusionKit library's features from a terminal or a script.

@@ -24,7 +24,8 @@ enum InputCompletion {
         if let equals = word.firstIndex(of: "=") {
             let name = String(word[..<equals])
             guard let schema = input.field(named: name)?.schema else { return [] }
-            let values = SchemaText.enumValues(SchemaText.optionalWrapped(schema) ?? schema)
+            let values =
+                SchemaText.enumValues(SchemaText.optionalWrapped(schema) ?? schema)
                 ?? (SchemaText.typeName(schema).hasPrefix("boolean") ? ["true", "false"] : [])
             return values.map { Completion.Candidate(text: "\(name)=\($0)", suffix: " ") }
         }

@@ -112,13 +112,15 @@ enum InputSyntax {
         guard let equals = word.firstIndex(of: "=") else { return nil }
         let name = word[..<equals]
         guard let first = name.first, first.isLetter || first == "_",
-              name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return nil }
+            name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+        else { return nil }
         return (String(name), String(word[word.index(after: equals)...]))
     }
 
     private static func field(from token: Token, after caseName: String) throws(SyntaxError) -> FieldText {
         guard let (name, value) = splitField(token.text) else {
-            throw SyntaxError("expected field=value after \(caseName), found \"\(token.text)\"; a value with spaces goes in quotes: field=\"two words\"")
+            throw SyntaxError(
+                "expected field=value after \(caseName), found \"\(token.text)\"; a value with spaces goes in quotes: field=\"two words\"")
         }
         return FieldText(name: name, value: value, literal: token.literal)
     }
@@ -212,7 +214,8 @@ extension InputSyntax {
                 continue
             }
             // Plain words as they are; anything that would read differently, quoted.
-            let plain = !text.isEmpty && !text.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" || $0 == "=" })
+            let plain =
+                !text.isEmpty && !text.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" || $0 == "=" })
                 && (try? JSONParser.parse(text)) == nil
             words.append("\(name)=\(plain ? text : JSONValue.quoted(text))")
         }

@@ -2,9 +2,9 @@ import ArgumentParser
 import FusionHost
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `fusion inspect [LIB] [FEATURE]`: what a library offers, from its manifest.
@@ -25,7 +25,9 @@ struct Inspect: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if LibraryChoice.split(words).rest.count > 1 { throw ValidationError("inspect takes at most one FEATURE (libraries come first: a path, or a name ending in .so)") }
+        if LibraryChoice.split(words).rest.count > 1 {
+            throw ValidationError("inspect takes at most one FEATURE (libraries come first: a path, or a name ending in .so)")
+        }
     }
 
     func run() throws {
@@ -33,7 +35,8 @@ struct Inspect: ParsableCommand {
         let set = try LibraryChoice.load(paths)
         // What to show, library by library: all features, or the one named.
         // Inspecting shows every feature described: the whole manifest of each library.
-        var shown: [(library: HostedLibrary, manifest: Manifest, features: [Manifest.Feature])] = try set.libraries.map { (library) throws(CLIError) in
+        var shown: [(library: HostedLibrary, manifest: Manifest, features: [Manifest.Feature])] = try set.libraries.map {
+            (library) throws(CLIError) in
             let manifest = try library.wholeManifest()
             return (library, manifest, manifest.features)
         }
@@ -43,8 +46,12 @@ struct Inspect: ParsableCommand {
         }
         if json {
             let documents = shown.map { _, manifest, features -> JSONValue in
-                rest.isEmpty ? manifest.json
-                    : .array(features.map { feature in manifest.json["features"]?.elements?.first { $0["name"]?.stringValue == feature.name } ?? .null })
+                rest.isEmpty
+                    ? manifest.json
+                    : .array(
+                        features.map { feature in
+                            manifest.json["features"]?.elements?.first { $0["name"]?.stringValue == feature.name } ?? .null
+                        })
             }
             // One library: its manifest as it is; several: a list of them.
             print((documents.count == 1 ? documents[0] : .array(documents)).prettyText())
@@ -57,7 +64,9 @@ struct Inspect: ParsableCommand {
 
     static func describe(_ library: HostedLibrary, features: [Manifest.Feature], style: Style) -> String {
         let manifest = library.summary
-        var out = style.bold("\(manifest.libraryName) \(manifest.libraryVersion)") + style.dim(" · ABI \(library.abiVersion) · \(library.path)") + "\n"
+        var out =
+            style.bold("\(manifest.libraryName) \(manifest.libraryVersion)") + style.dim(" · ABI \(library.abiVersion) · \(library.path)")
+            + "\n"
         let missing = HostedLibrary.abiFunctions.filter { !library.exports($0) }
         if !missing.isEmpty {
             out += style.dim("  predates: \(missing.joined(separator: ", "))") + "\n"

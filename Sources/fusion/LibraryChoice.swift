@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FusionHost
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Which libraries a command uses, and how the LIBs given first are told apart from
 /// FEATURE: a word ending in ".so" or ".dylib" (or holding ".so.", as in libX.so.1) or
@@ -39,7 +40,8 @@ enum LibraryChoice {
             return configured
         }
         looked.append("$FUSION_LIBRARY (not set)")
-        throw CLIError(.library, "no library given, and none found at \(looked.joined(separator: " or ")); pass a library path such as ./libMine.so")
+        throw CLIError(
+            .library, "no library given, and none found at \(looked.joined(separator: " or ")); pass a library path such as ./libMine.so")
     }
 
     /// Loads the given library, or the default one.

@@ -2,9 +2,9 @@ import ArgumentParser
 import FusionWeb
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `fusion new NAME`: a plugin package of one's own, ready to build, test and drive.
@@ -28,7 +28,7 @@ struct New: ParsableCommand {
             \(ExitStatus.help)
             """)
 
-// ArgumentParser's declarations: each command states its own options, in one shape.
+    // ArgumentParser's declarations: each command states its own options, in one shape.
     @Argument(help: "The package's name, which is also its library's and module's: a Swift identifier starting with a letter, e.g. Chores.")
     var name: String
 
@@ -38,21 +38,28 @@ struct New: ParsableCommand {
     @Option(name: .customLong("fusionkit-path"), help: ArgumentHelp("Depend on the FusionKit checkout at this path.", valueName: "path"))
     var fusionKitPath: String?
 
-    @Option(name: .customLong("fusionkit-url"), help: ArgumentHelp("Depend on FusionKit from this git URL (with --fusionkit-version).", valueName: "url"))
+    @Option(
+        name: .customLong("fusionkit-url"),
+        help: ArgumentHelp("Depend on FusionKit from this git URL (with --fusionkit-version).", valueName: "url"))
     var fusionKitURL: String?
 
-    @Option(name: .customLong("fusionkit-version"), help: ArgumentHelp("The version to depend on from --fusionkit-url, e.g. 0.2.0.", valueName: "version"))
+    @Option(
+        name: .customLong("fusionkit-version"),
+        help: ArgumentHelp("The version to depend on from --fusionkit-url, e.g. 0.2.0.", valueName: "version"))
     var fusionKitVersion: String?
 
     func validate() throws {
         guard let first = name.unicodeScalars.first, ("A"..."Z").contains(first) || ("a"..."z").contains(first),
-              name.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" })
+            name.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+            )
         else { throw ValidationError("NAME is a Swift identifier of letters, digits and _ starting with a letter (got \"\(name)\")") }
         if Self.reserved.contains(name) || Self.reserved.contains(name.lowercased()) {
             throw ValidationError("NAME \"\(name)\" is a Swift keyword or a module FusionKit already has; choose another")
         }
         if fusionKitURL != nil, fusionKitPath != nil { throw ValidationError("give --fusionkit-path or --fusionkit-url, not both") }
-        if (fusionKitURL == nil) != (fusionKitVersion == nil) { throw ValidationError("--fusionkit-url and --fusionkit-version go together") }
+        if (fusionKitURL == nil) != (fusionKitVersion == nil) {
+            throw ValidationError("--fusionkit-url and --fusionkit-version go together")
+        }
     }
 
     /// Names a package cannot take: Swift keywords (the test's `@testable import NAME`
@@ -64,7 +71,7 @@ struct New: ParsableCommand {
         "do", "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw", "switch", "where",
         "while", "any", "as", "await", "false", "is", "nil", "self", "super", "throws", "true", "try", "some",
         "FusionKit", "FusionABI", "CFusionKit", "FusionHost", "FusionWeb", "FusionExamples", "CFFI", "Swift", "Foundation",
-        "fusionkit", "fusionabi", "cfusionkit", "fusionhost", "fusionweb", "fusionexamples", "cffi", "swift", "foundation",
+        "fusionkit", "fusionabi", "cfusionkit", "fusionhost", "fusionweb", "fusionexamples", "cffi", "swift", "foundation"
     ]
 
     func run() throws {
@@ -76,7 +83,10 @@ struct New: ParsableCommand {
         } else if let checkout = WebFolders.checkout() {
             dependency = .path(checkout)
         } else {
-            throw CLIError(.usage, "no FusionKit checkout found around the fusion executable; pass --fusionkit-path PATH or --fusionkit-url URL --fusionkit-version VERSION")
+            throw CLIError(
+                .usage,
+                "no FusionKit checkout found around the fusion executable; pass --fusionkit-path PATH or --fusionkit-url URL --fusionkit-version VERSION"
+            )
         }
         let folder = (path.hasSuffix("/") ? path : path + "/") + name
         let scaffold = Scaffold(name: name, dependency: dependency)
@@ -85,7 +95,8 @@ struct New: ParsableCommand {
         } catch {
             throw CLIError(.failure, error.message)
         }
-        Terminal.write("""
+        Terminal.write(
+            """
             Created \(folder): the package \(name), with the feature "\(scaffold.featureName)".
               cd \(Self.shellQuoted(folder))
               swift build          # .build/debug/\(Scaffold.libraryFileName(name))
@@ -97,7 +108,9 @@ struct New: ParsableCommand {
 
     /// A word the shell reads back as it is: bare when plain, else in single quotes.
     static func shellQuoted(_ text: String) -> String {
-        let plain = text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "/._-~+".unicodeScalars.contains($0) }
+        let plain = text.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "/._-~+".unicodeScalars.contains($0)
+        }
         return plain ? text : "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 

@@ -58,8 +58,8 @@ enum Rendering {
         case .bool(let flag): out += style.literal(flag ? "true" : "false")
         case .integer, .double: out += style.number(value.jsonText)
         case .string(let text): out += style.string(JSONValue.quoted(text))
-// Arrays and objects are drawn alike (open, items, close, folded when short): kept as two
-// cases since their items differ (values; keys and values).
+        // Arrays and objects are drawn alike (open, items, close, folded when short): kept as two
+        // cases since their items differ (values; keys and values).
         case .array(let items):
             guard !items.isEmpty else { out += "[]"; return }
             out += "["

@@ -3,9 +3,9 @@ import FusionHost
 import FusionScenario
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `fusion replay [LIB…] FILE`: runs a recorded session (or any scenario) again, step by

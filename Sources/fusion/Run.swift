@@ -3,9 +3,9 @@ import FusionHost
 import FusionScenario
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `fusion run [LIB] FEATURE`: an interactive session with one instance.
@@ -51,17 +51,26 @@ struct Run: ParsableCommand {
             \(ExitStatus.help)
             """)
 
-// ArgumentParser's declarations: each command states its own options, in one shape.
+    // ArgumentParser's declarations: each command states its own options, in one shape.
     @Argument(help: ArgumentHelp("The library (optional), then the feature.", valueName: "lib-or-feature"))
     var words: [String] = []
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("Start from the state in this file, if it exists, and save the state to it when the session ends.", valueName: "file"))
+    @Option(
+        name: .customLong("state"),
+        help: ArgumentHelp(
+            "Start from the state in this file, if it exists, and save the state to it when the session ends.", valueName: "file"))
     var stateFile: String?
 
-    @Option(name: .customLong("record"), help: ArgumentHelp("Save the session as a scenario file that `fusion replay` runs again.", valueName: "file"))
+    @Option(
+        name: .customLong("record"),
+        help: ArgumentHelp("Save the session as a scenario file that `fusion replay` runs again.", valueName: "file"))
     var recordFile: String?
 
-    @Option(name: .customLong("journal"), help: ArgumentHelp("Journal the session to this file, each input on disk before it is applied; if the file holds a session (one cut short by a crash), resume it.", valueName: "file"))
+    @Option(
+        name: .customLong("journal"),
+        help: ArgumentHelp(
+            "Journal the session to this file, each input on disk before it is applied; if the file holds a session (one cut short by a crash), resume it.",
+            valueName: "file"))
     var journalFile: String?
 
     /// How many versions a session keeps for :history, :back and :goto.
@@ -83,7 +92,9 @@ struct Run: ParsableCommand {
             throw ValidationError("--journal and --record cannot be combined yet; record a session, or journal it")
         }
         if (recordFile != nil || journalFile != nil) && !withOptions {
-            throw CLIError(.library, "\(library.path) is older than fk_create_with_options, which recording and journaling need (for the seed and the clock)")
+            throw CLIError(
+                .library,
+                "\(library.path) is older than fk_create_with_options, which recording and journaling need (for the seed and the clock)")
         }
         var options = try StateFile.options(for: saved, from: stateFile, in: library, feature: feature)
         if library.exports("fk_history") { options.append(JSONMember("history", .integer(Run.historyLimit))) }
@@ -93,22 +104,25 @@ struct Run: ParsableCommand {
         let instance: HostedInstance
         if let journalFile {
             do throws(JournalError) {
-                journal = try JournaledInstance(path: journalFile, library: library, feature: feature.name, options: creationOptions,
-                                                startedBy: "fusion run")
+                journal = try JournaledInstance(
+                    path: journalFile, library: library, feature: feature.name, options: creationOptions,
+                    startedBy: "fusion run")
             } catch {
                 throw CLIError(.failure, error.description)
             }
             instance = journal!.instance
         } else {
             if recordFile != nil { (creationOptions, realTime) = SessionRecorder.recordingOptions(creationOptions) }
-            instance = try StateFile.create(saved, from: stateFile, in: library, feature: feature,
-                                            options: withOptions ? creationOptions : nil)
+            instance = try StateFile.create(
+                saved, from: stateFile, in: library, feature: feature,
+                options: withOptions ? creationOptions : nil)
         }
         var recorder: SessionRecorder?
         if let recordFile {
             do throws(ScenarioFileError) {
-                recorder = try SessionRecorder(path: recordFile, feature: featureName, options: creationOptions, instance: instance,
-                                               realTime: realTime, recordedBy: "fusion run")
+                recorder = try SessionRecorder(
+                    path: recordFile, feature: featureName, options: creationOptions, instance: instance,
+                    realTime: realTime, recordedBy: "fusion run")
             } catch {
                 throw CLIError(.failure, "cannot record the session: \(error)")
             }

@@ -1,9 +1,9 @@
 import FusionHost
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The files of a new plugin package (`fusion new`): what an outsider needs to write,
@@ -57,7 +57,9 @@ struct Scaffold {
             }
         }
         for directory in [folder, "\(folder)/Sources", "\(folder)/Sources/\(name)", "\(folder)/Tests", "\(folder)/Tests/\(name)Tests"] {
-            guard mkdir(directory, 0o755) == 0 else { throw Failure(message: "cannot create \(directory): \(String(cString: strerror(errno)))") }
+            guard mkdir(directory, 0o755) == 0 else {
+                throw Failure(message: "cannot create \(directory): \(String(cString: strerror(errno)))")
+            }
         }
         for (file, text) in files {
             try save(text, to: "\(folder)/\(file)")
@@ -81,7 +83,7 @@ struct Scaffold {
             ("Sources/\(name)/\(typeName).swift", featureSwift),
             ("Sources/\(name)/Library.swift", librarySwift),
             ("Tests/\(name)Tests/\(typeName)Tests.swift", testSwift),
-            ("README.md", readme),
+            ("README.md", readme)
         ]
     }
 
@@ -263,49 +265,49 @@ struct Scaffold {
     private var readme: String {
         let file = Self.libraryFileName(name)
         return """
-        # \(name)
+            # \(name)
 
-        A FusionKit feature library: the logic of a screen written once in Swift
-        (`Sources/\(name)/\(typeName).swift`), exported through FusionKit's C ABI so that
-        every FusionKit front end can drive it.
+            A FusionKit feature library: the logic of a screen written once in Swift
+            (`Sources/\(name)/\(typeName).swift`), exported through FusionKit's C ABI so that
+            every FusionKit front end can drive it.
 
-        ```sh
-        swift build        # builds .build/debug/\(file)
-        swift test         # runs the feature's Input/State spec (Tests/\(name)Tests)
-        ```
+            ```sh
+            swift build        # builds .build/debug/\(file)
+            swift test         # runs the feature's Input/State spec (Tests/\(name)Tests)
+            ```
 
-        ## Drive it
+            ## Drive it
 
-        From the shell, with the `fusion` client of FusionKit:
+            From the shell, with the `fusion` client of FusionKit:
 
-        ```sh
-        fusion inspect .build/debug/\(file)
-        fusion run .build/debug/\(file) \(featureName)                  # type: nameChanged name=Ada, greetTapped
-        fusion send .build/debug/\(file) \(featureName) nameChanged name=Ada greetTapped
-        ```
+            ```sh
+            fusion inspect .build/debug/\(file)
+            fusion run .build/debug/\(file) \(featureName)                  # type: nameChanged name=Ada, greetTapped
+            fusion send .build/debug/\(file) \(featureName) nameChanged name=Ada greetTapped
+            ```
 
-        In the browser: `fusion serve .build/debug/\(file)` and open the URL it prints; the
-        generic page draws the state and offers every input.
+            In the browser: `fusion serve .build/debug/\(file)` and open the URL it prints; the
+            generic page draws the state and offers every input.
 
-        From Python (the `fusionkit` package of FusionKit's `bindings/python`):
+            From Python (the `fusionkit` package of FusionKit's `bindings/python`):
 
-        ```python
-        import fusionkit
-        lib = fusionkit.load(".build/debug/\(file)")
-        with lib.create("\(featureName)") as greeter:
-            greeter.send("nameChanged", name="Ada")
-            print(greeter.send_and_read("greetTapped"))   # {'name': 'Ada', 'greetings': 1, 'message': 'Hello, Ada!', 'canGreet': True}
-        ```
+            ```python
+            import fusionkit
+            lib = fusionkit.load(".build/debug/\(file)")
+            with lib.create("\(featureName)") as greeter:
+                greeter.send("nameChanged", name="Ada")
+                print(greeter.send_and_read("greetTapped"))   # {'name': 'Ada', 'greetings': 1, 'message': 'Hello, Ada!', 'canGreet': True}
+            ```
 
-        From C: include FusionKit's `include/fusionkit.h` and link `-l\(name)`, or `dlopen`
-        the library and look up the `fk_` functions.
+            From C: include FusionKit's `include/fusionkit.h` and link `-l\(name)`, or `dlopen`
+            the library and look up the `fk_` functions.
 
-        ## Grow it
+            ## Grow it
 
-        Add a feature as a new type conforming to `Feature`, list it in
-        `Sources/\(name)/Library.swift`, and write its spec as tests with `Store`.
+            Add a feature as a new type conforming to `Feature`, list it in
+            `Sources/\(name)/Library.swift`, and write its spec as tests with `Store`.
 
-        """
+            """
     }
 }
 

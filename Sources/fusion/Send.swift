@@ -2,9 +2,9 @@ import ArgumentParser
 import FusionHost
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `fusion send [LIB] FEATURE INPUT…`: one shot, for scripts.
@@ -33,17 +33,21 @@ struct Send: ParsableCommand {
             \(ExitStatus.help)
             """)
 
-// ArgumentParser's declarations: each command states its own options, in one shape.
+    // ArgumentParser's declarations: each command states its own options, in one shape.
     @Argument(help: ArgumentHelp("The library (optional), the feature, then the inputs.", valueName: "lib-feature-inputs"))
     var words: [String] = []
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("Start from the state in this file, if it exists, and save the new state to it.", valueName: "file"))
+    @Option(
+        name: .customLong("state"),
+        help: ArgumentHelp("Start from the state in this file, if it exists, and save the new state to it.", valueName: "file"))
     var stateFile: String?
 
     @Flag(help: "Print {\"feature\",\"version\",\"state\"} as one line of JSON.")
     var json = false
 
-    @Option(help: ArgumentHelp("After the inputs, wait this long for their effects (e.g. a timer) before reading the state.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "After the inputs, wait this long for their effects (e.g. a timer) before reading the state.", valueName: "seconds"))
     var wait: Double?
 
     func validate() throws {
@@ -76,8 +80,9 @@ struct Send: ParsableCommand {
         let saved = try stateFile.flatMap { (file) throws(CLIError) in try StateFile.load(file, feature: feature.name) }
         let restoring = try StateFile.options(for: saved, from: stateFile, in: library, feature: feature)
         // Options only when the state needs them, so that libraries without them still work.
-        let instance = try StateFile.create(saved, from: stateFile, in: library, feature: feature,
-                                            options: restoring.count > 1 ? .object(restoring) : nil)
+        let instance = try StateFile.create(
+            saved, from: stateFile, in: library, feature: feature,
+            options: restoring.count > 1 ? .object(restoring) : nil)
         defer { try? instance.destroy() }
 
         for input in inputs {

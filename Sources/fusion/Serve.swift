@@ -4,9 +4,9 @@ import FusionWeb
 import Logging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `fusion serve [LIB]`: the web bridge. Serves the web client and the demo pages, and
@@ -40,10 +40,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The port to listen on; 0 picks a free one.")
     var port = 8080
 
-    @Option(name: .customLong("static"), help: ArgumentHelp("The folder of pages served at / (default: the checkout's examples/web).", valueName: "dir"))
+    @Option(
+        name: .customLong("static"),
+        help: ArgumentHelp("The folder of pages served at / (default: the checkout's examples/web).", valueName: "dir"))
     var staticFolder: String?
 
-    @Option(name: .customLong("allow-origin"), help: ArgumentHelp("Another origin whose pages may open the WebSocket, e.g. http://localhost:3000 (repeatable).", valueName: "origin"))
+    @Option(
+        name: .customLong("allow-origin"),
+        help: ArgumentHelp(
+            "Another origin whose pages may open the WebSocket, e.g. http://localhost:3000 (repeatable).", valueName: "origin"))
     var allowedOrigins: [String] = []
 
     @Option(name: .customLong("max-sessions"), help: "Sessions alive at once.")
@@ -61,7 +66,11 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("session-timeout"), help: "Seconds a session outlives its last connection (for reloads).")
     var sessionTimeout: Double = 60
 
-    @Option(name: .customLong("journal"), help: ArgumentHelp("Keep a crash journal of every instance in this folder (a folder per session); started again with it after a crash, the bridge resumes those sessions, and their tabs rejoin them.", valueName: "dir"))
+    @Option(
+        name: .customLong("journal"),
+        help: ArgumentHelp(
+            "Keep a crash journal of every instance in this folder (a folder per session); started again with it after a crash, the bridge resumes those sessions, and their tabs rejoin them.",
+            valueName: "dir"))
     var journalFolder: String?
 
     @Flag(help: "Log each connection and HTTP request on stderr.")
@@ -70,10 +79,15 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         let (libraries, rest) = LibraryChoice.split(words)
         if libraries.count > 1 { throw ValidationError("serve takes one library (\(libraries.count) given); run one bridge per library") }
-        if !rest.isEmpty { throw ValidationError("serve takes no feature: it serves every feature of the library (unexpected \(rest.joined(separator: " ")))") }
+        if !rest.isEmpty {
+            throw ValidationError(
+                "serve takes no feature: it serves every feature of the library (unexpected \(rest.joined(separator: " ")))")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port is from 0 to 65535") }
-        for (name, value) in [("--max-sessions", maxSessions), ("--max-instances-per-session", maxInstancesPerSession),
-                              ("--max-message-bytes", maxMessageBytes), ("--max-messages-per-second", maxMessagesPerSecond)] where value < 1 {
+        for (name, value) in [
+            ("--max-sessions", maxSessions), ("--max-instances-per-session", maxInstancesPerSession),
+            ("--max-message-bytes", maxMessageBytes), ("--max-messages-per-second", maxMessagesPerSecond)
+        ] where value < 1 {
             throw ValidationError("\(name) is at least 1")
         }
         guard sessionTimeout >= 0, sessionTimeout <= 86_400 else { throw ValidationError("--session-timeout is 0 to 86400 seconds") }
@@ -84,7 +98,9 @@ struct Serve: AsyncParsableCommand {
         let library = try LibraryChoice.load(LibraryChoice.split(words).libraries.first)
         let checkout = WebFolders.checkout()
         guard let pages = staticFolder ?? checkout.map({ $0 + "/" + WebFolders.pagesFolder }) else {
-            throw CLIError(.usage, "no pages to serve: pass --static DIR (none given, and no FusionKit checkout found around the fusion executable or here)")
+            throw CLIError(
+                .usage,
+                "no pages to serve: pass --static DIR (none given, and no FusionKit checkout found around the fusion executable or here)")
         }
         guard WebFolders.isFolder(pages) else { throw CLIError(.usage, "--static \(pages): not a folder") }
         var configuration = BridgeConfiguration(
@@ -108,16 +124,24 @@ struct Serve: AsyncParsableCommand {
         let (resumed, problems) = bridge.resumeJournaledSessions()
         for problem in problems { Terminal.write("warning: \(problem)\n", to: STDERR_FILENO) }
         if resumed > 0 {
-            Terminal.write("Resumed \(resumed) session\(resumed == 1 ? "" : "s") from the journals in \(journalFolder ?? ""); their tabs rejoin them.\n", to: STDERR_FILENO)
+            Terminal.write(
+                "Resumed \(resumed) session\(resumed == 1 ? "" : "s") from the journals in \(journalFolder ?? ""); their tabs rejoin them.\n",
+                to: STDERR_FILENO)
         }
         let features = library.summary.features.count
         do {
-            try await bridge.run(logLevel: verbose ? .info : .warning, onListening: { url in
-                Terminal.write("Serving \(library.summary.libraryName) \(library.summary.libraryVersion) (\(features) features) at \(url)\nOpen it in a browser; Ctrl-C stops.\n", to: STDOUT_FILENO)
-            }, onStuck: {
-                Terminal.write("Stopped: every socket closed, every instance destroyed (idle connections dropped).\n", to: STDOUT_FILENO)
-                exitProcess(0)
-            })
+            try await bridge.run(
+                logLevel: verbose ? .info : .warning,
+                onListening: { url in
+                    Terminal.write(
+                        "Serving \(library.summary.libraryName) \(library.summary.libraryVersion) (\(features) features) at \(url)\nOpen it in a browser; Ctrl-C stops.\n",
+                        to: STDOUT_FILENO)
+                },
+                onStuck: {
+                    Terminal.write(
+                        "Stopped: every socket closed, every instance destroyed (idle connections dropped).\n", to: STDOUT_FILENO)
+                    exitProcess(0)
+                })
         } catch {
             throw CLIError(.failure, "the web bridge stopped: \(error)")
         }

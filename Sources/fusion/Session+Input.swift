@@ -81,7 +81,6 @@ extension Session {
         show(lines.joined(separator: "\n"))
     }
 
-
     func help() -> String {
         var lines = ["inputs of \(style.prompt(feature.name)):"]
         for input in feature.inputs {
@@ -96,7 +95,7 @@ extension Session {
             "JSON when it parses, else as text; 'single quotes' always make text.",
             "commands: :state (the whole state)  :diff (what the last input changed)  :help  :quit",
             "time travel: :history (the versions kept)  :back [N] (N versions back)  :goto VERSION",
-            "  (returning is a new version with the old state; the next input branches from there)",
+            "  (returning is a new version with the old state; the next input branches from there)"
         ]
         return lines.joined(separator: "\n")
     }

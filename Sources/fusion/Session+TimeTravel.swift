@@ -10,7 +10,9 @@ extension Session {
             showError(error.description)
             return
         }
-        var lines = ["\(history.entries.count) version\(history.entries.count == 1 ? "" : "s") kept (at most \(history.limit)); :back N or :goto VERSION returns to one:"]
+        var lines = [
+            "\(history.entries.count) version\(history.entries.count == 1 ? "" : "s") kept (at most \(history.limit)); :back N or :goto VERSION returns to one:"
+        ]
         let width = String(history.version).count + 1
         for entry in history.entries {
             let current = entry.version == history.version
@@ -51,7 +53,9 @@ extension Session {
                 }
                 guard steps < history.entries.count else {
                     let earlier = history.entries.count - 1
-                    let kept = earlier == 0 ? "no earlier version is kept"
+                    let kept =
+                        earlier == 0
+                        ? "no earlier version is kept"
                         : "only \(earlier) version\(earlier == 1 ? " back is" : "s back are") kept"
                     showError("\(kept); :history lists them")
                     return
@@ -62,7 +66,9 @@ extension Session {
             try driver.travel(to: target)
             let after = try instance.state()
             progress.withLock { $0.lastInput = LastInput(text: text, before: before, after: after) }
-            let label = style.version("v\(after.version)") + style.dim(after.version == before.version ? " (already there)" : " (the state of v\(target))")
+            let label =
+                style.version("v\(after.version)")
+                + style.dim(after.version == before.version ? " (already there)" : " (the state of v\(target))")
             present(after, label: label, previous: try? before.value())
         } catch {
             showError("\(error)")

@@ -3,9 +3,9 @@ import FusionScenario
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The REPL of `fusion run`: one instance, inputs typed line by line, the state after
@@ -46,8 +46,10 @@ final class Session: Sendable {
 
     let progress: Mutex<Progress>
 
-    init(library: HostedLibrary, feature: Manifest.Feature, instance: HostedInstance, recorder: SessionRecorder? = nil,
-         journal: JournaledInstance? = nil) {
+    init(
+        library: HostedLibrary, feature: Manifest.Feature, instance: HostedInstance, recorder: SessionRecorder? = nil,
+        journal: JournaledInstance? = nil
+    ) {
         self.library = library
         self.feature = feature
         self.instance = instance
@@ -62,7 +64,8 @@ final class Session: Sendable {
         }
         style = Style.for(descriptor: STDOUT_FILENO)
         let interactive = Terminal.isTerminal(STDIN_FILENO) && Terminal.isTerminal(STDOUT_FILENO)
-        editor = interactive
+        editor =
+            interactive
             ? LineEditor(completer: InputCompletion.completer(for: feature, commands: Session.commands)) : nil
         inputThread = pthread_self()
         progress = Mutex(Progress(shownVersion: 0, shownState: nil, lastInput: nil))
@@ -78,14 +81,19 @@ final class Session: Sendable {
         if editor != nil {
             let title = style.prompt(feature.name) + (feature.summary.isEmpty ? "" : " — \(feature.summary)")
             show(title)
-            show(style.dim("\(library.summary.libraryName) \(library.summary.libraryVersion). Type an input (Tab completes, ↑ recalls), :help for help, :quit to leave."))
+            show(
+                style.dim(
+                    "\(library.summary.libraryName) \(library.summary.libraryVersion). Type an input (Tab completes, ↑ recalls), :help for help, :quit to leave."
+                ))
             if let recorder { show(style.dim("Recording to \(recorder.path); replay it with: fusion replay \(recorder.path)")) }
         }
         if let journal {
             // Said even without a terminal: a script resuming a session should know.
             if let resumed = journal.resumed {
                 if let warning = resumed.warning { showWarning("journal \(journal.path): \(warning)") }
-                show(style.dim("Resumed from the journal \(journal.path): \(resumed.records) record\(resumed.records == 1 ? "" : "s") replayed."))
+                show(
+                    style.dim(
+                        "Resumed from the journal \(journal.path): \(resumed.records) record\(resumed.records == 1 ? "" : "s") replayed."))
             } else if editor != nil {
                 show(style.dim("Journaling to \(journal.path): after a crash, the same command resumes the session."))
             }
@@ -132,7 +140,9 @@ final class Session: Sendable {
         if let editor {
             editor.printAbove(style.error(label) + " " + message)
         } else {
-            plainOutput.withLock { _ in Terminal.write(Style.for(descriptor: STDERR_FILENO).error(label) + " " + message + "\n", to: STDERR_FILENO) }
+            plainOutput.withLock { _ in
+                Terminal.write(Style.for(descriptor: STDERR_FILENO).error(label) + " " + message + "\n", to: STDERR_FILENO)
+            }
         }
     }
 

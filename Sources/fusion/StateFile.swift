@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FusionHost
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The file `--state FILE` reads and writes: the same document `fusion send --json`
 /// prints, `{"feature":"counter","stateVersion":1,"version":2,"state":{…}}`, so either
@@ -29,7 +30,7 @@ enum StateFile {
         // Versions count inputs from 0: never near Int.max, and clamped rather than trapped.
         return [
             "feature": .string(feature.name), "stateVersion": .integer(feature.stateVersion ?? 1),
-            "version": .integer(Int(clamping: state.version)), "state": value,
+            "version": .integer(Int(clamping: state.version)), "state": value
         ]
     }
 
@@ -44,12 +45,16 @@ enum StateFile {
         guard let current = feature.stateVersion else {
             // A library from before state versions reads only version 1.
             guard saved.stateVersion == 1 else {
-                throw CLIError(.stateFile, "\(file) was saved at state version \(saved.stateVersion) of \"\(feature.name)\"; \(library.path) is older than state versions and reads only version 1")
+                throw CLIError(
+                    .stateFile,
+                    "\(file) was saved at state version \(saved.stateVersion) of \"\(feature.name)\"; \(library.path) is older than state versions and reads only version 1"
+                )
             }
             return [JSONMember("state", saved.state)]
         }
         return saved.stateVersion == current
-            ? [JSONMember("state", saved.state)] : [JSONMember("state", saved.state), JSONMember("stateVersion", .integer(saved.stateVersion))]
+            ? [JSONMember("state", saved.state)]
+            : [JSONMember("state", saved.state), JSONMember("stateVersion", .integer(saved.stateVersion))]
     }
 
     /// Makes the instance a run starts with: with `options` (from `options(for:…)` and
@@ -88,7 +93,8 @@ enum StateFile {
         var version = 1
         if let listed = document["stateVersion"] {
             guard let number = listed.integerValue, number >= 1, number <= Int32.max else {
-                throw CLIError(.stateFile, "state file \(path) has a \"stateVersion\" that is not a whole number from 1: \(listed.jsonText)")
+                throw CLIError(
+                    .stateFile, "state file \(path) has a \"stateVersion\" that is not a whole number from 1: \(listed.jsonText)")
             }
             version = Int(number)
         }

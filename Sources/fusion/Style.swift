@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// ANSI colour, used only when the output is a terminal and NO_COLOR is not set
@@ -23,7 +23,7 @@ struct Style: Sendable {
         enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
-// One line per role, each a colour: a table of the palette, alike on purpose.
+    // One line per role, each a colour: a table of the palette, alike on purpose.
     func bold(_ text: String) -> String { paint(text, "1") }
     func dim(_ text: String) -> String { paint(text, "2") }
     func key(_ text: String) -> String { paint(text, "36") }

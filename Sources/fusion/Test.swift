@@ -3,9 +3,9 @@ import FusionHost
 import FusionScenario
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `fusion test [LIB…] PATH…`: runs scenario files, the features' Input/State specs.

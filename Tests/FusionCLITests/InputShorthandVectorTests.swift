@@ -1,7 +1,7 @@
 import Foundation
-@testable import FusionHost
 import Testing
 
+@testable import FusionHost
 @testable import fusion
 
 /// The shell client's input syntax (docs/rules/input-shorthand.md) against the shared
@@ -20,7 +20,7 @@ import Testing
             let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.filter { $0.hasSuffix(".json") }.sorted() ?? []
             return files.flatMap { file -> [Vector] in
                 guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(file).path),
-                      let document = try? JSONParser.parse([UInt8](data)), document["kind"]?.stringValue == kind
+                    let document = try? JSONParser.parse([UInt8](data)), document["kind"]?.stringValue == kind
                 else { return [] }
                 return (document["cases"]?.elements ?? []).map { Vector(file: file, value: $0) }
             }
@@ -82,9 +82,11 @@ import Testing
     /// A feature whose manifest gives these inputs these field schemas.
     static func feature(fields: JSONValue) -> Manifest.Feature {
         let inputs = (fields.members ?? []).map { input in
-            Manifest.InputCase(name: input.key, fields: (input.value.members ?? []).map { field in
-                Manifest.Field(name: field.key, type: field.value["type"]?.stringValue ?? "?", required: true, schema: field.value)
-            })
+            Manifest.InputCase(
+                name: input.key,
+                fields: (input.value.members ?? []).map { field in
+                    Manifest.Field(name: field.key, type: field.value["type"]?.stringValue ?? "?", required: true, schema: field.value)
+                })
         }
         return Manifest.Feature(name: "vector", summary: "", inputs: inputs, stateSchema: [:], inputSchema: nil, stateVersion: 1)
     }

@@ -119,11 +119,12 @@ import Testing
             guard case .array(let list) = features else { return nil }
             return list.first { $0["name"] == "answer" }
         }
-        #expect(answer?["inputs"] == [
-            ["name": "answerChanged", "fields": [["name": "text", "type": "string", "required": true, "schema": ["type": "string"]]]],
-            ["name": "submitTapped", "fields": []],
-            ["name": "resultDismissed", "fields": []],
-        ])
+        #expect(
+            answer?["inputs"] == [
+                ["name": "answerChanged", "fields": [["name": "text", "type": "string", "required": true, "schema": ["type": "string"]]]],
+                ["name": "submitTapped", "fields": []],
+                ["name": "resultDismissed", "fields": []]
+            ])
         #expect(answer?["stateSchema"]?["required"] == ["answer", "isSubmitEnabled", "isSubmitting"])
     }
 }

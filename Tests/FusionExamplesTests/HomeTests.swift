@@ -12,7 +12,7 @@ import Testing
     @Test(arguments: [
         (Home.Input.viewDidLoad, "ViewDidLoad Action", "Number "),
         (.tap1, "Tap1 Action", "Tap1 Number "),
-        (.tap2, "Tap2 Action", "Tap2 Number "),
+        (.tap2, "Tap2 Action", "Tap2 Number ")
     ])
     func inputsSetTitleAndNumberedDescription(_ input: Home.Input, _ title: String, _ prefix: String) throws {
         let store = Store<Home>()

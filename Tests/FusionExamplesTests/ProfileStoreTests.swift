@@ -16,7 +16,9 @@ import Testing
         var requests: [(id: UInt64, kind: String)] {
             lock.withLock {
                 events.compactMap { event in
-                    guard event["event"] == "request", case .integer(let id)? = event["id"], let kind = event["kind"]?.stringValue else { return nil }
+                    guard event["event"] == "request", case .integer(let id)? = event["id"], let kind = event["kind"]?.stringValue else {
+                        return nil
+                    }
                     return (UInt64(id), kind)
                 }
             }
@@ -62,7 +64,8 @@ import Testing
         store.send(.loadAllProfiles)
         await waitForRequests(requests, 4)
         let v = store.version
-        try requests.respond(id(host, "fetchBabyProfile"), with: ["name": "Ari", "birthDate": "2024-01-01", "heightCm": 80, "weightKg": 10.5])
+        try requests.respond(
+            id(host, "fetchBabyProfile"), with: ["name": "Ari", "birthDate": "2024-01-01", "heightCm": 80, "weightKg": 10.5])
         await store.waitUntil(version: v + 1)
         #expect(store.state.babyProfile?.name == "Ari")
         #expect(store.state.pending == [.pet, .family, .preschool])

@@ -8,7 +8,7 @@ import Testing
     let networks = [
         Network(id: "home", name: "Home", isSecured: true, connectivity: 1),
         Network(id: "cafe", name: "Cafe", isSecured: false, connectivity: 0.5),
-        Network(id: "work", name: "Work", isSecured: true, connectivity: 0.7),
+        Network(id: "work", name: "Work", isSecured: true, connectivity: 0.7)
     ]
 
     func makeStore(selected: String? = nil, clock: ManualClock = ManualClock(), liveScan: Bool = false) -> Store<WiFiSettings> {

@@ -101,10 +101,11 @@ import Testing
         let counter = try library.create(feature: "counter")
         let heard = Recorder<UInt64>()
         let id = Recorder<UInt64>()
-        id.append(try counter.subscribe { [counter] version in
-            heard.append(version)
-            if let mine = id.values.first { try? counter.unsubscribe(mine) }
-        })
+        id.append(
+            try counter.subscribe { [counter] version in
+                heard.append(version)
+                if let mine = id.values.first { try? counter.unsubscribe(mine) }
+            })
         try counter.send("\"increase\"")
         try counter.send("\"increase\"")
         #expect(heard.values == [1])

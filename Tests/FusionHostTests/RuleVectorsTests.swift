@@ -1,6 +1,7 @@
 import Foundation
-@testable import FusionHost
 import Testing
+
+@testable import FusionHost
 
 /// One case of a shared vector file (Tests/vectors, docs/rules), named for the test list.
 struct RuleVector: Sendable, CustomTestStringConvertible {
@@ -15,7 +16,7 @@ struct RuleVector: Sendable, CustomTestStringConvertible {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.filter { $0.hasSuffix(".json") }.sorted() ?? []
         return files.flatMap { file -> [RuleVector] in
             guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(file).path),
-                  let document = try? JSONParser.parse([UInt8](data)), document["kind"]?.stringValue == kind
+                let document = try? JSONParser.parse([UInt8](data)), document["kind"]?.stringValue == kind
             else { return [] }
             return (document["cases"]?.elements ?? []).map { RuleVector(file: file, value: $0) }
         }

@@ -52,9 +52,11 @@ import Testing
 
         // Each library's errors come with its own names and words.
         let refused = #expect(throws: FusionHostError.self) { try toggle.send("\"jump\"") }
-        #expect(refused?.failure == CallFailure(
-            function: "fk_send", status: .unknownInput, statusName: "FK_ERR_UNKNOWN_INPUT",
-            message: "unknown input \"jump\"; valid inputs: flip, flipLater, setLabel"))
+        #expect(
+            refused?.failure
+                == CallFailure(
+                    function: "fk_send", status: .unknownInput, statusName: "FK_ERR_UNKNOWN_INPUT",
+                    message: "unknown input \"jump\"; valid inputs: flip, flipLater, setLabel"))
         let wrongLibrary = #expect(throws: FusionHostError.self) { try toggles.create(feature: "counter") }
         #expect(wrongLibrary?.status == .unknownFeature)
     }

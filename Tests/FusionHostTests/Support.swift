@@ -14,7 +14,8 @@ enum Support {
     static func examplesLibrary() throws -> String {
         var candidates: [String] = []
         if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append(URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("libFusionExamples.so").path)
+            candidates.append(
+                URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("libFusionExamples.so").path)
         }
         if let configured = ProcessInfo.processInfo.environment["FUSION_LIBRARY"] { candidates.append(configured) }
         candidates.append(root.appendingPathComponent(".build/debug/libFusionExamples.so").path)
@@ -38,8 +39,11 @@ enum Support {
         let output = directory.appendingPathComponent("lib\(name).so")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["cc", "-std=c11", "-Wall", "-Werror", "-shared", "-fPIC", "-pthread",
-                             "-I", root.appendingPathComponent("include").path]
+        process.arguments =
+            [
+                "cc", "-std=c11", "-Wall", "-Werror", "-shared", "-fPIC", "-pthread",
+                "-I", root.appendingPathComponent("include").path
+            ]
             + defines.map { "-D\($0)" } + [sourceFile.path, "-o", output.path]
         let errors = Pipe()
         process.standardError = errors

@@ -1,10 +1,13 @@
-import Testing
 @_spi(FusionKit) import FusionJSON
+import Testing
 
 @Suite struct DoubleTextTests {
     @Test func doublesAreWrittenAsDescriptionWritesThem() {
         var generator = SystemRandomNumberGenerator()
-        var values: [Double] = [0.001, 0.0001, 0.00011, 999_999_999.5, 1e9 + 0.5, -0.05, 0.1 + 0.2, Double.leastNonzeroMagnitude, .greatestFiniteMagnitude, 1.7976931348623157e308, 123.4567, 0.3]
+        var values: [Double] = [
+            0.001, 0.0001, 0.00011, 999_999_999.5, 1e9 + 0.5, -0.05, 0.1 + 0.2, Double.leastNonzeroMagnitude, .greatestFiniteMagnitude,
+            1.7976931348623157e308, 123.4567, 0.3
+        ]
         for _ in 0..<200_000 {
             values.append(Double(bitPattern: generator.next()))
             let decimals = Int.random(in: 1...6)

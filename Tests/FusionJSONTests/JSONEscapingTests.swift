@@ -1,5 +1,5 @@
-import Testing
 @_spi(FusionKit) import FusionJSON
+import Testing
 
 @Suite struct JSONEscapingTests {
     @Test func theEscapeScanFindsEveryByteThatNeedsEscaping() {
@@ -9,7 +9,9 @@ import Testing
                     var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
                     if length > 0 { bytes[position] = special }
                     let expected = bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
-                    let found = bytes.withUnsafeBufferPointer { JSONEscaping.needsEscaping($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count) }
+                    let found = bytes.withUnsafeBufferPointer {
+                        JSONEscaping.needsEscaping($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count)
+                    }
                     #expect(found == expected, "length \(length), byte \(special) at \(position)")
                 }
             }

@@ -1,5 +1,5 @@
-import Testing
 import FusionJSON
+import Testing
 
 @Suite struct JSONParserTests {
     @Test func parsesEveryKindOfValue() throws {
@@ -49,7 +49,7 @@ import FusionJSON
         ("tru", .syntax, "expected a value"),
         ("nul", .syntax, "expected a value"),
         ("1 2", .syntax, "after the end"),
-        ("1e999", .syntax, "out of range"),
+        ("1e999", .syntax, "out of range")
     ])
     func rejects(_ text: String, _ kind: JSONParseError.Kind, _ words: String) {
         #expect {
@@ -71,8 +71,10 @@ import FusionJSON
     }
 
     @Test func rejectsInvalidUTF8WithItsOffset() {
-        for (bytes, offset) in [([0x22, 0xFF, 0x22], 1), ([0x22, 0x61, 0xC3, 0x28, 0x22], 2), ([0x22, 0xE0, 0x80, 0x80, 0x22], 1),
-                                ([0x22, 0xED, 0xA0, 0x80, 0x22], 1), ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 1), ([0x22, 0xE2, 0x82], 1)] as [([UInt8], Int)] {
+        for (bytes, offset) in [
+            ([0x22, 0xFF, 0x22], 1), ([0x22, 0x61, 0xC3, 0x28, 0x22], 2), ([0x22, 0xE0, 0x80, 0x80, 0x22], 1),
+            ([0x22, 0xED, 0xA0, 0x80, 0x22], 1), ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 1), ([0x22, 0xE2, 0x82], 1)
+        ] as [([UInt8], Int)] {
             #expect {
                 _ = try JSONParser.parse(bytes)
             } throws: { error in
@@ -115,7 +117,9 @@ import FusionJSON
     /// What the host's tests held its own parser to: each error points at a byte of the
     /// text (the start of the token that is wrong), which messages turn into a line and column.
     @Test func refusesWhatIsNotJSONSayingWhere() {
-        for (text, offset) in [("", 0), ("{\"a\":}", 5), ("[1,]", 3), ("01", 0), ("\"open", 0), ("{\"a\":1,\"a\":2}", 7), ("tru", 0), ("1 2", 2)] {
+        for (text, offset) in [
+            ("", 0), ("{\"a\":}", 5), ("[1,]", 3), ("01", 0), ("\"open", 0), ("{\"a\":1,\"a\":2}", 7), ("tru", 0), ("1 2", 2)
+        ] {
             let error = #expect(throws: JSONParseError.self, "\(text)") { try JSONParser.parse(text) }
             #expect(error?.offset == offset, "\(text): \(String(describing: error))")
         }

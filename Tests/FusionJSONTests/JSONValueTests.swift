@@ -42,7 +42,7 @@ import Testing
 
     @Test func namesKindsForMessages() {
         let kinds: [(JSONValue, String)] = [
-            (nil, "null"), (true, "a boolean"), (1, "a number"), (1.5, "a number"), ("x", "a string"), ([], "an array"), ([:], "an object"),
+            (nil, "null"), (true, "a boolean"), (1, "a number"), (1.5, "a number"), ("x", "a string"), ([], "an array"), ([:], "an object")
         ]
         for (value, words) in kinds { #expect(value.kindDescription == words) }
     }

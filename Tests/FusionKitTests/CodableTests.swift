@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FusionKit
 
 private struct Network: Codable, Equatable {
@@ -29,7 +30,10 @@ private struct Screen: Codable, Equatable {
 
     @Test func encodesFieldsInOrderWithNullForAbsentOptionals() throws {
         let text = String(decoding: try JSONValueEncoder().encodeBytes(screen), as: UTF8.self)
-        #expect(text == #"{"networks":[{"id":"a","name":"Home","isSecured":true,"connectivity":0.5,"note":null}],"destination":{"connect":{"id":"a","password":"blob"}},"counts":{"x":1},"level":3}"#)
+        #expect(
+            text
+                == #"{"networks":[{"id":"a","name":"Home","isSecured":true,"connectivity":0.5,"note":null}],"destination":{"connect":{"id":"a","password":"blob"}},"counts":{"x":1},"level":3}"#
+        )
     }
 
     @Test func roundTrips() throws {
@@ -43,12 +47,14 @@ private struct Screen: Codable, Equatable {
     }
 
     @Test(arguments: [
-        (#"{"networks":[{"id":"a","name":"b","isSecured":"yes","connectivity":1}],"counts":{},"level":1}"#,
-         "at $.networks[0].isSecured: expected a boolean, found a string"),
+        (
+            #"{"networks":[{"id":"a","name":"b","isSecured":"yes","connectivity":1}],"counts":{},"level":1}"#,
+            "at $.networks[0].isSecured: expected a boolean, found a string"
+        ),
         (#"{"networks":[],"counts":{},"level":300}"#, "at $.level: 300 does not fit in UInt8"),
         (#"{"networks":[],"counts":{"x":1.5},"level":1}"#, "at $.counts.x: expected an integer for Int, found 1.5"),
         (#"{"networks":[],"counts":{}}"#, "missing field \"level\""),
-        (#"{"networks":{},"counts":{},"level":1}"#, "at $.networks: expected an array, found an object"),
+        (#"{"networks":{},"counts":{},"level":1}"#, "at $.networks: expected an array, found an object")
     ])
     func explainsWhereDecodingFailed(_ text: String, _ message: String) throws {
         let value = try JSONParser.parse(text)

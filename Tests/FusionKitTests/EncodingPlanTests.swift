@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FusionKit
 
 // Each type is used by one test only: plans are learnt once per type, per process.
@@ -125,9 +126,11 @@ private func expectSameAsTree<T: Encodable>(_ values: [T], sourceLocation: Sourc
 
 @Suite struct EncodingPlanTests {
     @Test func plainStructsAreWrittenFromMemoryWithTheSameBytes() throws {
-        let reading = Reading(id: "a\"b\\c\u{7}é", level: 0.15000000000000002, ok: true, count: -7, note: nil, score: 2.5, rank: nil, seen: false)
+        let reading = Reading(
+            id: "a\"b\\c\u{7}é", level: 0.15000000000000002, ok: true, count: -7, note: nil, score: 2.5, rank: nil, seen: false)
         let station = Station(
-            name: "S", readings: [reading, Reading(id: "x", level: 1e-7, ok: false, count: Int.max, note: "n", score: nil, rank: 3, seen: nil)],
+            name: "S",
+            readings: [reading, Reading(id: "x", level: 1e-7, ok: false, count: Int.max, note: "n", score: nil, rank: 3, seen: nil)],
             latest: reading, tags: ["t1", ""], limits: ["a": 1], kind: .south, small: -3)
         try expectSameAsTree([station, Station(name: "", readings: [], latest: nil, tags: [], limits: [:], kind: .north, small: 0)])
         let plan = try #require(EncodingPlans.shared.plan(for: Station.self))

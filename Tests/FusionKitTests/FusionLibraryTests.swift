@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+
 @testable import FusionKit
 
 /// How many times a probe feature's state was described: its `init(from:)` runs when the

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FusionKit
 
 /// A feature whose effect awaits a host request with `host.request` inside `.run`.

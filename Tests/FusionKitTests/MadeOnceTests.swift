@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FusionKit
 
 /// Counts how often a `MadeOnce` made its value.
@@ -10,7 +11,9 @@ private final class Makings: @unchecked Sendable {
 @Suite struct MadeOnceTests {
     @Test func nothingIsMadeUntilAskedFor() {
         let makings = Makings()
-        let once = MadeOnce { makings.lock.withLock { makings.count += 1 }; return "made" }
+        let once = MadeOnce {
+            makings.lock.withLock { makings.count += 1 }; return "made"
+        }
         #expect(makings.lock.withLock { makings.count } == 0)
         #expect(once.value == "made")
         #expect(once.value == "made")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FusionKit
 
 private enum Connectivity: String, Codable, CaseIterable { case strong, weak = "weak-signal" }
@@ -64,7 +65,10 @@ private indirect enum Expression: Codable {
             Issue.record("not a tagged union")
             return
         }
-        #expect(cases.contains { $0.name == "sum" && $0.fields.map(\.shape) == [.reference(name: "Expression"), .reference(name: "Expression")] })
+        #expect(
+            cases.contains {
+                $0.name == "sum" && $0.fields.map(\.shape) == [.reference(name: "Expression"), .reference(name: "Expression")]
+            })
     }
 
     @Test func writesJSONSchema() throws {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FusionKit
 
 /// A feature whose state shape changed twice: version 1 had `label`, version 2 renamed
@@ -85,7 +86,10 @@ private struct Plain: Feature {
 
     @Test func anOlderStateWithoutAMigrationIsRefusedNamingBothVersions() {
         let message = refusal { _ = try restore(Note.self, ["label": "old"], savedAt: 1) }
-        #expect(message == "the state was saved at state version 1 of feature \"note\"; this library's feature \"note\" is at state version 3 and has no migration from version 1")
+        #expect(
+            message
+                == "the state was saved at state version 1 of feature \"note\"; this library's feature \"note\" is at state version 3 and has no migration from version 1"
+        )
     }
 
     @Test func aFailedMigrationSaysWhy() {
@@ -101,7 +105,10 @@ private struct Plain: Feature {
     @Test func aFieldTheStateDoesNotHaveIsRefusedNotDropped() {
         // An old save given as current: `label` would be skipped by synthesized Decodable.
         let top = refusal { _ = try restore(Note.self, ["title": "", "tags": [], "label": "old"]) }
-        #expect(top.hasSuffix("it has a field $.label that this version does not have; a state saved by another version of the feature needs its \"stateVersion\""))
+        #expect(
+            top.hasSuffix(
+                "it has a field $.label that this version does not have; a state saved by another version of the feature needs its \"stateVersion\""
+            ))
         let nested = refusal { _ = try restore(Plain.self, ["count": 1, "items": [["name": "a"], ["name": "b", "done": true]]]) }
         #expect(nested.contains("it has a field $.items[1].done that this version does not have"))
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FusionKit
 
 /// A small feature exercising every kind of effect.
@@ -193,7 +194,9 @@ private struct Counted: Feature {
     }
 
     /// `sendAndWrite` into `capacity` bytes filled with "x": what it returned, and the bytes.
-    private func written<F: Feature>(_ store: Store<F>, _ input: F.Input?, capacity: Int) throws -> (length: Int, version: UInt64, bytes: [UInt8]) {
+    private func written<F: Feature>(_ store: Store<F>, _ input: F.Input?, capacity: Int) throws -> (
+        length: Int, version: UInt64, bytes: [UInt8]
+    ) {
         var bytes = [UInt8](repeating: UInt8(ascii: "x"), count: capacity)
         // (Result, not a throwing closure: Swift 6.3.1's IRGen crashes on a typed-throws
         // closure passed to withUnsafeMutableBytes here.)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FusionKit
 
 private struct Inner: Codable, Equatable {

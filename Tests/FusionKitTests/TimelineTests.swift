@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+
 @testable import FusionKit
 
 /// A feature with a timer, for time travel with effects in flight.

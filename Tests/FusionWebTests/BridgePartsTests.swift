@@ -1,6 +1,7 @@
 import Foundation
 import FusionHost
 import Testing
+
 @testable import FusionWeb
 
 /// The bridge's parts that decide what a page may do: message checks, the static
@@ -19,9 +20,15 @@ import Testing
         let create = try parse(#"{"type":"create","id":"a","feature":"wifi","key":"w-1","reuse":true,"options":{"seed":3}}"#)
         #expect(create.id == .string("a"))
         #expect(create.message == .create(feature: "wifi", options: ["seed": 3], key: "w-1", reuse: true))
-        #expect(try parse(##"{"type":"send","instance":"#1","input":"increase"}"##).message == .send(instance: "#1", input: .string("increase")))
-        #expect(try parse(#"{"type":"respond","instance":"p","request":7,"result":{}}"#).message == .respond(instance: "p", request: 7, result: .object([])))
-        #expect(try parse(#"{"type":"fail","instance":"p","request":7,"message":"no"}"#).message == .fail(instance: "p", request: 7, message: "no"))
+        #expect(
+            try parse(##"{"type":"send","instance":"#1","input":"increase"}"##).message == .send(instance: "#1", input: .string("increase"))
+        )
+        #expect(
+            try parse(#"{"type":"respond","instance":"p","request":7,"result":{}}"#).message
+                == .respond(instance: "p", request: 7, result: .object([])))
+        #expect(
+            try parse(#"{"type":"fail","instance":"p","request":7,"message":"no"}"#).message
+                == .fail(instance: "p", request: 7, message: "no"))
         #expect(try parse(#"{"type":"advanceClock","instance":"p","seconds":1.5}"#).message == .advanceClock(instance: "p", seconds: 1.5))
         #expect(try parse(#"{"type":"resync","instance":"p"}"#).message == .resync(instance: "p"))
         #expect(try parse(#"{"type":"destroy","instance":"p"}"#).message == .destroy(instance: "p"))
@@ -37,10 +44,13 @@ import Testing
             (#"{"type":"send","id":4,"instance":"c"}"#, "needs \"input\"", .integer(4)),
             (#"{"type":"send","id":5,"instance":7,"input":"x"}"#, "\"instance\" of a \"send\" message is a string", .integer(5)),
             (#"{"type":"create","id":6,"feature":"counter","key":"a b"}"#, "\"key\" is 1 to 64 characters", .integer(6)),
-            (#"{"type":"create","id":7,"feature":"counter","options":[]}"#, "\"options\" of a \"create\" message is an object", .integer(7)),
+            (
+                #"{"type":"create","id":7,"feature":"counter","options":[]}"#, "\"options\" of a \"create\" message is an object",
+                .integer(7)
+            ),
             (#"{"type":"respond","id":8,"instance":"p","request":-1,"result":1}"#, "a whole number", .integer(8)),
             (#"{"type":"advanceClock","id":9,"instance":"p","seconds":-1}"#, "from 0 to 1e9", .integer(9)),
-            (#"{"type":"manifest","id":{"x":1}}"#, "\"id\" is a number or a string", nil),
+            (#"{"type":"manifest","id":{"x":1}}"#, "\"id\" is a number or a string", nil)
         ]
         for (text, words, id) in rows {
             let rejected = rejection(text)
@@ -63,7 +73,8 @@ import Testing
         try "a page".write(to: pages.appendingPathComponent("sub/page one.html"), atomically: true, encoding: .utf8)
         try "secret".write(to: root.appendingPathComponent("secret.txt"), atomically: true, encoding: .utf8)
         try "hidden".write(to: pages.appendingPathComponent(".env"), atomically: true, encoding: .utf8)
-        try FileManager.default.createSymbolicLink(atPath: pages.appendingPathComponent("out.txt").path, withDestinationPath: root.appendingPathComponent("secret.txt").path)
+        try FileManager.default.createSymbolicLink(
+            atPath: pages.appendingPathComponent("out.txt").path, withDestinationPath: root.appendingPathComponent("secret.txt").path)
         try FileManager.default.createSymbolicLink(atPath: pages.appendingPathComponent("up").path, withDestinationPath: root.path)
         files = try #require(StaticFiles(folder: pages.path))
     }
@@ -75,8 +86,10 @@ import Testing
     }
 
     @Test func refusesEverythingOutsideIt() {
-        for path in ["/../secret.txt", "/sub/../../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/out.txt", "/up/secret.txt",
-                     "/.env", "/sub/%00", "/missing.html", "/sub", "/%zz", "/..%5csecret.txt"] {
+        for path in [
+            "/../secret.txt", "/sub/../../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/out.txt", "/up/secret.txt",
+            "/.env", "/sub/%00", "/missing.html", "/sub", "/%zz", "/..%5csecret.txt"
+        ] {
             #expect(files.file(for: Substring(path)) == nil, "\(path)")
         }
     }
@@ -147,16 +160,19 @@ import Testing
 
 @Suite struct ServerMessageTests {
     @Test func splicesTheLibrarysJSONWithoutReencoding() {
-        #expect(ServerMessage.change(instance: "c", statePatch: #"{"from":null,"to":3,"state":{"value":1}}"#)
-            == #"{"type":"state","instance":"c","from":null,"to":3,"state":{"value":1}}"#)
-        #expect(ServerMessage.change(instance: "#1", statePatch: #"{"from":2,"to":3,"patch":[]}"#)
-            == ##"{"type":"patch","instance":"#1","from":2,"to":3,"patch":[]}"##)
+        #expect(
+            ServerMessage.change(instance: "c", statePatch: #"{"from":null,"to":3,"state":{"value":1}}"#)
+                == #"{"type":"state","instance":"c","from":null,"to":3,"state":{"value":1}}"#)
+        #expect(
+            ServerMessage.change(instance: "#1", statePatch: #"{"from":2,"to":3,"patch":[]}"#)
+                == ##"{"type":"patch","instance":"#1","from":2,"to":3,"patch":[]}"##)
         // Another library may write its members in another order.
         #expect(ServerMessage.change(instance: "x", statePatch: #"{"to":3,"from":null,"state":{}}"#).hasPrefix(#"{"type":"state""#))
     }
 
     @Test func forwardsHostEvents() throws {
-        let request = try #require(ServerMessage.hostEvent(instance: "p", eventJSON: #"{"event":"request","id":7,"kind":"fetchPet","payload":{"profileID":"b"}}"#))
+        let request = try #require(
+            ServerMessage.hostEvent(instance: "p", eventJSON: #"{"event":"request","id":7,"kind":"fetchPet","payload":{"profileID":"b"}}"#))
         #expect(request.message == #"{"type":"request","instance":"p","id":7,"kind":"fetchPet","payload":{"profileID":"b"}}"#)
         #expect(request.requestID == 7 && request.isRequest)
         let cancel = try #require(ServerMessage.hostEvent(instance: "p", eventJSON: #"{"event":"cancel","id":7}"#))

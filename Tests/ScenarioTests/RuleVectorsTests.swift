@@ -1,7 +1,8 @@
 import Foundation
 import FusionHost
-@testable import FusionScenario
 import Testing
+
+@testable import FusionScenario
 
 /// How scenarios compare states (docs/rules/scenario-comparison.md), held to the shared
 /// vectors in Tests/vectors/scenario-comparison, which the Python runner's tests read too.
@@ -17,7 +18,7 @@ import Testing
             let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.filter { $0.hasSuffix(".json") }.sorted() ?? []
             return files.flatMap { file -> [Vector] in
                 guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(file).path),
-                      let document = try? JSONParser.parse([UInt8](data)), document["kind"]?.stringValue == kind
+                    let document = try? JSONParser.parse([UInt8](data)), document["kind"]?.stringValue == kind
                 else { return [] }
                 return (document["cases"]?.elements ?? []).map { Vector(file: file, value: $0) }
             }
@@ -46,7 +47,8 @@ import Testing
     func differences(_ vector: Vector) throws {
         let expected = try #require(vector.value["expected"])
         let actual = try #require(vector.value["actual"])
-        let lines = vector.value["mode"]?.stringValue == "state"
+        let lines =
+            vector.value["mode"]?.stringValue == "state"
             ? StateComparison.exact(expected: expected, actual: actual)
             : StateComparison.partial(expected: expected, actual: actual)
         let paths = (vector.value["paths"]?.elements ?? []).compactMap(\.stringValue)

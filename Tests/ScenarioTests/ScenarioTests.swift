@@ -23,7 +23,10 @@ import Testing
     static func runner() throws -> ScenarioRunner {
         var candidates: [String] = []
         if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append(URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(SharedLibraryName.forLibrary("FusionExamples")).path)
+            candidates.append(
+                URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(
+                    SharedLibraryName.forLibrary("FusionExamples")
+                ).path)
         }
         candidates.append(root.appendingPathComponent(".build/debug/" + SharedLibraryName.forLibrary("FusionExamples")).path)
         guard let path = candidates.first(where: FileManager.default.fileExists(atPath:)) else {

@@ -21,8 +21,9 @@ public func fuzzJSONParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
     switch parse(bytes) {
     case .failure(let error):
-        precondition(error.offset >= 0 && error.offset <= size && error.line >= 1 && error.column >= 1,
-                     "an error outside the text: \(error) for \(size) bytes")
+        precondition(
+            error.offset >= 0 && error.offset <= size && error.line >= 1 && error.column >= 1,
+            "an error outside the text: \(error) for \(size) bytes")
         precondition(!error.description.isEmpty)
     case .success(let value):
         let written = write(value)
@@ -31,8 +32,10 @@ public func fuzzJSONParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
             preconditionFailure("the parser refuses its writer's output \(String(decoding: written, as: UTF8.self)): \(again)")
         }
         let rewritten = write(reread)
-        precondition(rewritten == written,
-                     "written twice, a value changed: \(String(decoding: written, as: UTF8.self)) then \(String(decoding: rewritten, as: UTF8.self))")
+        precondition(
+            rewritten == written,
+            "written twice, a value changed: \(String(decoding: written, as: UTF8.self)) then \(String(decoding: rewritten, as: UTF8.self))"
+        )
         // What scenarios match with: the value read back means what was read.
         precondition(reread.isEquivalent(to: value), "read back, a value means something else: \(String(decoding: written, as: UTF8.self))")
         // What state files and `fusion inspect` hold: pretty text reads back to the same value.

@@ -1,3 +1,5 @@
+import FusionHost
+
 // manifest.swift: the host reading a hostile manifest (the shared parser,
 // Sources/FusionJSON/JSONParser.swift, and FusionHost's Manifest model).
 //
@@ -6,9 +8,8 @@
 // works, giving a model whose every feature can be looked up by its name, or fails
 // with `invalidManifest` and words saying why; never a crash.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import FusionHost
 
 /// The manifest-only library beside this executable, and its fuzz_set_manifest.
 private struct FakeLibrary: @unchecked Sendable {

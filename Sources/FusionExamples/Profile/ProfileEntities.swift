@@ -62,7 +62,7 @@ public struct BabyProfile: Codable, Equatable, Sendable {
 enum ProfileSamples {
     static let pet = PetEntity(name: "Mochi", species: "dog", age: 3)
     static let family = FamilyEntity(members: [
-        FamilyMember(name: "Jiwoo", relation: "mother"), FamilyMember(name: "Minho", relation: "father"),
+        FamilyMember(name: "Jiwoo", relation: "mother"), FamilyMember(name: "Minho", relation: "father")
     ])
     static let school = PreSchoolEntity(name: "Sunflower Preschool", className: "Rabbits", teacher: "Ms. Han")
     static let baby = BabyProfile(name: "Seoyeon", birthDate: "2023-05-02", heightCm: 92.5, weightKg: 13.4)

@@ -17,7 +17,8 @@ import FusionKit
 // Action, State, init, initialState, transform, perform): the shape repeats by design.
 public struct ProfileStore: Feature {
     public static let name = "profile"
-    public static let summary = "One store for profile data: four parallel host-requested fetches, …Complete actions, error and retry (seed 004)."
+    public static let summary =
+        "One store for profile data: four parallel host-requested fetches, …Complete actions, error and retry (seed 004)."
 
     public enum Input: Decodable, Sendable {
         case loadAllProfiles
@@ -82,7 +83,7 @@ public struct ProfileStore: Feature {
         case .getAllProfileData:
             state.error = nil
             state.pending = Fetch.allCases
-// One case per fetch (seed 004's parallel fetches): the `…Complete` cases are alike by design.
+        // One case per fetch (seed 004's parallel fetches): the `…Complete` cases are alike by design.
         case .getPetEntityComplete(let pet):
             state.pet = pet
             state.pending.removeAll { $0 == .pet }

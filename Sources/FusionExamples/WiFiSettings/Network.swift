@@ -20,7 +20,7 @@ public struct Network: Codable, Equatable, Sendable, Identifiable {
         Network(id: "blob", name: "Blob's WiFi", isSecured: true, connectivity: 0.9),
         Network(id: "blob-jr", name: "Blob Jr's WiFi", isSecured: true, connectivity: 0.6),
         Network(id: "blob-sr", name: "Blob Sr's WiFi", isSecured: true, connectivity: 0.3),
-        Network(id: "cafe", name: "Café Guest", isSecured: false, connectivity: 0.5),
+        Network(id: "cafe", name: "Café Guest", isSecured: false, connectivity: 0.5)
     ]
 
     /// Names networks that appear while the screen is open are drawn from.

@@ -209,8 +209,9 @@ public struct WiFiSettings: Feature {
             guard !absent.isEmpty else { return }
             let name = absent[random.int(in: 0...(absent.count - 1))]
             let id = name.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).joined(separator: "-")
-            state.foundNetworks.append(Network(
-                id: id, name: name, isSecured: random.int(in: 0...1) == 1, connectivity: Double(random.int(in: 1...10)) / 10))
+            state.foundNetworks.append(
+                Network(
+                    id: id, name: name, isSecured: random.int(in: 0...1) == 1, connectivity: Double(random.int(in: 1...10)) / 10))
         default:
             guard unselected.count > 1, state.foundNetworks.count > 2 else { return }
             state.foundNetworks.remove(at: unselected[random.int(in: 0...(unselected.count - 1))])

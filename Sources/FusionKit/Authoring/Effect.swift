@@ -13,8 +13,9 @@ public struct Effect<Action: Sendable>: Sendable {
         /// answer's action is applied inside the host's fk_respond/fk_fail_request call,
         /// so answers are applied in the order the host gives them. In "builtin" mode
         /// `builtin` runs instead, as an ordinary effect.
-        case request(id: EffectID?, submit: @Sendable (HostRequests, @escaping @Sendable (Action) -> Void) -> UInt64?,
-                     builtin: @Sendable (Send<Action>) async -> Void)
+        case request(
+            id: EffectID?, submit: @Sendable (HostRequests, @escaping @Sendable (Action) -> Void) -> UInt64?,
+            builtin: @Sendable (Send<Action>) async -> Void)
     }
 
     @usableFromInline let work: [Work]
@@ -52,29 +53,35 @@ public struct Effect<Action: Sendable>: Sendable {
         _ request: HostRequest<Response>, id: EffectID? = nil,
         then transform: @escaping @Sendable (Result<Response, HostRequestError>) -> Action
     ) -> Effect {
-        Effect(work: [.request(
-            id: id,
-            submit: { host, deliver in
-                host.submit(request) { answer in
-                    // nil: cancelled, by the effect's owner; nothing to apply.
-                    if let answer { deliver(transform(answer)) }
-                }
-            },
-            builtin: { send in
-                guard let builtin = request.builtin else {
-                    send(transform(.failure(HostRequestError("no host answers \"\(request.kind)\" requests, and the library has no answer of its own"))))
-                    return
-                }
-                do {
-                    send(transform(.success(try await builtin())))
-                } catch is CancellationError {
-                    return
-                } catch let error as HostRequestError {
-                    send(transform(.failure(error)))
-                } catch {
-                    send(transform(.failure(HostRequestError("\(error)"))))
-                }
-            })])
+        Effect(work: [
+            .request(
+                id: id,
+                submit: { host, deliver in
+                    host.submit(request) { answer in
+                        // nil: cancelled, by the effect's owner; nothing to apply.
+                        if let answer { deliver(transform(answer)) }
+                    }
+                },
+                builtin: { send in
+                    guard let builtin = request.builtin else {
+                        send(
+                            transform(
+                                .failure(
+                                    HostRequestError(
+                                        "no host answers \"\(request.kind)\" requests, and the library has no answer of its own"))))
+                        return
+                    }
+                    do {
+                        send(transform(.success(try await builtin())))
+                    } catch is CancellationError {
+                        return
+                    } catch let error as HostRequestError {
+                        send(transform(.failure(error)))
+                    } catch {
+                        send(transform(.failure(HostRequestError("\(error)"))))
+                    }
+                })
+        ])
     }
 
     /// Cancels every running effect started with `id`. Actions they send afterwards are dropped.
@@ -89,23 +96,24 @@ public struct Effect<Action: Sendable>: Sendable {
     /// The same work, with its actions wrapped for a parent feature: how a child's
     /// effects become the parent's.
     public func map<Parent: Sendable>(_ transform: @escaping @Sendable (Action) -> Parent) -> Effect<Parent> {
-        Effect<Parent>(work: work.map { item in
-            switch item {
-            case .send(let action):
-                return .send(transform(action))
-            case .run(let id, let cancelInFlight, let body):
-                return .run(id: id, cancelInFlight: cancelInFlight) { send in
-                    await body(Send { action in send(transform(action)) })
+        Effect<Parent>(
+            work: work.map { item in
+                switch item {
+                case .send(let action):
+                    return .send(transform(action))
+                case .run(let id, let cancelInFlight, let body):
+                    return .run(id: id, cancelInFlight: cancelInFlight) { send in
+                        await body(Send { action in send(transform(action)) })
+                    }
+                case .cancel(let id):
+                    return .cancel(id)
+                case .request(let id, let submit, let builtin):
+                    return .request(
+                        id: id,
+                        submit: { host, deliver in submit(host) { action in deliver(transform(action)) } },
+                        builtin: { send in await builtin(Send { action in send(transform(action)) }) })
                 }
-            case .cancel(let id):
-                return .cancel(id)
-            case .request(let id, let submit, let builtin):
-                return .request(
-                    id: id,
-                    submit: { host, deliver in submit(host) { action in deliver(transform(action)) } },
-                    builtin: { send in await builtin(Send { action in send(transform(action)) }) })
-            }
-        })
+            })
     }
 }
 

@@ -180,8 +180,10 @@ public final class HostRequests: @unchecked Sendable {
         guard open.count < limit else {
             let count = open.count
             lock.unlock()
-            return .full(HostRequestError(
-                FusionLimit.hostRequests.exceeded("request \"\(kind)\" not made: \(count) host requests of this instance are open").message))
+            return .full(
+                HostRequestError(
+                    FusionLimit.hostRequests.exceeded("request \"\(kind)\" not made: \(count) host requests of this instance are open")
+                        .message))
         }
         nextID += 1
         let id = nextID
@@ -198,7 +200,9 @@ public final class HostRequests: @unchecked Sendable {
             },
             reject: { error in deliver((error as? HostRequestError).map { .failure($0) }) })
         lock.unlock()
-        emit(Self.event(["event": "request", "id": .integer(Int(truncatingIfNeeded: id)), "kind": .string(kind), "payload": request.payload]))
+        emit(
+            Self.event(["event": "request", "id": .integer(Int(truncatingIfNeeded: id)), "kind": .string(kind), "payload": request.payload])
+        )
         return .opened(id)
     }
 

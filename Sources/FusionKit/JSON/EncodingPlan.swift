@@ -106,9 +106,17 @@ final class EncodingPlan: @unchecked Sendable {
             case .optionalBool:
                 if let bool = field.assumingMemoryBound(to: Bool?.self).pointee { writer.writeBool(bool) } else { writer.writeNull() }
             case .optionalDouble:
-                if let double = field.assumingMemoryBound(to: Double?.self).pointee { try writer.writeDouble(double) } else { writer.writeNull() }
+                if let double = field.assumingMemoryBound(to: Double?.self).pointee {
+                    try writer.writeDouble(double)
+                } else {
+                    writer.writeNull()
+                }
             case .optionalString:
-                if let string = field.assumingMemoryBound(to: String?.self).pointee { writer.writeString(string) } else { writer.writeNull() }
+                if let string = field.assumingMemoryBound(to: String?.self).pointee {
+                    writer.writeString(string)
+                } else {
+                    writer.writeNull()
+                }
             case .array:
                 try arrays[op.access].write(field, children[op.child], writer)
             case .optional:
@@ -133,16 +141,17 @@ final class EncodingPlan: @unchecked Sendable {
         mutating func compile(_ node: Node, at offset: Int) {
             switch node {
             case .leaf(let leaf):
-                let kind: Kind = switch leaf {
-                case .int: .int
-                case .bool: .bool
-                case .double: .double
-                case .string: .string
-                case .optionalInt: .optionalInt
-                case .optionalBool: .optionalBool
-                case .optionalDouble: .optionalDouble
-                case .optionalString: .optionalString
-                }
+                let kind: Kind =
+                    switch leaf {
+                    case .int: .int
+                    case .bool: .bool
+                    case .double: .double
+                    case .string: .string
+                    case .optionalInt: .optionalInt
+                    case .optionalBool: .optionalBool
+                    case .optionalDouble: .optionalDouble
+                    case .optionalString: .optionalString
+                    }
                 ops.append(Op(kind: kind, offset: offset))
             case .object(let members):
                 literal([UInt8(ascii: "{")])

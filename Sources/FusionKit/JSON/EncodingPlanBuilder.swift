@@ -40,8 +40,8 @@ enum EncodingPlanBuilder {
         let matches = record.withValue { value in
             for (field, written) in zip(fields, record.members) {
                 guard written.key == field.name, written.type == field.type,
-                      sameLeafValue(written.value, at: value + field.offset, of: field.type),
-                      let encodable = field.type as? any Encodable.Type
+                    sameLeafValue(written.value, at: value + field.offset, of: field.type),
+                    let encodable = field.type as? any Encodable.Type
                 else { return false }
                 members.append((field.name, field.offset, encodable))
             }

@@ -45,7 +45,9 @@ public struct JSONStreamEncoder {
     /// (`plan` and `scratch` are the store's own, passed in place: read where they are,
     /// without a retain and a release each.)
     @usableFromInline
-    func writeByPlanAlone(_ value: UnsafeRawPointer, plan: inout EncodingPlan?, scratch: inout AnyObject?, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    func writeByPlanAlone(
+        _ value: UnsafeRawPointer, plan: inout EncodingPlan?, scratch: inout AnyObject?, into buffer: UnsafeMutableRawBufferPointer
+    ) -> Int? {
         guard plan?.runsOnlyItself == true else { return nil }
         if scratch == nil { scratch = StreamWriter() }
         // Both stay referenced by the store, under its lock, for the whole call.
@@ -73,7 +75,9 @@ public struct JSONStreamEncoder {
     /// `scratch`: what an earlier call returned as its scratch, to write with again
     /// (nil: a new writer); the scratch returned is worth keeping for the next call, or nil.
     @usableFromInline
-    func encode<T: Encodable>(_ value: T, plan known: EncodingPlan?, scratch: AnyObject? = nil) throws -> (bytes: [UInt8], plan: EncodingPlan?, scratch: AnyObject?) {
+    func encode<T: Encodable>(_ value: T, plan known: EncodingPlan?, scratch: AnyObject? = nil) throws -> (
+        bytes: [UInt8], plan: EncodingPlan?, scratch: AnyObject?
+    ) {
         let stream = scratch.map { unsafeDowncast($0, to: StreamWriter.self).startOver() } ?? StreamWriter()
         var plan = known ?? EncodingPlans.shared.plan(for: T.self)
         do {

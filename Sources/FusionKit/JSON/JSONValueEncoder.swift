@@ -71,7 +71,7 @@ private final class ValueEncoder: Encoder {
         self.codingPath = codingPath
     }
 
-// The keyed and unkeyed containers are made alike (reuse the node, or make one): Encoder's shape.
+    // The keyed and unkeyed containers are made alike (reuse the node, or make one): Encoder's shape.
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let object: EncodingNode
         if let existing = node, case .object = existing.content {
@@ -179,7 +179,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         let child = EncodingNode(.object([]))
         object.set(key.stringValue, child)
         return KeyedEncodingContainer(KeyedContainer<NestedKey>(object: child, codingPath: codingPath + [key]))

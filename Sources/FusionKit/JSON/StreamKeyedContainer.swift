@@ -35,21 +35,51 @@ struct StreamKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { record?.add(key, value); try putNested(value, key) }
 
     // Absent optionals are written as null, as JSONValueEncoder does.
-    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) } }
-    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) } }
-    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) } }
-    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) } }
-    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) } }
-    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
-    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
-    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
-    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
-    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
-    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
-    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
-    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) } }
-    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) } }
-    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { record?.add(key, value); if let value { try putNested(value, key) } else { try putNil(key) } }
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) }
+    }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) }
+    }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) }
+    }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) }
+    }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) }
+    }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) }
+    }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) }
+    }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) }
+    }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try putInteger(value, key) } else { try putNil(key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try put(value, key) } else { try putNil(key) }
+    }
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        record?.add(key, value); if let value { try putNested(value, key) } else { try putNil(key) }
+    }
 
     private func putNil(_ key: Key) throws {
         try writer.beginMember(frame, key.stringValue)
@@ -89,7 +119,9 @@ struct StreamKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try writer.encodeNested(value)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         record?.unusual = true
         do {
             try writer.beginMember(frame, key.stringValue)

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 // DoubleText and JSONEscaping, inlined per field.
 @_spi(FusionKit) import FusionJSON
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 // The writer is used by one thread, inside one encode call; its properties skip the
 // run-time exclusivity checks that otherwise cost more than the writing itself. A

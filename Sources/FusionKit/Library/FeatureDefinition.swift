@@ -35,7 +35,9 @@ public struct FeatureDefinition: Sendable {
 
     /// A new instance, from its initial state or from `state` (the JSON of a state saved
     /// at `stateVersion`; nil: this feature's current one).
-    public func makeInstance(environment: Environment = .live, state: JSONValue? = nil, stateVersion: Int? = nil) throws(FusionError) -> any FeatureInstance {
+    public func makeInstance(environment: Environment = .live, state: JSONValue? = nil, stateVersion: Int? = nil) throws(FusionError)
+        -> any FeatureInstance
+    {
         try make(environment, state, stateVersion)
     }
 
@@ -52,26 +54,28 @@ public struct FeatureDefinition: Sendable {
             "name": .string(name),
             "summary": .string(summary),
             "stateVersion": .integer(stateVersion),
-            "inputs": .array(inputs.cases.map { item in
-                var entry: JSONValue = [
-                    "name": .string(item.name),
-                    "fields": .array(item.fields.map { field in
-                        [
-                            "name": .string(field.name),
-                            "type": .string(field.shape.typeName),
-                            "required": .bool(field.required),
-                            "schema": field.shape.jsonSchema,
-                        ]
-                    }),
-                ]
-                if let value = item.value, case .object(var members) = entry {
-                    members.append(JSONMember("value", ["type": .string(value.typeName), "schema": value.jsonSchema]))
-                    entry = .object(members)
-                }
-                return entry
-            }),
+            "inputs": .array(
+                inputs.cases.map { item in
+                    var entry: JSONValue = [
+                        "name": .string(item.name),
+                        "fields": .array(
+                            item.fields.map { field in
+                                [
+                                    "name": .string(field.name),
+                                    "type": .string(field.shape.typeName),
+                                    "required": .bool(field.required),
+                                    "schema": field.shape.jsonSchema
+                                ]
+                            })
+                    ]
+                    if let value = item.value, case .object(var members) = entry {
+                        members.append(JSONMember("value", ["type": .string(value.typeName), "schema": value.jsonSchema]))
+                        entry = .object(members)
+                    }
+                    return entry
+                }),
             "inputSchema": inputShape.jsonSchema,
-            "stateSchema": stateShape.jsonSchema,
+            "stateSchema": stateShape.jsonSchema
         ]
     }
 }

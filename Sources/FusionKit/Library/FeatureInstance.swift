@@ -7,7 +7,9 @@ public protocol FeatureInstance: AnyObject, Sendable {
     func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64)
     /// `send(json:)`, then the state right after that input written into `buffer` (see
     /// `Store.sendAndWrite`: the JSON and a NUL when they fit; the length either way).
-    func sendAndWriteState(json: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64)
+    func sendAndWriteState(json: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (
+        length: Int, version: UInt64
+    )
     /// The state written into `buffer`, as `sendAndWriteState` writes it.
     func writeState(into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64)
     var version: UInt64 { get }
@@ -50,7 +52,8 @@ final class JSONStore<F: Feature>: FeatureInstance {
     /// the state right after it there (see `Store.sendAndWrite`): send, send and read,
     /// or read. One closure for all three: each closure capturing more than the store is
     /// an allocation per instance.
-    @usableFromInline let apply: @Sendable (UnsafeRawBufferPointer?, _ into: UnsafeMutableRawBufferPointer?) throws(FusionError) -> (length: Int, version: UInt64)?
+    @usableFromInline let apply:
+        @Sendable (UnsafeRawBufferPointer?, _ into: UnsafeMutableRawBufferPointer?) throws(FusionError) -> (length: Int, version: UInt64)?
     @usableFromInline let readState: @Sendable () throws(FusionError) -> (bytes: [UInt8], version: UInt64)
 
     @inlinable
@@ -102,7 +105,9 @@ final class JSONStore<F: Feature>: FeatureInstance {
 
     @usableFromInline func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try readState() }
 
-    @usableFromInline func sendAndWriteState(json: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64) {
+    @usableFromInline func sendAndWriteState(json: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError)
+        -> (length: Int, version: UInt64)
+    {
         try apply(json, buffer).unsafelyUnwrapped  // (always a result when given a buffer)
     }
 
@@ -115,7 +120,9 @@ final class JSONStore<F: Feature>: FeatureInstance {
     @usableFromInline var featureName: String { F.name }
 
     @usableFromInline var version: UInt64 { store.version }
-    @usableFromInline func statePatch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try store.patch(since: version) }
+    @usableFromInline func statePatch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
+        try store.patch(since: version)
+    }
     @usableFromInline func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) throws(FusionError) -> UInt64? {
         try store.subscribe(limit: FusionLimit.subscribers.value, callback)
     }
@@ -137,7 +144,9 @@ final class JSONStore<F: Feature>: FeatureInstance {
 
     @usableFromInline func advanceClock(by nanoseconds: UInt64) throws(FusionError) {
         guard let clock = environment.clock as? ManualClock else {
-            throw FusionError(.invalidArgument, "this \"\(F.name)\" instance runs on the system clock; create it with {\"clock\":\"manual\"} to advance time")
+            throw FusionError(
+                .invalidArgument,
+                "this \"\(F.name)\" instance runs on the system clock; create it with {\"clock\":\"manual\"} to advance time")
         }
         // Effects started by earlier inputs first reach their wait, so that their
         // deadlines count from the time they were started at, not from after the move.

@@ -47,7 +47,7 @@ public struct FusionLibrary: Sendable {
             "abiVersion": .integer(abiVersion),
             "library": ["name": .string(name), "version": .string(version)],
             "optionalFunctions": .array(optionalFunctions.map(JSONValue.string)),
-            "features": .array(features),
+            "features": .array(features)
         ]
     }
 }

@@ -84,7 +84,8 @@ public struct InputCatalog: Sendable, Equatable {
         case nil, .null?: members = []
         case .object(let m)?: members = m
         case let other?:
-            let takes = input.fields.isEmpty
+            let takes =
+                input.fields.isEmpty
                 ? "takes no fields: send \"\(input.name)\" or {\"\(input.name)\":{}}"
                 : "takes an object of fields \(signature(input))"
             throw FusionError(.invalidInput, "input \"\(input.name)\" \(takes); found \(other.kindDescription)")

@@ -21,7 +21,9 @@ public struct InstanceOptions: Sendable, Equatable {
 
     public init(json: JSONValue) throws(FusionError) {
         guard case .object(let members) = json else {
-            throw FusionError(.invalidArgument, "options must be a JSON object with any of the keys \(Self.keys.joined(separator: ", ")); found \(json.kindDescription)")
+            throw FusionError(
+                .invalidArgument,
+                "options must be a JSON object with any of the keys \(Self.keys.joined(separator: ", ")); found \(json.kindDescription)")
         }
         for member in members {
             switch member.key {
@@ -29,7 +31,10 @@ public struct InstanceOptions: Sendable, Equatable {
                 state = member.value
             case "stateVersion":
                 guard case .integer(let version) = member.value, version >= 1 else {
-                    throw FusionError(.invalidArgument, "option \"stateVersion\" must be the state version the state was saved at, a whole number from 1; found \(member.value.jsonText)")
+                    throw FusionError(
+                        .invalidArgument,
+                        "option \"stateVersion\" must be the state version the state was saved at, a whole number from 1; found \(member.value.jsonText)"
+                    )
                 }
                 stateVersion = version
             case "seed":
@@ -45,7 +50,8 @@ public struct InstanceOptions: Sendable, Equatable {
                 clock = choice
             case "requests":
                 guard let text = member.value.stringValue, let mode = RequestMode(rawValue: text) else {
-                    throw FusionError(.invalidArgument, "option \"requests\" must be \"builtin\" or \"host\"; found \(member.value.jsonText)")
+                    throw FusionError(
+                        .invalidArgument, "option \"requests\" must be \"builtin\" or \"host\"; found \(member.value.jsonText)")
                 }
                 requests = mode
             case "settings":
@@ -55,15 +61,20 @@ public struct InstanceOptions: Sendable, Equatable {
                 settings = member.value
             case "history":
                 guard case .integer(let count) = member.value, count >= 0, count <= Self.historyLimit else {
-                    throw FusionError(.invalidArgument, "option \"history\" must be a whole number of versions to keep, from 0 to \(Self.historyLimit); found \(member.value.jsonText)")
+                    throw FusionError(
+                        .invalidArgument,
+                        "option \"history\" must be a whole number of versions to keep, from 0 to \(Self.historyLimit); found \(member.value.jsonText)"
+                    )
                 }
                 history = count
             default:
-                throw FusionError(.invalidArgument, "unknown option \"\(member.key)\"; the options are \(Self.keys.joined(separator: ", "))")
+                throw FusionError(
+                    .invalidArgument, "unknown option \"\(member.key)\"; the options are \(Self.keys.joined(separator: ", "))")
             }
         }
         if stateVersion != nil && state == nil {
-            throw FusionError(.invalidArgument, "option \"stateVersion\" says which version \"state\" was saved at, but no \"state\" is given")
+            throw FusionError(
+                .invalidArgument, "option \"stateVersion\" says which version \"state\" was saved at, but no \"state\" is given")
         }
     }
 

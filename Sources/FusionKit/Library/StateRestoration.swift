@@ -11,7 +11,10 @@ enum StateRestoration {
         let saved = version ?? current
         let name = "feature \"\(F.name)\""
         guard saved <= current else {
-            throw FusionError(.invalidState, "the state was saved at state version \(saved) of \(name), newer than this library's version \(current); a library cannot read a state from a later version")
+            throw FusionError(
+                .invalidState,
+                "the state was saved at state version \(saved) of \(name), newer than this library's version \(current); a library cannot read a state from a later version"
+            )
         }
         var json = given
         var origin = ""
@@ -19,9 +22,13 @@ enum StateRestoration {
             do {
                 json = try F.migrateState(given, from: saved)
             } catch is NoStateMigration {
-                throw FusionError(.invalidState, "the state was saved at state version \(saved) of \(name); this library's \(name) is at state version \(current) and has no migration from version \(saved)")
+                throw FusionError(
+                    .invalidState,
+                    "the state was saved at state version \(saved) of \(name); this library's \(name) is at state version \(current) and has no migration from version \(saved)"
+                )
             } catch {
-                throw FusionError(.invalidState, "migrating the state of \(name) from state version \(saved) to \(current) failed: \(error)")
+                throw FusionError(
+                    .invalidState, "migrating the state of \(name) from state version \(saved) to \(current) failed: \(error)")
             }
             origin = " (migrated from state version \(saved))"
         }
@@ -36,7 +43,10 @@ enum StateRestoration {
         // What the decoded state writes back is every field it read; a given field not
         // among them was dropped. (A state that cannot be written fails at its first read.)
         if let written = try? JSONValueEncoder().encode(state), let path = firstDroppedField(json, written, path: "$") {
-            throw FusionError(.invalidState, "the given state\(origin) does not fit \(name) (state version \(current)): it has a field \(path) that this version does not have\(hint)")
+            throw FusionError(
+                .invalidState,
+                "the given state\(origin) does not fit \(name) (state version \(current)): it has a field \(path) that this version does not have\(hint)"
+            )
         }
         return state
     }

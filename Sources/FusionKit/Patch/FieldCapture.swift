@@ -105,7 +105,9 @@ private struct CaptureKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { set(key, value.map { .value($0) } ?? .null) }
     mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { set(key, value.map { .value($0) } ?? .null) }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         let child = Node()
         child.keyed = []
         set(key, .null)

@@ -47,7 +47,9 @@ enum IdentityRanges {
             var index = range.offset
             let end = range.offset + range.length
             while index + 8 <= end {
-                if a.loadUnaligned(fromByteOffset: index, as: UInt64.self) != b.loadUnaligned(fromByteOffset: index, as: UInt64.self) { return false }
+                if a.loadUnaligned(fromByteOffset: index, as: UInt64.self) != b.loadUnaligned(fromByteOffset: index, as: UInt64.self) {
+                    return false
+                }
                 index += 8
             }
             while index < end {

@@ -46,7 +46,9 @@ extension Array: ComparableElements where Element: Equatable & Encodable {
                     var oldElement = UnsafeRawPointer(b)
                     for index in 0..<new.count {
                         if ranges.isEmpty || !IdentityRanges.same(newElement, oldElement, ranges),
-                           newElement.assumingMemoryBound(to: Element.self).pointee != oldElement.assumingMemoryBound(to: Element.self).pointee {
+                            newElement.assumingMemoryBound(to: Element.self).pointee
+                                != oldElement.assumingMemoryBound(to: Element.self).pointee
+                        {
                             changed.append(index)
                         }
                         newElement += stride
@@ -106,8 +108,9 @@ struct Differ {
             try withUnsafePointer(to: old) { oldValue in
                 try withUnsafePointer(to: new) { newValue in
                     for field in fields {
-                        try diffField(field.type, UnsafeRawPointer(oldValue) + field.offset, UnsafeRawPointer(newValue) + field.offset,
-                                      path: path + "/" + Self.escape(field.name))
+                        try diffField(
+                            field.type, UnsafeRawPointer(oldValue) + field.offset, UnsafeRawPointer(newValue) + field.offset,
+                            path: path + "/" + Self.escape(field.name))
                     }
                 }
             }
@@ -204,7 +207,9 @@ struct Differ {
     }
 
     /// The field of type `type` at `old` and `new`, diffed with its own type.
-    private mutating func diffField(_ type: any Encodable.Type, _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, path: @autoclosure () -> String) throws {
+    private mutating func diffField(
+        _ type: any Encodable.Type, _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, path: @autoclosure () -> String
+    ) throws {
         func open<F: Encodable>(_: F.Type) throws {
             let oldField = old.assumingMemoryBound(to: F.self)
             let newField = new.assumingMemoryBound(to: F.self)

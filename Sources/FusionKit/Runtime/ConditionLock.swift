@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A mutex with a condition variable, on pthreads.
@@ -41,13 +41,15 @@ public final class ConditionLock: @unchecked Sendable {
 
     /// Waits for `broadcast()`; the lock must be held, and is held again on return.
     public func wait() {
-        let condition = self.condition ?? {
-            let made = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-            made.initialize(to: pthread_cond_t())
-            pthread_cond_init(made, nil)
-            self.condition = made
-            return made
-        }()
+        let condition =
+            self.condition
+            ?? {
+                let made = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+                made.initialize(to: pthread_cond_t())
+                pthread_cond_init(made, nil)
+                self.condition = made
+                return made
+            }()
         pthread_cond_wait(condition, mutex)
     }
     /// Wakes every thread waiting on the condition; the lock must be held. (Without a

@@ -21,7 +21,7 @@ public enum FusionLimit: Int32, CaseIterable, Sendable {
     /// The value in force.
     @inlinable public var value: Int { Int(fusion_limit_get(rawValue)) }
 
-// One switch per property, each naming every limit once: a table in the header's order.
+    // One switch per property, each naming every limit once: a table in the header's order.
     /// The value a library starts with.
     public var defaultValue: Int {
         switch self {

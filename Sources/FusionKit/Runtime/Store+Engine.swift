@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The store's engine: how an input or an effect's action becomes a new state and
@@ -51,8 +51,8 @@ extension Store {
     @inlinable
     func encodeByPlanLocked(version: UInt64) -> [UInt8]? {
         guard lastEncodedCount <= Self.smallState,
-              let plan = statePlan,
-              let (bytes, scratch) = JSONStreamEncoder().encodeByPlanAlone(current, plan: plan, scratch: encodeScratch)
+            let plan = statePlan,
+            let (bytes, scratch) = JSONStreamEncoder().encodeByPlanAlone(current, plan: plan, scratch: encodeScratch)
         else { return nil }
         encodeScratch = scratch
         encoded = (version, bytes)
@@ -72,9 +72,12 @@ extension Store {
             return (Self.copy(bytes, into: buffer), version)
         }
         if lastEncodedCount <= Self.smallState,
-           let length = withUnsafePointer(to: &current, { state in
-               JSONStreamEncoder().writeByPlanAlone(UnsafeRawPointer(state), plan: &statePlan, scratch: &encodeScratch, into: buffer)
-           }) {
+            let length = withUnsafePointer(
+                to: &current,
+                { state in
+                    JSONStreamEncoder().writeByPlanAlone(UnsafeRawPointer(state), plan: &statePlan, scratch: &encodeScratch, into: buffer)
+                })
+        {
             lastEncodedCount = length
             // Older bytes would never be read again (the version has moved on): let them go.
             if encoded != nil { encoded = nil }

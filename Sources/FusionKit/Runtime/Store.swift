@@ -129,7 +129,9 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// otherwise the buffer is left as it was and `length` says how many bytes the JSON
     /// needs (one more for the NUL).
     @inlinable
-    public func sendAndWrite(_ input: F.Input, json: UnsafeRawBufferPointer? = nil, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64) {
+    public func sendAndWrite(_ input: F.Input, json: UnsafeRawBufferPointer? = nil, into buffer: UnsafeMutableRawBufferPointer)
+        throws(FusionError) -> (length: Int, version: UInt64)
+    {
         lock.lock()
         if !closed {
             if let timeline { timeline.nextCause = .input(json.map { Array($0) }) }
@@ -237,7 +239,9 @@ public final class Store<F: Feature>: @unchecked Sendable {
         }
         guard let timeline else {
             lock.unlock()
-            throw FusionError(.invalidArgument, "this \"\(F.name)\" instance keeps no history; create it with the option {\"history\": N} to keep N versions")
+            throw FusionError(
+                .invalidArgument,
+                "this \"\(F.name)\" instance keeps no history; create it with the option {\"history\": N} to keep N versions")
         }
         if version == currentVersion {
             lock.unlock()
@@ -247,7 +251,9 @@ public final class Store<F: Feature>: @unchecked Sendable {
             let kept = Array(timeline.keptVersions)
             lock.unlock()
             // Listed in full when short: after a goto the versions kept are not a range.
-            let listed = kept.count <= 8 ? kept.map { "v\($0)" }.joined(separator: ", ")
+            let listed =
+                kept.count <= 8
+                ? kept.map { "v\($0)" }.joined(separator: ", ")
                 : "\(kept.count) versions from v\(kept[0]) to v\(kept[kept.count - 1]) (fk_history lists them)"
             throw FusionError(.invalidArgument, "version \(version) is not kept; this instance keeps \(listed)")
         }
@@ -295,7 +301,10 @@ public final class Store<F: Feature>: @unchecked Sendable {
             } catch {
                 throw FusionError(.internalError, "the state of \"\(F.name)\" cannot be written as JSON: \(error)")
             }
-            writer.write(["from": .integer(Int(truncatingIfNeeded: version)), "to": .integer(Int(truncatingIfNeeded: nowVersion)), "patch": .array(operations)])
+            writer.write([
+                "from": .integer(Int(truncatingIfNeeded: version)), "to": .integer(Int(truncatingIfNeeded: nowVersion)),
+                "patch": .array(operations)
+            ])
             return (writer.bytes, nowVersion)
         }
         let (state, stateVersion) = try encodedState()

@@ -103,7 +103,7 @@ final class Timeline<State>: @unchecked Sendable {
         return [
             "limit": .integer(limit),
             "version": .integer(Int(truncatingIfNeeded: current)),
-            "entries": .array(list),
+            "entries": .array(list)
         ]
     }
 }

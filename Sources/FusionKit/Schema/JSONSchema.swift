@@ -18,16 +18,19 @@ extension Shape {
             let variants = cases.map { item -> JSONValue in
                 [
                     "type": "object",
-                    "properties": .object([JSONMember(item.name, item.value?.jsonSchema ?? Self.objectSchema(title: "", fields: item.fields))]),
+                    "properties": .object([
+                        JSONMember(item.name, item.value?.jsonSchema ?? Self.objectSchema(title: "", fields: item.fields))
+                    ]),
                     "required": [.string(item.name)],
-                    "additionalProperties": false,
+                    "additionalProperties": false
                 ]
             }
             var members = [JSONMember("oneOf", .array(variants))]
             if !name.isEmpty { members.insert(JSONMember("title", .string(name)), at: 0) }
             return .object(members)
         case .optional(let wrapped): return ["anyOf": [wrapped.jsonSchema, ["type": "null"]]]
-        case .reference(let name): return ["title": .string(name), "description": .string("recursive: the same shape as the enclosing \(name)")]
+        case .reference(let name):
+            return ["title": .string(name), "description": .string("recursive: the same shape as the enclosing \(name)")]
         case .any: return .object([])
         }
     }
@@ -37,7 +40,7 @@ extension Shape {
             JSONMember("type", "object"),
             JSONMember("properties", .object(fields.map { JSONMember($0.name, $0.shape.jsonSchema) })),
             JSONMember("required", .array(fields.filter(\.required).map { .string($0.name) })),
-            JSONMember("additionalProperties", false),
+            JSONMember("additionalProperties", false)
         ]
         if !title.isEmpty { members.insert(JSONMember("title", .string(title)), at: 0) }
         return .object(members)

@@ -23,7 +23,7 @@ public indirect enum Shape: Sendable, Equatable {
     /// A type whose `Codable` code could not be described; any JSON is accepted.
     case any
 
-// Plain records (a name and what it holds), alike in shape to others of their kind.
+    // Plain records (a name and what it holds), alike in shape to others of their kind.
     public struct Field: Sendable, Equatable {
         public var name: String
         public var shape: Shape

@@ -18,7 +18,7 @@ protocol DictionaryShape { static func valueShape(_ session: ShapeSession) -> Sh
 
 extension Optional: OptionalShape where Wrapped: Decodable {
     static func wrappedShape(_ session: ShapeSession) -> Shape { session.shape(of: Wrapped.self) }
-    static var absent: Optional<Wrapped> { nil }
+    static var absent: Wrapped? { nil }
 }
 
 extension Array: SequenceShape where Element: Decodable {

@@ -8,19 +8,19 @@ import PackageDescription
 let package = Package(
     name: "Chores",
     products: [
-        .library(name: "Chores", type: .dynamic, targets: ["Chores"]),
+        .library(name: "Chores", type: .dynamic, targets: ["Chores"])
     ],
     dependencies: [
         // This repository, by path; from elsewhere: .package(url: "…/FusionKit.git", from: "…").
-        .package(name: "FusionKit", path: "../../.."),
+        .package(name: "FusionKit", path: "../../..")
     ],
     targets: [
-// What `fusion new` writes too (Sources/fusion/Scaffold.swift): a plugin's Package.swift has one shape.
+        // What `fusion new` writes too (Sources/fusion/Scaffold.swift): a plugin's Package.swift has one shape.
         .target(
             name: "Chores",
             dependencies: [
                 .product(name: "FusionKit", package: "FusionKit"),  // Feature, Store, Effect, Environment, …
-                .product(name: "FusionABI", package: "FusionKit"),  // the exported fk_ functions
+                .product(name: "FusionABI", package: "FusionKit")  // the exported fk_ functions
             ],
             swiftSettings: [
                 .swiftLanguageMode(.v6),
@@ -28,12 +28,14 @@ let package = Package(
                 // libswift_StringProcessing to load), and generic types made by direct calls
                 // rather than from their mangled names (which look up conformances by scanning
                 // every one loaded): the library loads, and describes its features, faster.
-                .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import",
-                              "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]),
+                .unsafeFlags([
+                    "-Xfrontend", "-disable-implicit-string-processing-module-import",
+                    "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"
+                ])
             ]),
         .testTarget(
             name: "ChoresTests",
             dependencies: ["Chores", .product(name: "FusionKit", package: "FusionKit")],
-            swiftSettings: [.swiftLanguageMode(.v6)]),
+            swiftSettings: [.swiftLanguageMode(.v6)])
     ]
 )

@@ -137,7 +137,8 @@ import Testing
         let saved: JSONValue = ["count": 6, "step": 3, "history": [3, 3], "canUndo": true]
         let instance = try FeatureDefinition(TallyCounter.self).makeInstance(state: saved, stateVersion: 1)
         defer { instance.close() }
-        #expect(String(decoding: try instance.stateJSON().bytes, as: UTF8.self) == #"{"count":6,"step":3,"undoSteps":[3,3],"canUndo":true}"#)
+        #expect(
+            String(decoding: try instance.stateJSON().bytes, as: UTF8.self) == #"{"count":6,"step":3,"undoSteps":[3,3],"canUndo":true}"#)
         // Given as today's shape, the old field is refused, not dropped.
         #expect(throws: FusionError.self) { try FeatureDefinition(TallyCounter.self).makeInstance(state: saved) }
     }

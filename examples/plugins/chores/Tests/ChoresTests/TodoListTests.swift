@@ -38,9 +38,10 @@ import Testing
         let store = list("milk")
         store.send(.toggleTapped(id: 1))
         let json = String(decoding: try store.encodedState().bytes, as: UTF8.self)
-        #expect(json == #"{"items":[{"id":1,"title":"milk","isDone":true}],"draft":"","filter":"all","nextID":2,"#
-            + #""visibleItems":[{"id":1,"title":"milk","isDone":true}],"activeCount":0,"completedCount":1,"#
-            + #""canAdd":false,"canClearCompleted":true,"allDone":true}"#)
+        #expect(
+            json == #"{"items":[{"id":1,"title":"milk","isDone":true}],"draft":"","filter":"all","nextID":2,"#
+                + #""visibleItems":[{"id":1,"title":"milk","isDone":true}],"activeCount":0,"completedCount":1,"#
+                + #""canAdd":false,"canClearCompleted":true,"allDone":true}"#)
     }
 
     // MARK: draftChanged, addTapped
@@ -207,7 +208,7 @@ import Testing
     @Test(arguments: [
         (TodoList.Filter.all, ["a", "b", "c"]),
         (.active, ["a", "c"]),
-        (.completed, ["b"]),
+        (.completed, ["b"])
     ])
     func filterChangedChoosesTheVisibleItems(filter: TodoList.Filter, visible: [String]) {
         let store = list("a", "b", "c")
@@ -258,11 +259,12 @@ import Testing
     func expectDerivedFieldsMatch(_ state: TodoList.State, sourceLocation: SourceLocation = #_sourceLocation) {
         let done = state.items.filter(\.isDone)
         let active = state.items.filter { !$0.isDone }
-        let visible = switch state.filter {
-        case .all: state.items
-        case .active: active
-        case .completed: done
-        }
+        let visible =
+            switch state.filter {
+            case .all: state.items
+            case .active: active
+            case .completed: done
+            }
         #expect(state.visibleItems == visible, sourceLocation: sourceLocation)
         #expect(state.activeCount == active.count, sourceLocation: sourceLocation)
         #expect(state.completedCount == done.count, sourceLocation: sourceLocation)
@@ -280,7 +282,7 @@ import Testing
             .addTapped, .toggleTapped(id: 2), .filterChanged(filter: .completed), .toggleAllTapped, .toggleAllTapped,
             .toggleTapped(id: 1), .toggleTapped(id: 3), .filterChanged(filter: .all), .draftChanged(text: "  "),
             .addTapped, .removeTapped(id: 1), .clearCompletedTapped, .toggleAllTapped, .removeTapped(id: 2),
-            .removeTapped(id: 3), .draftChanged(text: "four"), .addTapped, .filterChanged(filter: .completed),
+            .removeTapped(id: 3), .draftChanged(text: "four"), .addTapped, .filterChanged(filter: .completed)
         ]
         let store = Store<TodoList>()
         expectDerivedFieldsMatch(store.state)
