@@ -1,7 +1,7 @@
 import Foundation
 
-/// Where the numbers were measured.
 // A plain record (as the workloads' results are): alike in shape, not in meaning.
+/// Where the numbers were measured.
 struct MachineDescription {
     let cpu: String
     let cores: Int

@@ -25,8 +25,8 @@ public struct FusionStatus: RawRepresentable, Hashable, Sendable, CustomStringCo
     public var description: String { String(rawValue) }
 }
 
-/// A call into a library that returned a status other than FK_OK.
 // A plain record of a failed call: alike in shape to other small records.
+/// A call into a library that returned a status other than FK_OK.
 public struct CallFailure: Sendable, Equatable {
     /// The C function that failed, e.g. "fk_send".
     public let function: String

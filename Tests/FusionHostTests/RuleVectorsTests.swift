@@ -37,7 +37,7 @@ struct RuleVector: Sendable, CustomTestStringConvertible {
         let case_ = vector.value
         let path = try Support.temporaryDirectory().appendingPathComponent("vector.journal").path
         let bytes = Array((case_["text"]?.stringValue ?? "").utf8)
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         if let error = case_["error"]?.stringValue {
             let refusal = #expect(throws: JournalError.self) { _ = try JournalFile.open(existing: path) }
             #expect(refusal?.description.contains(error) == true, "\(refusal?.description ?? "no error")")

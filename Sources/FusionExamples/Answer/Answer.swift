@@ -1,5 +1,7 @@
 import FusionKit
 
+// Each example states Feature's requirements the same way (name, summary, Input,
+// Action, State, init, initialState, transform, perform): the shape repeats by design.
 /// The answer form of seed 002 (FeelTalk, Input–Output): the view hands over what the
 /// person typed and binds what comes back; whether "submit" is enabled is decided
 /// here, never by the view.
@@ -9,8 +11,6 @@ import FusionKit
 /// | answerChanged(text:)        | answer = text; isSubmitEnabled = not blank and not busy   |
 /// | submitTapped (when enabled) | isSubmitting = true; after `submitDelay`: submitted = the trimmed answer, answer = "" |
 /// | resultDismissed             | submitted = nil                                           |
-// Each example states Feature's requirements the same way (name, summary, Input,
-// Action, State, init, initialState, transform, perform): the shape repeats by design.
 public struct Answer: Feature {
     public static let name = "answer"
     public static let summary = "An answer form: isSubmitEnabled derived from the text; submitting, then a result (seed 002)."

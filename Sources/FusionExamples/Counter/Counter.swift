@@ -1,5 +1,7 @@
 import FusionKit
 
+// Each example states Feature's requirements the same way (name, summary, Input,
+// Action, State, init, initialState, transform, perform): the shape repeats by design.
 /// The counter of seed 000 (UIFusionKit), as its Input/State spec reads:
 ///
 /// | Input   | Action        | State                                   |
@@ -12,8 +14,6 @@ import FusionKit
 /// The seed's `showAlert: Void` is a one-shot trigger. Across a JSON boundary it
 /// becomes `alert`: the message to show, or null. A front end shows it when it is set
 /// and sends `alertDismissed` when the person closes it, so it shows exactly once.
-// Each example states Feature's requirements the same way (name, summary, Input,
-// Action, State, init, initialState, transform, perform): the shape repeats by design.
 public struct Counter: Feature {
     public static let name = "counter"
     public static let summary = "Increase, decrease and reset a value; show it in an alert (seed 000)."

@@ -1,5 +1,7 @@
 import FusionKit
 
+// Each example states Feature's requirements the same way (name, summary, Input,
+// Action, State, init, initialState, transform, perform): the shape repeats by design.
 /// The Home screen of seed 001 (RIBs + SwiftUI): the view only renders `title` and
 /// `desc` and forwards its events; the logic lives here, behind the ABI, where the
 /// seed's Interactor put it.
@@ -13,8 +15,6 @@ import FusionKit
 ///
 /// N is drawn from 0...5 with the instance's random source, so a test (or a front
 /// end, with the creation option `"seed"`) can pin it.
-// Each example states Feature's requirements the same way (name, summary, Input,
-// Action, State, init, initialState, transform, perform): the shape repeats by design.
 public struct Home: Feature {
     public static let name = "home"
     public static let summary = "Title and description set by viewDidLoad, tap1, tap2 with a random number (seed 001)."

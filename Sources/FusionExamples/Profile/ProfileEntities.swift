@@ -1,6 +1,6 @@
-/// The profile data of seed 004's app, one entity per fetch.
 // Plain records with their memberwise initializers written out: Swift synthesizes only
 // internal ones, and a host's tests build these from outside the module. They repeat in shape.
+/// The profile data of seed 004's app, one entity per fetch.
 public struct PetEntity: Codable, Equatable, Sendable {
     public var name: String
     public var species: String

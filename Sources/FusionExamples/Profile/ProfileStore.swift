@@ -1,5 +1,7 @@
 import FusionKit
 
+// Each example states Feature's requirements the same way (name, summary, Input,
+// Action, State, init, initialState, transform, perform): the shape repeats by design.
 /// Seed 004's Store pattern: one store is the single source of truth for the profile
 /// data several screens show. Loading fetches the pet, the family, the preschool and
 /// the baby profile in parallel; each result arrives as its own `…Complete` action;
@@ -13,8 +15,6 @@ import FusionKit
 /// `fetchFamily`, `fetchPreschool`, `fetchBabyProfile`, payload `{"profileID": …}`;
 /// results shaped as `PetEntity`, `FamilyEntity`, `PreSchoolEntity`, `BabyProfile`).
 /// Without a host the library answers them itself from sample data after a delay.
-// Each example states Feature's requirements the same way (name, summary, Input,
-// Action, State, init, initialState, transform, perform): the shape repeats by design.
 public struct ProfileStore: Feature {
     public static let name = "profile"
     public static let summary =

@@ -1,10 +1,10 @@
 import FusionKit
 
+// Each example states Feature's requirements the same way (name, summary, Input,
+// Action, State, init, initialState, transform, perform): the shape repeats by design.
 /// The "connect to network" screen (seed 003): a password, a join button, one second
 /// of connecting, then success with the password "blob" (the parent is told and
 /// takes over) or an incorrect-password alert.
-// Each example states Feature's requirements the same way (name, summary, Input,
-// Action, State, init, initialState, transform, perform): the shape repeats by design.
 public struct ConnectToNetwork: Feature {
     public static let name = "wifi.connect"
     public static let summary = "Join a secured network: password, one second of connecting, success with \"blob\"."

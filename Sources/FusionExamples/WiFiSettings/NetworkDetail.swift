@@ -1,8 +1,8 @@
 import FusionKit
 
-/// The network detail screen (seed 003): "forget this network", confirmed in an alert.
 // Each example states Feature's requirements the same way (name, summary, Input,
 // Action, State, init, initialState, transform, perform): the shape repeats by design.
+/// The network detail screen (seed 003): "forget this network", confirmed in an alert.
 public struct NetworkDetail: Feature {
     public static let name = "wifi.detail"
     public static let summary = "A network's details, with \"forget this network\" behind a confirmation alert."

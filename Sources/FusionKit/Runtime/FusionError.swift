@@ -15,10 +15,10 @@ public struct FusionError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(status.symbol): \(message)" }
 }
 
-/// The status codes of the C ABI (`FK_OK`, `FK_ERR_…` in include/fusionkit.h).
-/// Codes are only ever added, never renumbered.
 // One case per C constant, in the header's order: this mirrors include/fusionkit.h (as
 // FusionLimit mirrors the FK_LIMIT_ constants), so the two enums look alike.
+/// The status codes of the C ABI (`FK_OK`, `FK_ERR_…` in include/fusionkit.h).
+/// Codes are only ever added, never renumbered.
 public enum FusionStatus: Int32, Sendable, CaseIterable {
     case ok = 0
     case nullArgument = 1

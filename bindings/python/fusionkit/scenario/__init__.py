@@ -3,7 +3,7 @@ C ABI exactly as docs/scenarios.md says, with the same verdict as `fusion test`.
 
     import fusionkit.scenario
 
-    result = fusionkit.scenario.run("examples/scenarios/counter.scenario.json")
+    result = fusionkit.scenario.run("examples/scenarios/counter-count.scenario.json")
     print(result.passed, result.failures)
     print(result.report())          # the PASS/FAIL line, then the failing step and its differences
 
