@@ -106,9 +106,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict),
-        .testTarget(name: "FusionHostTests", dependencies: ["FusionHost"], swiftSettings: strict),
+        .testTarget(name: "FusionHostTests", dependencies: ["FusionHost", "RuleVectors"], swiftSettings: strict),
+        // The reader of the shared rule vectors (Tests/vectors), for the test targets below.
+        .target(name: "RuleVectors", dependencies: ["FusionJSON"], path: "Tests/RuleVectors", swiftSettings: strict),
         // The shell client's own rules (its input syntax) against the shared vectors.
-        .testTarget(name: "FusionCLITests", dependencies: ["fusion", "FusionHost"], swiftSettings: strict),
+        .testTarget(name: "FusionCLITests", dependencies: ["fusion", "FusionHost", "RuleVectors"], swiftSettings: strict),
         .testTarget(name: "FusionWebTests", dependencies: ["FusionWeb", "FusionHost"], swiftSettings: strict),
         // Every scenario of examples/scenarios (and Tests/scenarios/failing) as a Swift test.
         .testTarget(name: "ScenarioTests", dependencies: ["FusionScenario", "FusionHost"], swiftSettings: strict)
@@ -121,7 +123,7 @@ let package = Package(
 // build several times longer. The dependencies stay declared so that resolution, and
 // Package.resolved, are the same as in the full build.
 if Context.environment["FUSIONKIT_CORE_ONLY"] != nil {
-    let left = Set(["FusionWeb", "fusion", "FusionWebTests", "fusion-bench", "HeapProbe"])
+    let left = Set(["FusionWeb", "fusion", "FusionWebTests", "FusionCLITests", "fusion-bench", "HeapProbe"])
     package.targets.removeAll { left.contains($0.name) }
     package.products.removeAll { left.contains($0.name) }
 }

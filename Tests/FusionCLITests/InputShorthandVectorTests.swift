@@ -1,4 +1,5 @@
 import Foundation
+import RuleVectors
 import Testing
 
 @testable import FusionHost
@@ -9,32 +10,16 @@ import Testing
 /// "structured" (a case name and field values, as the other front ends take them) and
 /// "text" (a line typed in `fusion run`).
 @Suite struct InputShorthandVectorTests {
-    struct Vector: Sendable, CustomTestStringConvertible {
-        let file: String
-        let value: JSONValue
-        var testDescription: String { "\(file): \(value["name"]?.stringValue ?? "?")" }
-
-        static func cases(_ kind: String) -> [Vector] {
-            let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("vectors/input-shorthand")
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.filter { $0.hasSuffix(".json") }.sorted() ?? []
-            return files.flatMap { file -> [Vector] in
-                guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(file).path),
-                    let document = try? JSONParser.parse([UInt8](data)), document["kind"]?.stringValue == kind
-                else { return [] }
-                return (document["cases"]?.elements ?? []).map { Vector(file: file, value: $0) }
-            }
-        }
-    }
+    typealias Vector = RuleVector
 
     @Test func everyKindHasVectors() {
-        #expect(!Vector.cases("structured").isEmpty)
-        #expect(!Vector.cases("text").isEmpty)
+        #expect(!Vector.cases("input-shorthand", "structured").isEmpty)
+        #expect(!Vector.cases("input-shorthand", "text").isEmpty)
     }
 
     /// A case name and its fields, each field value given as its JSON text (what the
     /// shell makes of `field=value` once typed).
-    @Test(arguments: Vector.cases("structured"))
+    @Test(arguments: Vector.cases("input-shorthand", "structured"))
     func structured(_ vector: Vector) throws {
         let input = try #require(vector.value["input"])
         let written: InputSyntax.Written
@@ -61,7 +46,7 @@ import Testing
         #expect(json.isEquivalent(to: try #require(vector.value["json"])))
     }
 
-    @Test(arguments: Vector.cases("text"))
+    @Test(arguments: Vector.cases("input-shorthand", "text"))
     func text(_ vector: Vector) throws {
         let line = try #require(vector.value["line"]?.stringValue)
         let feature = vector.value["fields"].map(Self.feature(fields:))

@@ -1,27 +1,8 @@
 import Foundation
+import RuleVectors
 import Testing
 
 @testable import FusionHost
-
-/// One case of a shared vector file (Tests/vectors, docs/rules), named for the test list.
-struct RuleVector: Sendable, CustomTestStringConvertible {
-    let file: String
-    let value: JSONValue
-    var testDescription: String { "\(file): \(value["name"]?.stringValue ?? "?")" }
-
-    /// Every case of `kind` in every file of the rule's folder: a case added there is
-    /// checked here with no change to the test.
-    static func cases(_ rule: String, _ kind: String) -> [RuleVector] {
-        let folder = Support.root.appendingPathComponent("Tests/vectors/\(rule)")
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.filter { $0.hasSuffix(".json") }.sorted() ?? []
-        return files.flatMap { file -> [RuleVector] in
-            guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(file).path),
-                let document = try? JSONParser.parse([UInt8](data)), document["kind"]?.stringValue == kind
-            else { return [] }
-            return (document["cases"]?.elements ?? []).map { RuleVector(file: file, value: $0) }
-        }
-    }
-}
 
 @Suite struct JournalFormatVectorTests {
     @Test func everyKindHasVectors() {

@@ -1,5 +1,6 @@
 import Foundation
 import FusionHost
+import RuleVectors
 import Testing
 
 @testable import FusionScenario
@@ -7,29 +8,13 @@ import Testing
 /// How scenarios compare states (docs/rules/scenario-comparison.md), held to the shared
 /// vectors in Tests/vectors/scenario-comparison, which the Python runner's tests read too.
 @Suite struct ScenarioComparisonVectorTests {
-    struct Vector: Sendable, CustomTestStringConvertible {
-        let file: String
-        let value: JSONValue
-        var testDescription: String { "\(file): \(value["name"]?.stringValue ?? "?")" }
-
-        static func cases(_ kind: String) -> [Vector] {
-            let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("vectors/scenario-comparison")
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.filter { $0.hasSuffix(".json") }.sorted() ?? []
-            return files.flatMap { file -> [Vector] in
-                guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(file).path),
-                    let document = try? JSONParser.parse([UInt8](data)), document["kind"]?.stringValue == kind
-                else { return [] }
-                return (document["cases"]?.elements ?? []).map { Vector(file: file, value: $0) }
-            }
-        }
-    }
+    typealias Vector = RuleVector
 
     @Test func everyKindHasVectors() {
-        for kind in ["equal", "differences", "changes"] { #expect(!Vector.cases(kind).isEmpty, "\(kind)") }
+        for kind in ["equal", "differences", "changes"] { #expect(!Vector.cases("scenario-comparison", kind).isEmpty, "\(kind)") }
     }
 
-    @Test(arguments: Vector.cases("equal"))
+    @Test(arguments: Vector.cases("scenario-comparison", "equal"))
     func equality(_ vector: Vector) throws {
         let a = try #require(vector.value["a"])
         let b = try #require(vector.value["b"])
@@ -43,7 +28,7 @@ import Testing
         return place == "the state" ? "" : place
     }
 
-    @Test(arguments: Vector.cases("differences"))
+    @Test(arguments: Vector.cases("scenario-comparison", "differences"))
     func differences(_ vector: Vector) throws {
         let expected = try #require(vector.value["expected"])
         let actual = try #require(vector.value["actual"])
@@ -55,7 +40,7 @@ import Testing
         #expect(lines.map(Self.place) == paths, "\(lines)")
     }
 
-    @Test(arguments: Vector.cases("changes"))
+    @Test(arguments: Vector.cases("scenario-comparison", "changes"))
     func changes(_ vector: Vector) throws {
         let found = StateComparison.changes(from: vector.value["before"], to: vector.value["after"]).map(\.path)
         let paths = (vector.value["paths"]?.elements ?? []).compactMap(\.stringValue)
