@@ -3,10 +3,12 @@ inside the package, so that any module can be read, and imported, on its own."""
 from __future__ import annotations
 
 import ast
+import builtins
 import textwrap
 from pathlib import Path
 
 import fusionkit
+import fusionkit.scenario
 
 PACKAGE = Path(fusionkit.__file__).parent
 
@@ -101,9 +103,28 @@ def test_the_check_finds_a_circle(tmp_path: Path) -> None:
 
 
 def test_every_error_class_of_the_package_is_a_fusion_error() -> None:
-    from fusionkit.scenario import ScenarioError
-    for error in (fusionkit.JournalError, ScenarioError, *(getattr(fusionkit.errors, name)
+    from fusionkit.scenario import ScenarioError, ScenarioNotFoundError
+    for error in (fusionkit.JournalError, ScenarioError, ScenarioNotFoundError, *(getattr(fusionkit.errors, name)
                                                            for name in fusionkit.errors.__all__
                                                            if name.endswith("Error"))):
         assert issubclass(error, fusionkit.FusionError), error
     assert issubclass(ScenarioError, ValueError)  # as before the split
+
+
+def test_no_module_raises_a_bare_builtin_error() -> None:
+    """Every built-in exception the package raises is a FusionError class of its own, but
+    TypeError (a wrong Python type), NotImplementedError (a hook a subclass must write)
+    and the ValueError `strict_loads` signals to its callers, which turn it into a
+    FusionError or the library's refusal."""
+    allowed = {"TypeError", "NotImplementedError"}
+    signals = {("_text.py", "ValueError")}
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and isinstance(node.exc.func, ast.Name):
+                name = node.exc.func.id
+                builtin = getattr(builtins, name, None)
+                if isinstance(builtin, type) and issubclass(builtin, BaseException) and name not in allowed \
+                        and (str(path.relative_to(PACKAGE)), name) not in signals:
+                    found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {name}")
+    assert found == []

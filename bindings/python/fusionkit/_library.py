@@ -13,7 +13,7 @@ from ._handle import _OK
 from ._instance import Instance
 from ._native import PROTOTYPES, find_library, holding_the_gil, open_library
 from ._text import JSON, _owned, _to_json, _utf8
-from .errors import FusionError, MissingFunctionError, error_for_status
+from .errors import FusionError, InvalidArgumentError, InvalidStateError, MissingFunctionError, error_for_status
 from .journal import JournaledInstance
 from .manifest import FeatureSpec, Manifest, ManifestSummary, feature_from_json
 from .recording import RecordingInstance
@@ -96,12 +96,12 @@ class Library:
         self.require("fk_limit")
         number = LIMITS.get(name) if isinstance(name, str) else name
         if number is None:
-            raise ValueError(f"unknown limit {name!r}; the limits are: {', '.join(LIMITS)}")
+            raise InvalidArgumentError(f"unknown limit {name!r}; the limits are: {', '.join(LIMITS)}", status="FK_ERR_INVALID_ARGUMENT")
         if new_value is not None and new_value < 0:
-            raise ValueError(f"a limit is 0 or more, not {new_value}")
+            raise InvalidArgumentError(f"a limit is 0 or more, not {new_value}", status="FK_ERR_INVALID_ARGUMENT")
         old = int(self.c.fk_limit(number, -1 if new_value is None else new_value))
         if old < 0:
-            raise ValueError(f"{self.path.name} has no limit number {number}")
+            raise InvalidArgumentError(f"{self.path.name} has no limit number {number}", status="FK_ERR_INVALID_ARGUMENT")
         return old
 
     # -- the manifest ----------------------------------------------------------------
@@ -256,13 +256,13 @@ class Library:
             with open(saved, encoding="utf-8") as file:
                 document = json.load(file)
         if not isinstance(document, Mapping) or not isinstance(document.get("state"), Mapping):
-            raise ValueError(f'{where} is not a saved state: expected {{"feature": ..., "stateVersion": ..., "state": {{...}}}}')
+            raise InvalidStateError(f'{where} is not a saved state: expected {{"feature": ..., "stateVersion": ..., "state": {{...}}}}', status="FK_ERR_INVALID_STATE")
         feature = document.get("feature")
         if not isinstance(feature, str):
-            raise ValueError(f'{where} names no "feature"')
+            raise InvalidStateError(f'{where} names no "feature"', status="FK_ERR_INVALID_STATE")
         version = document.get("stateVersion", 1)
         if type(version) is not int or version < 1:
-            raise ValueError(f'{where} has a "stateVersion" that is not a whole number from 1: {version!r}')
+            raise InvalidStateError(f'{where} has a "stateVersion" that is not a whole number from 1: {version!r}', status="FK_ERR_INVALID_STATE")
         if version != self.summary.feature(feature).state_version:
             options["state_version"] = version
         return self.create(feature, state=document["state"], **options)

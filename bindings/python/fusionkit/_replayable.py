@@ -72,8 +72,14 @@ class ReplayableInstance(Instance):
 
     def respond_json(self, request_id: int, text: str | bytes) -> None:
         data = text.encode() if isinstance(text, str) else text
+        try:
+            result = strict_loads(data)
+        except ValueError:
+            # Not JSON as the library reads it: the library says so; nothing to write down.
+            Instance.respond_json(self, request_id, data)
+            return
         with self._drive_lock:
-            self._change("respond", {"id": request_id, "result": strict_loads(data)},
+            self._change("respond", {"id": request_id, "result": result},
                          lambda: Instance.respond_json(self, request_id, data))
 
     def fail_request(self, request_id: int, message: str | bytes) -> None:

@@ -101,7 +101,8 @@ class TimeTravel(InstanceHandle):
         version); returns the version reached."""
         entries = self.history().entries
         if not isinstance(steps, int) or steps < 1:
-            raise ValueError(f"steps must be a whole number above 0, not {steps!r}")
+            raise InvalidArgumentError(f"steps must be a whole number above 0, not {steps!r}",
+                                       status="FK_ERR_INVALID_ARGUMENT")
         if steps >= len(entries):
             raise InvalidArgumentError(f"only {len(entries) - 1} versions back are kept, not {steps}",
                                        status="FK_ERR_INVALID_ARGUMENT")

@@ -30,13 +30,15 @@ __all__ = [
     "UnknownRequestError",
     "InvalidResponseError",
     "JournalError",
+    "NotInManifestError",
     "error_for_status",
 ]
 
 
 class FusionError(Exception):
     """Any error of this package: every exception it raises is one, but for TypeError
-    for an argument of the wrong Python type (a programming error, as in Python itself).
+    for an argument of the wrong Python type (a programming error, as in Python itself)
+    and OSError from reading or writing a file you named.
 
     code     the fk_status number, or None for errors that are not a status (loading).
     status   its name, e.g. "FK_ERR_UNKNOWN_INPUT", or None.
@@ -172,3 +174,8 @@ def error_for_status(code: int, status: str, message: str, function: str | None 
 class JournalError(FusionError):
     """A journal that cannot be read (damaged, of another feature, in use) or written
     (fusionkit.journal); `status` is None."""
+
+
+class NotInManifestError(FusionError, KeyError):
+    """A feature or input case the manifest does not list (`Manifest.feature`,
+    `FeatureSpec.input`); the message lists those it does. A KeyError as before."""

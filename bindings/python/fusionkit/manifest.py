@@ -8,6 +8,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+from .errors import NotInManifestError
+
 __all__ = ["Manifest", "ManifestSummary", "LibraryInfo", "FeatureSpec", "FeatureSummary", "InputCase", "InputField"]
 
 #: JSON Schema documents stay plain dicts: they are for reading and for validators.
@@ -56,7 +58,7 @@ class FeatureSpec:
         for case in self.inputs:
             if case.name == name:
                 return case
-        raise KeyError(f"{self.name} has no input {name!r}; its inputs: {', '.join(c.name for c in self.inputs)}")
+        raise NotInManifestError(f"{self.name} has no input {name!r}; its inputs: {', '.join(c.name for c in self.inputs)}")
 
     @property
     def state_fields(self) -> tuple[str, ...]:
@@ -93,7 +95,7 @@ class _FeatureList(Generic[_Feature]):
         for listed in self.features:
             if listed.name == name:
                 return listed
-        raise KeyError(f"no feature {name!r}; this library has: {', '.join(self.feature_names)}")
+        raise NotInManifestError(f"no feature {name!r}; this library has: {', '.join(self.feature_names)}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,7 @@ from ._model import (
     RequestAnswer,
     Scenario,
     ScenarioError,
+    ScenarioNotFoundError,
     Step,
     load,
     parse,
@@ -53,7 +54,7 @@ from ._model_types import JSON
 from ._runner import ScenarioResult, run
 
 __all__ = ["Scenario", "Step", "RequestAnswer", "ScenarioResult", "ScenarioError", "load", "parse", "run", "collect",
-           "params", "scenario_id", "main", "SUFFIX", "DEFAULT_OPTIONS", "CREATE_LABEL", "END_LABEL", "LOAD_LABEL",
+           "params", "scenario_id", "main", "SUFFIX", "ScenarioNotFoundError", "DEFAULT_OPTIONS", "CREATE_LABEL", "END_LABEL", "LOAD_LABEL",
            "JSON", "ABSENT", "show", "format_path", "json_equal", "exact_differences", "expect_differences", "changes",
            "named_paths", "is_named"]
 

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ._model import SUFFIX
+from ._model import SUFFIX, ScenarioNotFoundError
 
 
 def collect(*paths: str | os.PathLike[str]) -> list[Path]:
@@ -22,7 +22,7 @@ def collect(*paths: str | os.PathLike[str]) -> list[Path]:
         elif path.exists():
             found.append(path)
         else:
-            raise FileNotFoundError(f"no such scenario file or folder: {path}")
+            raise ScenarioNotFoundError(f"no such scenario file or folder: {path}")
     return found
 
 

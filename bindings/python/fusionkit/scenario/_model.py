@@ -44,6 +44,11 @@ class ScenarioError(FusionError, ValueError):
     be a number of seconds (0 or more), not "1"`."""
 
 
+class ScenarioNotFoundError(FusionError, FileNotFoundError):
+    """A scenario file or folder that is not there (a FusionError, and a
+    FileNotFoundError as before)."""
+
+
 # -- the file ----------------------------------------------------------------------
 
 
