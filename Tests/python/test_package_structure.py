@@ -20,26 +20,16 @@ def _module_name(path: Path, root: Path) -> str:
     return ".".join(parts)
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def import_graph(root: Path) -> dict[str, set[str]]:
-    """Module -> the package's modules it imports: at module level or inside functions,
-    but not under `if TYPE_CHECKING:` (those never run)."""
+    """Module -> the package's modules it imports, anywhere in it: at module level, inside
+    functions, and under `if TYPE_CHECKING:` too (a type checker follows those, and a
+    circle there is a circle in the design)."""
     modules = {_module_name(path, root): path for path in root.rglob("*.py")}
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        skipped: set[int] = set()
         for node in ast.walk(tree):
-            if isinstance(node, ast.If) and _is_type_checking(node.test):
-                skipped.update(id(child) for statement in node.body for child in ast.walk(statement))
-        for node in ast.walk(tree):
-            if id(node) in skipped:
-                continue
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
@@ -91,9 +81,6 @@ def test_the_check_finds_a_circle(tmp_path: Path) -> None:
     (package / "__init__.py").write_text("")
     (package / "a.py").write_text("from .b import thing\n")
     (package / "b.py").write_text(textwrap.dedent("""
-        from typing import TYPE_CHECKING
-        if TYPE_CHECKING:
-            from .a import thing as typed  # not a circle: never runs
         def later():
             from .sub import c  # runs when called: counts
     """))

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _lifetime
+from ._callback_errors import _report_callback_error
 from ._handle import _OK, InstanceHandle
 from ._native import REQUEST_FN
-from ._subscriptions import _report_callback_error
 from ._text import JSON, _owned, _to_json, _u64, _utf8
 
 

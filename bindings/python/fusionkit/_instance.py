@@ -17,19 +17,20 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from ctypes import byref, c_char_p, c_size_t, c_uint64, string_at
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Literal, Protocol
 
 from . import _lifetime
-from ._handle import _OK
+from ._callback_errors import CallbackErrors
+from ._handle import _OK, LibraryCalls
 from ._host_requests import HostRequests
 from ._input import _encoded_names, _input_json
 from ._state_buffer import _STATE_BUFFER_START, _StateBuffer
-from ._subscriptions import CallbackErrors, Subscriptions
+from ._subscriptions import Subscriptions
 from ._text import JSON, _owned, _parse, _scan_once, _u64, _utf8
 from ._time_travel import TimeTravel
+from .manifest import FeatureSpec, Manifest
 
-if TYPE_CHECKING:
-    from ._library import Library
 
 class Instance(Subscriptions, TimeTravel, HostRequests):
     """A running instance of a feature (fk_create … fk_destroy).
@@ -42,7 +43,10 @@ class Instance(Subscriptions, TimeTravel, HostRequests):
     #: How many callback exceptions `callback_errors` keeps (the newest).
     MAX_KEPT_ERRORS = 100
 
-    def __init__(self, library: Library, feature: str, handle: int) -> None:
+    #: The library that made it (a `Library`).
+    library: LibraryFace
+
+    def __init__(self, library: LibraryFace, feature: str, handle: int) -> None:
         self.library = library
         self.feature = feature
         #: The fk_instance number: never 0, never reused in a process.
@@ -368,3 +372,31 @@ class Instance(Subscriptions, TimeTravel, HostRequests):
             raise self._fail(status, "fk_state_patch")
         patch: dict[str, JSON] = _parse(_owned(self._c, text))
         return patch
+
+
+class LibraryFace(LibraryCalls, Protocol):
+    """`Instance.library`: the public face of the `Library` that made the instance, as a
+    protocol (_library.py imports this module; `Library` meets it, which mypy checks)."""
+
+    path: Path
+    abi_version: int
+    version: str
+
+    def check(self, status: int, function: str | None = None) -> None: ...
+    def status_name(self, status: int) -> str: ...
+    def last_error_message(self) -> str: ...
+    def limit(self, name: str | int, new_value: int | None = None) -> int: ...
+    def manifest_json(self) -> str: ...
+    @property
+    def manifest(self) -> Manifest: ...
+    def feature(self, name: str) -> FeatureSpec: ...
+    @property
+    def features(self) -> tuple[str, ...]: ...
+    def create(self, feature: str | bytes, *, state: Mapping[str, JSON] | str | bytes | None = None,
+               seed: int | None = None, clock: Literal["system", "manual"] | None = None,
+               requests: Literal["builtin", "host"] | None = None, settings: Mapping[str, JSON] | None = None,
+               history: int | None = None, state_version: int | None = None,
+               options: Mapping[str, JSON] | str | bytes | None = None,
+               record: str | os.PathLike[str] | None = None,
+               journal: str | os.PathLike[str] | None = None) -> Instance: ...
+    def restore(self, saved: Mapping[str, JSON] | str | os.PathLike[str], **options: Any) -> Instance: ...

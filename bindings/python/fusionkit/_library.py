@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ._handle import _OK
-from ._instance import Instance
+from ._instance import Instance, LibraryFace
 from ._native import PROTOTYPES, find_library, holding_the_gil, open_library
 from ._text import JSON, _owned, _to_json, _utf8
 from .errors import FusionError, InvalidArgumentError, InvalidStateError, MissingFunctionError, error_for_status
@@ -277,3 +277,8 @@ class Library:
         if status != _OK:
             raise self.error(status, "fk_create_with_options")
         return cls(self, feature, out.value)
+
+
+def _meets_the_protocols(library: Library) -> LibraryFace:
+    """Never called: mypy checks here that `Library` is what instances expect of it."""
+    return library

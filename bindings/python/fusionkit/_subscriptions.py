@@ -1,23 +1,19 @@
-"""Hearing about changes: `Instance.subscribe` (fk_subscribe), `Subscription`, the
-asyncio stream `Instance.changes()`, and what happens to an exception a callback raises."""
+"""Hearing about changes: `Instance.subscribe` (fk_subscribe), `Subscription` and the
+asyncio stream `Instance.changes()`."""
 from __future__ import annotations
 
 import _thread
 import asyncio
-import collections
-import threading
 from collections.abc import AsyncGenerator, Callable
 from ctypes import byref, c_uint64
-from typing import TYPE_CHECKING
 
 from . import _lifetime
+from ._callback_errors import _report_callback_error
 from ._handle import _INVALID_HANDLE, _OK, _UNKNOWN_SUBSCRIPTION, InstanceHandle
 from ._native import CHANGE_FN
 from ._text import JSON
 from .errors import InvalidHandleError
 
-if TYPE_CHECKING:
-    pass
 
 class Subscription:
     """An active fk_subscribe. `unsubscribe()` (or leaving a `with` block) ends it; when
@@ -46,31 +42,6 @@ class Subscription:
 
     def __repr__(self) -> str:
         return f"<fusionkit.Subscription {self.id} of {self._instance!r}{'' if self.active else ' (ended)'}>"
-
-
-class CallbackErrors(collections.deque[BaseException]):
-    """The newest exceptions raised by an instance's callbacks (at most `maxlen`), and
-    `total`, how many there have been."""
-
-    def __init__(self, maxlen: int) -> None:
-        super().__init__(maxlen=maxlen)
-        self.total = 0
-        self._lock = threading.Lock()
-
-    def record(self, error: BaseException) -> None:
-        with self._lock:  # a change callback and a request handler may fail at once
-            self.append(error)
-            self.total += 1
-
-
-def _report_callback_error(errors: CallbackErrors, callback: object, error: BaseException) -> None:
-    """An exception escaping a callback must not reach the library (ctypes would print
-    it and carry on, but a C caller has no way to hear of it): keep it for
-    `Instance.callback_errors`, log it, and let Ctrl-C still interrupt the main thread."""
-    errors.record(error)
-    _lifetime.log.error("exception in fusionkit callback %r", callback, exc_info=error)
-    if isinstance(error, KeyboardInterrupt):
-        _thread.interrupt_main()
 
 
 class Subscriptions(InstanceHandle):

@@ -32,16 +32,14 @@ import threading
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ._handle import LibraryCalls
 from ._instance import Instance
 from ._journal_format import FORMAT_VERSION, encode_line, read_journal
 from ._replayable import ReplayableInstance, replayable_options
 from ._text import JSON
 from .errors import FusionError, JournalError
-
-if TYPE_CHECKING:
-    from ._library import Library
 
 __all__ = ["JournalError", "JournalWarning", "JournaledInstance", "Resumption", "FORMAT_VERSION"]
 
@@ -72,7 +70,7 @@ class JournaledInstance(ReplayableInstance):
     resumed: Resumption | None
 
     @classmethod
-    def open(cls, library: Library, feature: str, given: Mapping[str, JSON],
+    def open(cls, library: LibraryCalls, feature: str, given: Mapping[str, JSON],
              path: str | os.PathLike[str]) -> JournaledInstance:
         where = os.fspath(path)
         existing = read_journal(where)

@@ -5,10 +5,11 @@ Import these names from `fusionkit` itself; this module keeps older imports work
 """
 from __future__ import annotations
 
+from ._callback_errors import CallbackErrors
 from ._host_requests import HostEvent
 from ._instance import Instance
 from ._library import LIMITS, Library, load
-from ._subscriptions import CallbackErrors, Subscription
+from ._subscriptions import Subscription
 from ._text import JSON
 from ._time_travel import History, HistoryEntry
 

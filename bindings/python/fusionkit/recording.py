@@ -24,16 +24,14 @@ import json
 import os
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ._handle import LibraryCalls
 from ._host_requests import HostEvent
 from ._instance import Instance
 from ._replayable import TICK, ReplayableInstance, replayable_options
 from ._text import JSON
 from .errors import FusionError
-
-if TYPE_CHECKING:
-    from ._library import Library
 
 __all__ = ["RecordingInstance", "recording_options", "seconds_text", "TICK"]
 
@@ -60,7 +58,7 @@ class RecordingInstance(ReplayableInstance):
     path: str
 
     @classmethod
-    def start(cls, library: Library, feature: str, given: Mapping[str, JSON],
+    def start(cls, library: LibraryCalls, feature: str, given: Mapping[str, JSON],
               path: str | os.PathLike[str]) -> RecordingInstance:
         options, real_time = replayable_options(given)
         instance: RecordingInstance = library._create_with_options(feature, options, cls)
