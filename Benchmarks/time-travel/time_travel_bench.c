@@ -105,11 +105,11 @@ static void measure(const char *label, const char *feature, const char *base_opt
 int main(void) {
     if (fk_abi_version() != FK_ABI_VERSION) return 1;
     /* 1,000 networks, given as the starting state. */
-    size_t size = 1 << 17;
+    size_t size = 1 << 18;
     char *wifi = malloc(size);
     size_t used = (size_t)snprintf(wifi, size, "{\"settings\":{\"liveScan\":false},\"state\":{\"isOn\":true,\"foundNetworks\":[");
     for (int i = 0; i < 1000; i++)
-        used += (size_t)snprintf(wifi + used, size - used, "%s{\"id\":\"n%d\",\"name\":\"Network %d\",\"isSecured\":%s,\"connectivity\":0.5}",
+        used += (size_t)snprintf(wifi + used, size - used, "%s{\"id\":\"n%d\",\"name\":\"Network %d\",\"isSecured\":%s,\"connectivity\":0.5,\"signalBars\":2,\"signalPercent\":50}",
                                  i ? "," : "", i, i, i % 2 ? "true" : "false");
     snprintf(wifi + used, size - used, "],\"selectedNetworkID\":null,\"destination\":null,\"isScanning\":false,\"otherNetworks\":[]}}");
     printf("| state | versions | back by | snapshot (fk_goto) | replay | replay / snapshot | heap per kept version |\n");

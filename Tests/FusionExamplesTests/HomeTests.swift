@@ -35,4 +35,18 @@ import Testing
         let spread = Set((0..<20).flatMap { draws(seed: UInt64($0)) })
         #expect(spread.count == 6)  // all of 0...5 appear: the source really draws
     }
+
+    @Test func aViewLoadsOncePerInstance() {
+        let store = Store<Home>(environment: Environment(random: RandomSource(seed: 7)))
+        store.send(.viewDidLoad)
+        let loaded = store.state
+        #expect(loaded.isViewLoaded && loaded.title == "ViewDidLoad Action")
+        let version = store.version
+        store.send(.viewDidLoad)  // a page reloaded onto the same instance
+        #expect(store.state == loaded)
+        #expect(store.version == version)  // nothing was applied: no change for anyone to hear
+        store.send(.tap1)
+        store.send(.viewDidLoad)
+        #expect(store.state.title == "Tap1 Action")
+    }
 }

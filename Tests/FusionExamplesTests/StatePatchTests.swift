@@ -85,8 +85,11 @@ enum PatchApplier {
         new.foundNetworks[417].connectivity = 0.25
         WiFiSettings.derive(&new)
         let patch = try expectPatchWorks(old, new)
-        #expect(patch.count == 2)  // foundNetworks and the derived otherNetworks
+        // The strength and its derived bars and percent, in foundNetworks and the derived otherNetworks.
+        #expect(patch.count == 6)
         #expect(patch.contains { $0["path"] == "/foundNetworks/417/connectivity" && $0["value"] == 0.25 })
+        #expect(patch.contains { $0["path"] == "/foundNetworks/417/signalBars" && $0["value"] == 1 })
+        #expect(patch.contains { $0["path"] == "/otherNetworks/417/signalPercent" && $0["value"] == 25 })
     }
 
     @Test func networksComingAndGoingAreAddsAndRemoves() throws {

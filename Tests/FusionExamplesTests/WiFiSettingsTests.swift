@@ -100,7 +100,52 @@ import Testing
         #expect(!screen.isConnecting)
         #expect(store.state.selectedNetworkID == nil)
         store.send(.incorrectPasswordAlertDismissed)
-        if case .connect(let after)? = store.state.destination { #expect(!after.incorrectPasswordAlertIsPresented) }
+        guard case .connect(let after)? = store.state.destination else {
+            Issue.record("the alert's dismissal closed the connect screen")
+            return
+        }
+        #expect(!after.incorrectPasswordAlertIsPresented)
+    }
+
+    @Test func joinAndThePasswordAreDisabledWhileJoiningAndTheFeatureHoldsToIt() async {
+        let clock = ManualClock()
+        let store = makeStore(clock: clock)
+        store.send(.networkTapped(id: "work"))
+        guard case .connect(let before)? = store.state.destination else {
+            Issue.record("no connect screen")
+            return
+        }
+        #expect(before.isJoinEnabled && before.isPasswordEditable)
+        store.send(.passwordChanged(password: "hunter2"))
+        store.send(.joinButtonTapped)
+        guard case .connect(let joining)? = store.state.destination else {
+            Issue.record("no connect screen")
+            return
+        }
+        #expect(!joining.isJoinEnabled && !joining.isPasswordEditable)
+        let version = store.version
+        store.send(.passwordChanged(password: "blob"))  // what a disabled field cannot send
+        store.send(.joinButtonTapped)
+        #expect(store.version == version)
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        await store.waitUntil(version: version + 1)
+        guard case .connect(let failed)? = store.state.destination else {
+            Issue.record("connect screen gone")
+            return
+        }
+        #expect(failed.password == "hunter2" && failed.isJoinEnabled && failed.isPasswordEditable)
+    }
+
+    @Test(arguments: [
+        (0.0, 0, 0), (0.05, 1, 5), (0.3, 1, 30), (0.34, 2, 34), (0.5, 2, 50), (0.6, 2, 60), (0.67, 3, 67),
+        (0.9, 3, 90), (1.0, 3, 100), (1.5, 3, 100), (-1.0, 0, 0), (Double.nan, 0, 0)
+    ])
+    func signalBarsAndPercentComeFromTheConnectivity(_ connectivity: Double, _ bars: Int, _ percent: Int) {
+        var network = Network(id: "n", name: "N", connectivity: connectivity)
+        #expect(network.signalBars == bars && network.signalPercent == percent)
+        network.connectivity = 1 - (connectivity.isNaN ? 0 : connectivity)  // a change keeps them in step
+        #expect((network.signalBars, network.signalPercent) == Network.signal(network.connectivity))
     }
 
     @Test func dismissingTheConnectScreenCancelsTheJoin() async {

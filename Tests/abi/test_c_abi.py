@@ -59,7 +59,8 @@ def test_wifi_example_joins_after_one_second(compile_c):
     assert len(after) == 2
     assert after[0].endswith('"selectedNetworkID":null, connect screen, incorrect-password alert')
     assert after[1].endswith('"selectedNetworkID":"blob", no screen')
-    assert any(line.startswith("join with blob") and line.endswith("connect screen, connecting") for line in lines)
+    joining = [line for line in lines if line.startswith("join with blob")]
+    assert len(joining) == 1 and joining[0].endswith("connect screen, connecting, join disabled"), joining
     assert lines[-1] == "joined Blob's WiFi"
 
 

@@ -39,7 +39,8 @@ def test_a_refused_input_changes_nothing(lib: fusionkit.Library) -> None:
 def test_a_state_larger_than_the_buffer_is_read_whole(lib: fusionkit.Library) -> None:
     with lib.create("wifi") as wifi:
         state = wifi.state
-        networks = [{"id": f"n{i}", "name": f"Network {i}", "isSecured": i % 2 == 0, "connectivity": 0.25}
+        networks = [{"id": f"n{i}", "name": f"Network {i}", "isSecured": i % 2 == 0, "connectivity": 0.25,
+                     "signalBars": 1, "signalPercent": 25}
                     for i in range(400)]
         state["foundNetworks"] = networks
         state["otherNetworks"] = networks

@@ -121,10 +121,10 @@ def run_document(lib: fusionkit.Library, document: dict[str, Any]) -> ScenarioRe
 def test_expect_is_partial_for_objects_and_exact_for_arrays(lib: fusionkit.Library) -> None:
     wifi = {"feature": "wifi", "options": {"settings": {"liveScan": False}}}
     ok = run_document(lib, {**wifi, "steps": [{"expect": {"otherNetworks": [
-        {"id": "blob", "name": "Blob's WiFi", "isSecured": True, "connectivity": 0.9},
-        {"id": "blob-jr", "name": "Blob Jr's WiFi", "isSecured": True, "connectivity": 0.6},
-        {"id": "blob-sr", "name": "Blob Sr's WiFi", "isSecured": True, "connectivity": 0.3},
-        {"id": "cafe", "name": "Café Guest", "isSecured": False, "connectivity": 0.5}]}}]})
+        {"id": "blob", "name": "Blob's WiFi", "isSecured": True, "connectivity": 0.9, "signalBars": 3, "signalPercent": 90},
+        {"id": "blob-jr", "name": "Blob Jr's WiFi", "isSecured": True, "connectivity": 0.6, "signalBars": 2, "signalPercent": 60},
+        {"id": "blob-sr", "name": "Blob Sr's WiFi", "isSecured": True, "connectivity": 0.3, "signalBars": 1, "signalPercent": 30},
+        {"id": "cafe", "name": "Café Guest", "isSecured": False, "connectivity": 0.5, "signalBars": 2, "signalPercent": 50}]}}]})
     assert ok.passed, ok.report()
     # An array element is compared whole: naming only some of its fields is a difference.
     partial = run_document(lib, {**wifi, "steps": [{"expect": {"otherNetworks": [
@@ -201,13 +201,15 @@ def test_exhaustive_names_a_change_by_its_path_a_path_above_or_below(lib: fusion
     below = run_document(lib, {**base, "steps": [{**tap, "expect": {"destination": {"connect": {"isConnecting": False}}}}]})
     assert below.passed, below.report()
     exact = run_document(lib, {**base, "steps": [{**tap, "expect": {"destination": {"connect": {
-        "network": {"id": "blob", "name": "Blob's WiFi", "isSecured": True, "connectivity": 0.9}, "password": "",
-        "isConnecting": False, "incorrectPasswordAlertIsPresented": False}}}}]})
+        "network": {"id": "blob", "name": "Blob's WiFi", "isSecured": True, "connectivity": 0.9, "signalBars": 3, "signalPercent": 90}, "password": "",
+        "isConnecting": False, "incorrectPasswordAlertIsPresented": False, "isJoinEnabled": True,
+        "isPasswordEditable": True}}}}]})
     assert exact.passed, exact.report()
     unnamed = run_document(lib, {**base, "steps": [tap]})
     assert unnamed.differences == [
         'destination changed (null → {"connect":{"network":{"id":"blob","name":"Blob\'s WiFi","isSecured":true,'
-        '"connectivity":0.9},"password":"","isConnecting":false,"incorrectPasswordAlertIsPresented":false}}) '
+        '"connectivity":0.9,"signalBars":3,"signalPercent":90},"password":"","isConnecting":false,'
+        '"incorrectPasswordAlertIsPresented":false,"isJoinEnabled":true,"isPasswordEditable":true}}) '
         "but the step does not name it"]
     # Within an object that stays, only the leaves that changed count.
     leaves = run_document(lib, {**base, "steps": [tap, {"send": "joinButtonTapped"}, {"advance": 1}]})
@@ -216,8 +218,10 @@ def test_exhaustive_names_a_change_by_its_path_a_path_above_or_below(lib: fusion
         {**tap, "expect": {"destination": {}}},
         {"send": "joinButtonTapped"}]})
     assert joined.failures == [
-        'step 2 (send "joinButtonTapped"): destination.connect.isConnecting changed (false → true) '
-        "but the step does not name it"]
+        f'step 2 (send "joinButtonTapped"): destination.connect.{field} changed ({before} → {after}) '
+        "but the step does not name it"
+        for field, before, after in (("isConnecting", "false", "true"), ("isJoinEnabled", "true", "false"),
+                                     ("isPasswordEditable", "true", "false"))]
     whole = run_document(lib, {**base, "steps": [{**tap, "expect": {"destination": None}, "error": "FK_ERR_INVALID_INPUT"}]})
     assert whole.differences[0] == 'error: expected "FK_ERR_INVALID_INPUT", got null'
 

@@ -134,8 +134,13 @@ def test_home_shows_view_did_load_then_each_tap(browser: Browser) -> None:
     b.expect_text("title", "Tap2 Action")
     assert re.fullmatch(r"Tap2 Number \d+", b.text("desc")), b.text("desc")
 
-    b.click("viewDidLoad")
-    b.expect_text("title", "ViewDidLoad Action")
+    # A reload sends viewDidLoad again; the feature decides a view loads once per
+    # instance, so the reloaded page shows what the instance showed, at the same version.
+    before = version(b)
+    b.reload()
+    b.expect_text("title", "Tap2 Action")
+    assert version(b) == before
+    assert not b.find_all('[data-test="viewDidLoad"]')  # a lifecycle event, not a button
     assert_no_js_errors(b)
 
 
@@ -184,6 +189,9 @@ def test_wifi_connects_after_a_wrong_password(browser: Browser) -> None:
     assert names == ["Blob's WiFi", "Blob Jr's WiFi", "Blob Sr's WiFi", "Café Guest"]
     secured = {row.get_attribute("data-id"): bool(b.find_all("lock", row)) for row in b.find_all("network-row")}
     assert secured == {"blob": True, "blob-jr": True, "blob-sr": True, "cafe": False}
+    # The bars are the feature's (network.signalBars), drawn as given.
+    bars = {row.get_attribute("data-id"): b.find("signal", row).get_attribute("data-level") for row in b.find_all("network-row")}
+    assert bars == {"blob": "3", "blob-jr": "2", "blob-sr": "1", "cafe": "2"}
 
     # A wrong password: joining for a second, then the alert.
     tapped = join(b, "blob-jr", "Blob Jr's WiFi", "wrong")
@@ -264,17 +272,36 @@ def test_wifi_forgets_after_confirmation_and_toggles(browser: Browser) -> None:
     assert_no_js_errors(b)
 
 
-def test_wifi_cancel_during_a_join_selects_nothing(browser: Browser) -> None:
+def advance_page_clock(b: Browser, server: Server, seconds: float) -> None:
+    """Moves the manual clock of the page's one instance, through a second connection to
+    the page's session; returns once the woken effects have settled (`advanceClock`)."""
+    with server.connect(session_id(b)) as client:
+        (instance,) = [entry["instance"] for entry in client.welcome["instances"]]
+        reply, _ = client.call(type="advanceClock", instance=instance, seconds=seconds)
+        assert reply["type"] == "ok", reply
+
+
+def test_wifi_cancel_during_a_join_selects_nothing(browser: Browser, server: Server) -> None:
     b = browser
-    b.open(WIFI)
+    # On a manual clock, the join's second passes when the test says so, not by waiting.
+    b.open(WIFI + "&clock=manual")
     join(b, "blob-jr", "Blob Jr's WiFi", "blob")
     b.expect_shown("joining")
     b.click("cancel")
     b.expect_shown("connect-sheet", False)
-    time.sleep(1.5)  # the point: the join (1 s) would have ended by now
+    cancelled = version(b)
+    advance_page_clock(b, server, 2)  # past the join's end: a join still running would select now
+    assert version(b) == cancelled, "the cancelled join changed the state"
     assert not b.find_all("selected-network"), "a cancelled join still selected the network"
     assert row_ids(b) == NETWORKS
     assert not b.visible("connect-sheet") and not b.visible("incorrect-password-alert")
+
+    # The same second, not cancelled, joins: the clock above did move the feature's time.
+    join(b, "blob-jr", "Blob Jr's WiFi", "blob")
+    b.expect_shown("joining")
+    advance_page_clock(b, server, 1)
+    b.expect_shown("connect-sheet", False)
+    b.expect_text('[data-test="selected-network"] [data-test="network-name"]', "Blob Jr's WiFi")
     assert_no_js_errors(b)
 
 

@@ -44,10 +44,12 @@ static uint64_t show(fk_instance wifi, const char *label) {
     if (fk_state(wifi, &json, NULL, &version) != FK_OK) return 0;
     const char *selected = strstr(json, "\"selectedNetworkID\":");
     const char *screen = strstr(json, "\"destination\":{\"connect\"") ? "connect screen" : "no screen";
+    /* The feature says whether Join can be tapped; a screen draws that, never works it out. */
     const char *connecting = strstr(json, "\"isConnecting\":true") ? ", connecting" : "";
+    const char *join = strstr(json, "\"isJoinEnabled\":false") ? ", join disabled" : "";
     const char *alert = strstr(json, "\"incorrectPasswordAlertIsPresented\":true") ? ", incorrect-password alert" : "";
-    printf("%-20s v%-3" PRIu64 " %.*s, %s%s%s\n", label, version,
-           selected ? (int)strcspn(selected, ",}") : 0, selected ? selected : "", screen, connecting, alert);
+    printf("%-20s v%-3" PRIu64 " %.*s, %s%s%s%s\n", label, version,
+           selected ? (int)strcspn(selected, ",}") : 0, selected ? selected : "", screen, connecting, join, alert);
     fk_free(json);
     return version;
 }

@@ -47,6 +47,8 @@ def describe(state: dict[str, Any]) -> str:
     extra = ""
     if connect and connect["isConnecting"]:
         extra += ", connecting"
+    if connect and not connect["isJoinEnabled"]:  # the feature's rule, drawn as it says
+        extra += ", join disabled"
     if connect and connect["incorrectPasswordAlertIsPresented"]:
         extra += ", incorrect-password alert"
     return f"selected={state['selectedNetworkID']!r}, {screen}{extra}"
@@ -65,7 +67,7 @@ def main() -> int:
             return version
 
         show("start")
-        print("networks:", ", ".join(f"{n['name']}{' (secured)' if n['isSecured'] else ''}"
+        print("networks:", ", ".join(f"{n['name']} ({'secured, ' if n['isSecured'] else ''}{n['signalBars']} of 3 bars)"
                                      for n in wifi.state["otherNetworks"]))
         wifi.send("networkTapped", id="blob")
         show("tapped Blob's WiFi")

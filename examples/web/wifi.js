@@ -47,21 +47,18 @@ function makeRow(network, selected) {
     return row;
 }
 
-/** The number of signal bars (0–3) that draws a connectivity of 0…1. */
-const barsFor = (connectivity) => Math.max(0, Math.min(3, Math.ceil(connectivity * 3 - 0.001)));
-
 function updateRow(row, network) {
     row.dataset.id = network.id;
     setText(row.querySelector('[data-test="network-name"]'), network.name);
     row.querySelector(".info-button").setAttribute("aria-label", `About ${network.name}`);
     const icons = row.querySelector(".icons");
-    const level = String(barsFor(network.connectivity));
+    const level = String(network.signalBars);
     const key = `${network.isSecured}:${level}`;
     if (icons.dataset.key !== key) {
         icons.dataset.key = key;
         icons.innerHTML = `${network.isSecured ? LOCK : ""}<span class="bars" data-test="signal" data-level="${level}" role="img" aria-label="Signal ${level} of 3"><i></i><i></i><i></i></span>`;
     }
-    icons.title = `Signal ${Math.round(network.connectivity * 100)} %`;
+    icons.title = `Signal ${network.signalPercent} %`;
 }
 
 /** Draws `networks` into `list` in order, keeping each network's row (and focus). */
@@ -124,8 +121,8 @@ function render(state) {
         setText(connectName, connect.network.name);
         setText(incorrectName, connect.network.name);
         syncPassword(connect.password);
-        password.disabled = connect.isConnecting;
-        join.disabled = connect.isConnecting;
+        password.disabled = !connect.isPasswordEditable;
+        join.disabled = !connect.isJoinEnabled;
         joining.hidden = !connect.isConnecting;
     }
     setDialog(connectSheet, connect !== null);
@@ -135,7 +132,7 @@ function render(state) {
         setText(detailName, detail.network.name);
         setText(forgetName, detail.network.name);
         setText(detailSecurity, detail.network.isSecured ? "WPA2/WPA3 Personal" : "None");
-        setText(detailSignal, `${Math.round(detail.network.connectivity * 100)} %`);
+        setText(detailSignal, `${detail.network.signalPercent} %`);
         setText(detailID, detail.network.id);
     }
     setDialog(detailSheet, detail !== null);

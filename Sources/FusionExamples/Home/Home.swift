@@ -9,12 +9,16 @@ import FusionKit
 /// | Input       | State                                                    |
 /// |-------------|----------------------------------------------------------|
 /// | (created)   | title "Hello", desc "World"                               |
-/// | viewDidLoad | title "ViewDidLoad Action", desc "Number N"               |
+/// | viewDidLoad | title "ViewDidLoad Action", desc "Number N" (the first only) |
 /// | tap1        | title "Tap1 Action", desc "Tap1 Number N"                 |
 /// | tap2        | title "Tap2 Action", desc "Tap2 Number N"                 |
 ///
 /// N is drawn from 0...5 with the instance's random source, so a test (or a front
 /// end, with the creation option `"seed"`) can pin it.
+///
+/// A front end sends `viewDidLoad` every time its view loads, and the feature decides
+/// what that means: a view loads once per instance, so a page reloaded onto the same
+/// instance (a rejoined web session) changes nothing and draws no new number.
 public struct Home: Feature {
     public static let name = "home"
     public static let summary = "Title and description set by viewDidLoad, tap1, tap2 with a random number (seed 001)."
@@ -27,15 +31,19 @@ public struct Home: Feature {
 
     public enum Action: Sendable {
         case show(title: String, descriptionPrefix: String)
+        case viewLoaded
     }
 
     public struct State: Codable, Equatable, Sendable {
         public var title: String
         public var desc: String
+        /// Whether a view has loaded for this instance (the first `viewDidLoad` was heard).
+        public var isViewLoaded: Bool
 
-        public init(title: String = "Hello", desc: String = "World") {
+        public init(title: String = "Hello", desc: String = "World", isViewLoaded: Bool = false) {
             self.title = title
             self.desc = desc
+            self.isViewLoaded = isViewLoaded
         }
     }
 
@@ -49,7 +57,8 @@ public struct Home: Feature {
 
     public func transform(_ input: Input, state: State) -> [Action] {
         switch input {
-        case .viewDidLoad: return [.show(title: "ViewDidLoad Action", descriptionPrefix: "Number")]
+        case .viewDidLoad:
+            return state.isViewLoaded ? [] : [.viewLoaded, .show(title: "ViewDidLoad Action", descriptionPrefix: "Number")]
         case .tap1: return [.show(title: "Tap1 Action", descriptionPrefix: "Tap1 Number")]
         case .tap2: return [.show(title: "Tap2 Action", descriptionPrefix: "Tap2 Number")]
         }
@@ -60,6 +69,8 @@ public struct Home: Feature {
         case .show(let title, let prefix):
             state.title = title
             state.desc = "\(prefix) \(random.int(in: 0...5))"
+        case .viewLoaded:
+            state.isViewLoaded = true
         }
         return .none
     }

@@ -38,8 +38,15 @@ public struct ConnectToNetwork: Feature {
     public struct State: Codable, Equatable, Sendable {
         public var network: Network
         public var password = ""
-        public var isConnecting = false
+        public var isConnecting = false {
+            didSet { isJoinEnabled = !isConnecting; isPasswordEditable = !isConnecting }
+        }
         public var incorrectPasswordAlertIsPresented = false
+        /// Derived: whether Join can be tapped (not while a join is in flight). The
+        /// transform applies the same rule, so a front end draws what the feature does.
+        public private(set) var isJoinEnabled = true
+        /// Derived: whether the password can be edited (not while joining).
+        public private(set) var isPasswordEditable = true
 
         public init(network: Network) {
             self.network = network
@@ -56,8 +63,8 @@ public struct ConnectToNetwork: Feature {
 
     public func transform(_ input: Input, state: State) -> [Action] {
         switch input {
-        case .passwordChanged(let password): return state.isConnecting ? [] : [.setPassword(password)]
-        case .joinButtonTapped: return state.isConnecting ? [] : [.join]
+        case .passwordChanged(let password): return state.isPasswordEditable ? [.setPassword(password)] : []
+        case .joinButtonTapped: return state.isJoinEnabled ? [.join] : []
         case .incorrectPasswordAlertDismissed: return [.dismissAlert]
         }
     }

@@ -6,13 +6,29 @@ public struct Network: Codable, Equatable, Sendable, Identifiable {
     public var name: String
     public var isSecured: Bool
     /// Signal strength, from 0 (none) to 1 (full).
-    public var connectivity: Double
+    public var connectivity: Double {
+        didSet { (signalBars, signalPercent) = Self.signal(connectivity) }
+    }
+    /// Derived from `connectivity`: the bars a settings screen lights, 0 to 3. Every
+    /// front end draws these rather than mapping the strength itself (seed 002).
+    public private(set) var signalBars: Int
+    /// Derived from `connectivity`: the strength in whole percent, 0 to 100.
+    public private(set) var signalPercent: Int
 
     public init(id: String, name: String, isSecured: Bool = true, connectivity: Double = 1) {
         self.id = id
         self.name = name
         self.isSecured = isSecured
         self.connectivity = connectivity
+        (signalBars, signalPercent) = Self.signal(connectivity)
+    }
+
+    /// The bars and percent for a strength: a third of full lights one bar more
+    /// (anything above 0 lights at least one), out-of-range strengths are clamped.
+    static func signal(_ connectivity: Double) -> (bars: Int, percent: Int) {
+        let strength = connectivity.isNaN ? 0 : min(1, max(0, connectivity))
+        let bars = Int((strength * 3 - 0.001).rounded(.up))
+        return (max(0, bars), Int((strength * 100).rounded()))
     }
 
     /// What a new screen finds, as in Apple's demo: a few secured networks and an open one.
