@@ -71,7 +71,12 @@ public final class HostedInstance: Sendable {
 
     /// fk_state_patch: what changed since `version`, as `{"from","to","patch"}` (RFC 6902)
     /// or, when that version is no longer kept, `{"from":null,"to","state"}`.
+    /// A library that predates fk_state_patch gives the whole state, in the same form.
     public func statePatch(since version: UInt64) throws(FusionHostError) -> InstanceState {
+        guard library.exports("fk_state_patch") else {
+            let whole = try state()
+            return InstanceState(json: "{\"from\":null,\"to\":\(whole.version),\"state\":\(whole.json)}", version: whole.version)
+        }
         let (json, to) = try calls.statePatch(handle, since: version)
         return InstanceState(json: json, version: to)
     }

@@ -24,6 +24,10 @@ public struct BridgeConfiguration: Sendable {
     public var maxMessagesPerSecond = 100
     /// How long a session outlives its last connection, so that a reload rejoins it.
     public var sessionTimeout: Duration = .seconds(60)
+    /// How long a stopping bridge keeps answering after it closed every socket: a
+    /// connection arriving meanwhile is told `BRIDGE_SHUTTING_DOWN` and closed with 1001
+    /// (so a client behind a load balancer reconnects elsewhere) instead of refused.
+    public var shutdownGrace: Duration = .milliseconds(100)
     /// Where each instance's crash journal is kept (one folder per session), so that a
     /// restarted bridge resumes the sessions a crash cut short; nil: no journals.
     public var journalFolder: String?

@@ -13,7 +13,11 @@ struct ConnectionHandler: Sendable {
 
     private var configuration: BridgeConfiguration { registry.configuration }
 
-    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, requestedSession: Substring?) async {
+    /// `drop` closes the connection's socket at once, with no close handshake.
+    func serve(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, requestedSession: Substring?,
+        drop: @escaping @Sendable () -> Void
+    ) async {
         let connection = registry.makeConnection()
         let session: BridgeSession
         do throws(BridgeError) {
@@ -52,6 +56,7 @@ struct ConnectionHandler: Sendable {
                 while let side = await group.next(), side != .reader, side != .timer {}
             case .aborted:
                 logger.info("connection \(connection.number): dropped, the page is not reading its messages")
+                drop()
             default:
                 break
             }
@@ -145,7 +150,7 @@ struct ConnectionHandler: Sendable {
         switch envelope.message {
         case .manifest:
             let json: String
-            do throws(FusionHostError) { json = try registry.library.manifestJSON() } catch { throw BridgeError(error) }
+            do throws(FusionHostError) { json = try registry.manifestJSON() } catch { throw BridgeError(error) }
             connection.send(ServerMessage.manifest(re: re, json: json))
 
         case .create(let feature, let options, let key, let reuse):

@@ -13,6 +13,7 @@ final class SessionRegistry: Sendable {
         var shutDown = false
     }
     private let state = Mutex(State())
+    private let manifest = Mutex<String?>(nil)
 
     init(library: HostedLibrary, configuration: BridgeConfiguration) {
         self.library = library
@@ -20,6 +21,15 @@ final class SessionRegistry: Sendable {
     }
 
     var sessionCount: Int { state.withLock { $0.sessions.count } }
+
+    /// The library's whole manifest as JSON text, parsed and checked on first use, then
+    /// kept: a library's text that is not a manifest is a host failure, never passed on.
+    func manifestJSON() throws(FusionHostError) -> String {
+        if let known = manifest.withLock({ $0 }) { return known }
+        let text = try library.manifest().json.jsonText
+        manifest.withLock { $0 = text }
+        return text
+    }
 
     func makeConnection() -> BridgeConnection {
         BridgeConnection(

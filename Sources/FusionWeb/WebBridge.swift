@@ -60,7 +60,7 @@ public struct WebBridge: Sendable {
             // shutdown never waits long on a frozen tab.
             configuration: .init(ws: .init(maxFrameSize: configuration.hardFrameLimit, closeTimeout: .seconds(1)))
         ) {
-            (request: HTTPRequest, _: any Channel, _: Logger) async throws -> ShouldUpgradeResult<
+            (request: HTTPRequest, channel: any Channel, _: Logger) async throws -> ShouldUpgradeResult<
                 WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
             > in
             let (path, query) = Self.split(request.path ?? "/")
@@ -76,7 +76,11 @@ public struct WebBridge: Sendable {
             }
             let session = Self.queryValue("session", in: query)
             return .upgrade([:]) { inbound, outbound, _ in
-                await handler.serve(inbound: inbound, outbound: outbound, requestedSession: session)
+                // Dropping closes the socket itself: a write stuck on a peer that reads
+                // nothing cannot end otherwise (the close handshake would be stuck too).
+                await handler.serve(inbound: inbound, outbound: outbound, requestedSession: session) {
+                    channel.close(mode: .all, promise: nil)
+                }
             }
         }
         let app = Application(
@@ -94,7 +98,7 @@ public struct WebBridge: Sendable {
                 onListening("http://\(shown):\(port)/")
             },
             logger: logger)
-        let shutdown = BridgeShutdown(registry: registry, onStuck: onStuck)
+        let shutdown = BridgeShutdown(registry: registry, grace: configuration.shutdownGrace, onStuck: onStuck)
         // Services stop in reverse order: the bridge closes its sockets with a reason
         // first, then the HTTP server stops.
         let group = ServiceGroup(
@@ -121,7 +125,7 @@ public struct WebBridge: Sendable {
             return Self.text(
                 .init(code: 426, reasonPhrase: "Upgrade Required"), "/ws is the bridge's WebSocket: open it with a WebSocket client\n")
         case "/manifest.json":
-            guard let json = try? library.manifestJSON() else {
+            guard let json = try? registry.manifestJSON() else {
                 return Self.text(.internalServerError, "the library's manifest could not be read\n")
             }
             var headers = HTTPFields()
@@ -163,6 +167,7 @@ public struct WebBridge: Sendable {
 /// every instance, before the HTTP server itself stops.
 struct BridgeShutdown: Service {
     let registry: SessionRegistry
+    let grace: Duration
     let onStuck: (@Sendable () -> Void)?
 
     func run() async throws {
@@ -174,7 +179,8 @@ struct BridgeShutdown: Service {
                 onStuck()
             }
         }
-        // Give the writers a moment to put the close frames on the wire.
-        try? await Task.sleep(for: .milliseconds(100))
+        // The grace: the writers put the close frames on the wire, and connections
+        // arriving now are told the server is shutting down (the HTTP server stops after).
+        try? await Task.sleep(for: grace)
     }
 }

@@ -9,6 +9,7 @@ enum ExitStatus: Int32 {
     case badInput = 3
     case library = 4
     case stateFile = 5
+    case journal = 6
     case usage = 64  // as swift-argument-parser exits for a bad command line
 
     /// The table printed by every command's --help.
@@ -23,6 +24,8 @@ enum ExitStatus: Int32 {
               library, or built for another ABI version
           5   the state file cannot be used: unreadable, not JSON, for another
               feature, or a state that does not fit the feature
+          6   the journal cannot be used: not a journal, damaged, another feature's
+              or state version's, held by another process, or not writable
           64  bad command line: an unknown option, a missing argument
         """
 }

@@ -108,7 +108,7 @@ struct Run: ParsableCommand {
                     path: journalFile, library: library, feature: feature.name, options: creationOptions,
                     startedBy: "fusion run")
             } catch {
-                throw CLIError(.failure, error.description)
+                throw CLIError(.journal, error.description)
             }
             instance = journal!.instance
         } else {

@@ -73,6 +73,11 @@ struct Serve: AsyncParsableCommand {
             valueName: "dir"))
     var journalFolder: String?
 
+    @Option(
+        name: .customLong("shutdown-grace"),
+        help: "Seconds a stopping bridge keeps telling new connections it is shutting down (BRIDGE_SHUTTING_DOWN, close 1001) after closing the others.")
+    var shutdownGrace: Double = 0.1
+
     @Flag(help: "Log each connection and HTTP request on stderr.")
     var verbose = false
 
@@ -91,6 +96,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("\(name) is at least 1")
         }
         guard sessionTimeout >= 0, sessionTimeout <= 86_400 else { throw ValidationError("--session-timeout is 0 to 86400 seconds") }
+        guard shutdownGrace >= 0, shutdownGrace <= 600 else { throw ValidationError("--shutdown-grace is 0 to 600 seconds") }
         guard maxMessageBytes <= 64 << 20 else { throw ValidationError("--max-message-bytes is at most 67108864 (64 MiB)") }
     }
 
@@ -113,6 +119,7 @@ struct Serve: AsyncParsableCommand {
         configuration.maxMessageBytes = maxMessageBytes
         configuration.maxMessagesPerSecond = maxMessagesPerSecond
         configuration.sessionTimeout = .milliseconds(Int64((sessionTimeout * 1000).rounded()))
+        configuration.shutdownGrace = .milliseconds(Int64((shutdownGrace * 1000).rounded()))
         if let journalFolder {
             guard mkdir(journalFolder, 0o755) == 0 || errno == EEXIST, WebFolders.isFolder(journalFolder) else {
                 throw CLIError(.usage, "--journal \(journalFolder): not a folder, and it cannot be made one")

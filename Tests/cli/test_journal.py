@@ -14,6 +14,9 @@ from pathlib import Path
 
 from fusion_cli import run
 
+# The exit statuses of docs/shell.md this file asserts.
+JOURNAL, USAGE = 6, 64
+
 
 def kill_9(journal: Path) -> None:
     """SIGKILL to the fusion process writing `journal` (no chance to clean up)."""
@@ -112,7 +115,7 @@ def test_damage_before_the_last_record_is_refused_never_misread(fusion, tmp_path
     lines[2] = lines[2].replace(b"increase", b"decrease")  # a flipped record, its sum unchanged
     journal.write_bytes(b"\n".join(lines))
     refused = run(fusion, "run", "--journal", str(journal), "counter", stdin="")
-    assert refused.returncode != 0
+    assert refused.returncode == JOURNAL
     assert "line 3 is damaged (its checksum does not match)" in refused.stderr
     assert "not read rather than read wrong" in refused.stderr
 
@@ -121,21 +124,21 @@ def test_a_journal_is_of_one_feature_and_one_process(fusion, tmp_path):
     journal = tmp_path / "counter.journal"
     run(fusion, "run", "--journal", str(journal), "counter", stdin="increase\n")
     other = run(fusion, "run", "--journal", str(journal), "answer", stdin="")
-    assert other.returncode != 0 and 'a session of feature "counter", not "answer"' in other.stderr
+    assert other.returncode == JOURNAL and 'a session of feature "counter", not "answer"' in other.stderr
     holder = subprocess.Popen([str(fusion), "run", "--journal", str(journal), "counter"], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         # Once it says it resumed, it holds the journal.
         assert holder.stdout is not None and "1 record replayed" in holder.stdout.readline()
         second = run(fusion, "run", "--journal", str(journal), "counter", stdin="")
-        assert second.returncode != 0 and "another process has it open" in second.stderr, second.stderr
+        assert second.returncode == JOURNAL and "another process has it open" in second.stderr, second.stderr
     finally:
         holder.communicate("", timeout=10)
-    assert run(fusion, "run", "--journal", str(journal), "--record", str(tmp_path / "r.json"), "counter",
-               stdin="").returncode != 0
+    both = run(fusion, "run", "--journal", str(journal), "--record", str(tmp_path / "r.json"), "counter", stdin="")
+    assert both.returncode == USAGE and "--journal and --record cannot be combined" in both.stderr
     # A journal replays only on the state version of the feature that wrote it.
     header, rest = journal.read_bytes().split(b"\n", 1)
     text = header.rsplit(b" ", 1)[0].replace(b'"stateVersion":1', b'"stateVersion":2')
     journal.write_bytes(text + b" %08x\n" % zlib.crc32(text) + rest)
     changed = run(fusion, "run", "--journal", str(journal), "counter", stdin="")
-    assert changed.returncode != 0 and "written with state version 2 of feature \"counter\"; this library's is 1" in changed.stderr
+    assert changed.returncode == JOURNAL and "written with state version 2 of feature \"counter\"; this library's is 1" in changed.stderr

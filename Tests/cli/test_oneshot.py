@@ -2,16 +2,32 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
-from fusion_cli import clean_env, run
+from fusion_cli import ROOT, clean_env, run
 
 COUNTER_0 = '{"value":0,"isReset":false,"alert":null}'
 COUNTER_2 = '{"value":2,"isReset":false,"alert":null}'
 
 # The exit codes the --help pages promise.
-OK, FAILURE, UNKNOWN_FEATURE, BAD_INPUT, LIBRARY, STATE_FILE, USAGE = 0, 1, 2, 3, 4, 5, 64
+OK, FAILURE, UNKNOWN_FEATURE, BAD_INPUT, LIBRARY, STATE_FILE, JOURNAL, USAGE = 0, 1, 2, 3, 4, 5, 6, 64
+
+# Each exit status docs/shell.md defines, and the test that produces it and asserts it
+# exactly (a new status without a test fails test_every_exit_status_is_produced_by_a_test).
+PRODUCED_BY = {
+    OK: "test_oneshot.py::test_send_applies_inputs_in_order_and_prints_the_state",
+    FAILURE: "test_oneshot.py::test_a_state_file_that_cannot_be_written_exits_1",
+    UNKNOWN_FEATURE: "test_oneshot.py::test_unknown_feature_exits_2_listing_the_features",
+    BAD_INPUT: "test_oneshot.py::test_bad_inputs_exit_3_with_the_reason",
+    LIBRARY: "test_oneshot.py::test_unusable_libraries_exit_4_naming_the_problem",
+    STATE_FILE: "test_oneshot.py::test_state_file_problems_exit_5",
+    JOURNAL: "test_journal.py::test_a_journal_is_of_one_feature_and_one_process",
+    USAGE: "test_oneshot.py::test_command_line_mistakes_exit_64",
+}
+NAMES = {OK: "OK", FAILURE: "FAILURE", UNKNOWN_FEATURE: "UNKNOWN_FEATURE", BAD_INPUT: "BAD_INPUT", LIBRARY: "LIBRARY",
+         STATE_FILE: "STATE_FILE", JOURNAL: "JOURNAL", USAGE: "USAGE"}
 
 
 def assert_one_line_error(result, code: int, *words: str) -> None:
@@ -31,8 +47,8 @@ def test_every_command_has_help_with_the_exit_codes(fusion):
         result = run(fusion, *command, "--help")
         assert result.returncode == OK, result.stderr
         assert "EXIT STATUS" in result.stdout
-        for code in ("0 ", "1 ", "2 ", "3 ", "4 ", "5 ", "64 "):
-            assert f"\n  {code}" in result.stdout
+        listed = [int(code) for code in re.findall(r"^  (\d+) ", result.stdout.split("EXIT STATUS", 1)[1], re.M)]
+        assert listed == sorted(PRODUCED_BY), listed
         assert "libFusionExamples.so" in result.stdout  # how LIB is found and told from FEATURE
     top = run(fusion, "--help").stdout
     for sub in ("inspect", "run", "send"):
@@ -40,6 +56,20 @@ def test_every_command_has_help_with_the_exit_codes(fusion):
 
 
 # --- inspect ----------------------------------------------------------------------------
+
+def test_every_exit_status_is_produced_by_a_test() -> None:
+    """docs/shell.md's table, the --help table (above) and the tests agree: each status
+    is produced by a test that asserts it by its exact number."""
+    table = (ROOT / "docs" / "shell.md").read_text().split("**Errors and exit codes.**", 1)[1]
+    documented = [int(code) for code in re.findall(r"^\| (\d+) \|", table.split("\n\n", 2)[1], re.M)]
+    assert documented == sorted(PRODUCED_BY), documented
+    for code, test in PRODUCED_BY.items():
+        module, name = test.split("::")
+        head, tail = (Path(__file__).parent / module).read_text().split(f"def {name}(", 1)
+        body = tail.split("\ndef ", 1)[0]
+        exact = re.compile(rf"returncode == {NAMES[code]}\b|, {NAMES[code]}\b|returncode == {code}\b|\({NAMES[code]},")
+        assert exact.search(body), f"{test} does not assert exit status {code} exactly"
+
 
 def test_inspect_lists_features_inputs_fields_and_state(fusion):
     result = run(fusion, "inspect")

@@ -251,3 +251,15 @@ def browser(chrome: Any, server: Server, screenshots: Path) -> Iterator[Browser]
     chrome.switch_to.window(fresh)
     for each in b.servers:
         stop_server(each)
+
+
+@pytest.fixture(scope="session")
+def bare_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Tests/web/c/bare_library.c built as a shared library: the required functions, no
+    fk_advance_clock or fk_state_patch, and a whole manifest that is not JSON."""
+    out = tmp_path_factory.mktemp("bare") / "libBare.so"
+    cc = os.environ.get("CC") or "cc"
+    subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fPIC", "-shared", "-pthread",
+                    f"-I{ROOT / 'include'}", str(Path(__file__).parent / "c" / "bare_library.c"), "-o", str(out)],
+                   check=True)
+    return out

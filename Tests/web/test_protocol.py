@@ -3,7 +3,9 @@ every message, every error row, sessions, the Origin check, limits, shutdown."""
 from __future__ import annotations
 
 import json
+import re
 import signal
+import socket as sys_socket
 import time
 import urllib.error
 import urllib.request
@@ -235,10 +237,18 @@ def test_a_session_ends_after_its_timeout(serve) -> None:
     client = server.connect()
     client.create("counter", key="c")
     client.close()
-    time.sleep(1.0)
-    again = server.connect(session=client.session)
-    assert again.welcome["resumed"] is False and again.welcome["instances"] == []
-    again.close()
+    # Rejoin now and then (each try longer apart than the timeout, since a rejoin keeps
+    # the session) until it has ended: a wait on the condition, not a guess at its time.
+    deadline = time.monotonic() + 10
+    while True:
+        again = server.connect(session=client.session)
+        again.close()
+        if not again.welcome["resumed"]:
+            break
+        assert again.welcome["instances"] == [{"instance": "c", "feature": "counter"}]
+        assert time.monotonic() < deadline, "the session outlived its 0.3 s timeout by 10 s"
+        time.sleep(0.5)
+    assert again.welcome["instances"] == [] and again.session != client.session
 
 
 def test_host_requests_go_to_the_page_and_come_back_on_rejoin(server: Server) -> None:
@@ -305,3 +315,168 @@ def test_sigterm_closes_every_socket_with_a_reason(server: Server) -> None:
     code, out, _ = server.stop()
     assert code == 0
     assert "Stopped: every socket closed, every instance destroyed." in out
+
+
+# ---------------------------------------------------------------------------------
+# Every status and close code the protocol documents, each produced by a test that
+# asserts it exactly. The index below names the test for each; a row added to the
+# document without a test (or a test for a row that is gone) fails the first test.
+
+PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "web-protocol.md"
+
+PRODUCED_BY = {
+    "BRIDGE_MALFORMED_MESSAGE": "test_every_refusal_says_why_and_changes_nothing",
+    "BRIDGE_UNKNOWN_INSTANCE": "test_every_refusal_says_why_and_changes_nothing",
+    "BRIDGE_KEY_TAKEN": "test_every_refusal_says_why_and_changes_nothing",
+    "BRIDGE_MESSAGE_TOO_LARGE": "test_binary_and_oversized_messages_are_dropped_with_an_error",
+    "BRIDGE_RATE_LIMITED": "test_rate_limit_drops_with_an_error_and_recovers",
+    "BRIDGE_INSTANCE_LIMIT": "test_instance_and_session_limits",
+    "BRIDGE_UNSUPPORTED": "test_a_library_without_an_optional_function_is_unsupported_for_it",
+    "BRIDGE_HOST_FAILURE": "test_a_manifest_the_host_cannot_read_is_a_host_failure",
+    "BRIDGE_JOURNAL_FAILURE": "test_an_instance_whose_journal_cannot_be_made_is_refused",
+    "BRIDGE_SHUTTING_DOWN": "test_a_connection_arriving_while_the_server_stops_is_told_so",
+    "BRIDGE_SESSION_LIMIT": "test_instance_and_session_limits",
+    "close 1000": "test_a_client_close_is_answered_with_1000",
+    "close 1001": "test_sigterm_closes_every_socket_with_a_reason",
+    "close 1008": "test_origin_is_checked",
+    "close (none)": "test_a_connection_that_does_not_read_is_dropped_without_a_handshake",
+    "close 1009": "test_binary_and_oversized_messages_are_dropped_with_an_error",
+    "close 1013": "test_instance_and_session_limits",
+}
+
+
+def documented() -> list[str]:
+    """The `BRIDGE_*` rows of the Errors table and the codes of the Closing table."""
+    text = PROTOCOL.read_text()
+    errors = text.split("## Errors", 1)[1].split("\n## ", 1)[0]
+    closing = text.split("## Closing", 1)[1].split("\n## ", 1)[0]
+    statuses = re.findall(r"^\| `(BRIDGE_[A-Z_]+)` \|", errors, re.M)
+    codes = re.findall(r"^\| (\d{4}|\(none\)) \|", closing, re.M)
+    return statuses + [f"close {code}" for code in codes]
+
+
+def test_every_documented_status_and_close_code_is_produced_by_a_test() -> None:
+    rows = documented()
+    assert len(rows) == len(set(rows)) and len(rows) >= 15, rows
+    assert set(rows) == set(PRODUCED_BY), set(rows) ^ set(PRODUCED_BY)
+    module = globals()
+    for row, test in PRODUCED_BY.items():
+        assert callable(module.get(test)), f"{row}: no test {test} here"
+        head, tail = Path(__file__).read_text().split(f"def {test}(", 1)
+        source = head.rsplit("\n\n\n", 1)[-1] + tail.split("\ndef ", 1)[0]  # its decorators, its body
+        wanted = row.split()[-1].strip("()") if row.startswith("close") else row
+        # The test names what it produces: the status, or the close code it asserts.
+        assert wanted in source or (wanted == "none" and "handshake" in source), (row, test)
+
+
+def test_a_library_without_an_optional_function_is_unsupported_for_it(serve, bare_library: Path) -> None:
+    server = serve(str(bare_library))
+    with server.connect() as client:
+        assert client.welcome["library"] == {"name": "Bare", "version": "1.0.0", "abiVersion": 1}
+        tally, first = client.create("tally")
+        # Without fk_state_patch the bridge sends whole states.
+        assert first["state"] == {"count": 0} and first["from"] is None
+        reply, before = client.call(type="send", instance=tally, input="add")
+        assert reply == {"type": "ok", "re": reply["re"], "version": 1}
+        assert [(m["type"], m["to"], m["state"]) for m in before] == [("state", 1, {"count": 1})]
+        reply, _ = client.call(type="advanceClock", instance=tally, seconds=1)
+        assert reply["type"] == "error" and reply["status"] == "BRIDGE_UNSUPPORTED", reply
+        assert "fk_advance_clock" in reply["message"]
+        # The connection goes on.
+        reply, _ = client.call(type="send", instance=tally, input="add")
+        assert reply["version"] == 2
+
+
+def test_a_manifest_the_host_cannot_read_is_a_host_failure(serve, bare_library: Path) -> None:
+    server = serve(str(bare_library))
+    with server.connect() as client:
+        reply, _ = client.call(type="manifest")
+        assert reply["type"] == "error" and reply["status"] == "BRIDGE_HOST_FAILURE", reply
+        assert "not JSON" in reply["message"] and "libBare.so" in reply["message"]
+        # Over HTTP as well: an error, never the library's text passed on as JSON.
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(server.url + "manifest.json")
+        assert refused.value.code == 500
+
+
+def test_an_instance_whose_journal_cannot_be_made_is_refused(serve, tmp_path: Path) -> None:
+    journals = tmp_path / "journals"
+    server = serve("--journal", str(journals))
+    with server.connect() as client:
+        # The session's journal folder is taken by a file: its journals cannot be made.
+        (journals / client.session).write_text("in the way")
+        reply, _ = client.call(type="create", feature="counter")
+        assert reply["type"] == "error" and reply["status"] == "BRIDGE_JOURNAL_FAILURE", reply
+        assert f"{client.session}/1.journal" in reply["message"]
+        # Nothing was made: the session holds no instance.
+        reply, _ = client.call(type="send", instance="#1", input="increase")
+        assert reply["status"] == "BRIDGE_UNKNOWN_INSTANCE", reply
+    with server.connect() as other:  # another session's journals are made as usual
+        counter, _ = other.create("counter")
+        reply, _ = other.call(type="send", instance=counter, input="increase")
+        assert reply["type"] == "ok"
+        assert (journals / other.session / "1.journal").is_file()
+
+
+def test_a_connection_arriving_while_the_server_stops_is_told_so(serve) -> None:
+    server = serve("--shutdown-grace", "3")
+    first = server.connect()
+    server.process.send_signal(signal.SIGTERM)
+    # Once the first socket is closed the server is stopping; for the grace it still
+    # answers, and tells whoever arrives.
+    assert first.close_frame() == (1001, "server shutting down")
+    late = websocket.create_connection(server.ws_url, timeout=5, suppress_origin=True)
+    error = json.loads(late.recv())
+    assert error == {"type": "error", "re": None, "status": "BRIDGE_SHUTTING_DOWN",
+                     "message": "the server is shutting down; connect again in a moment"}
+    assert close_frame(late) == (1001, "server shutting down")
+    code, out, _ = server.stop()
+    assert code == 0 and "every socket closed" in out
+
+
+def test_a_client_close_is_answered_with_1000(server: Server) -> None:
+    with server.connect() as client:
+        client.create("counter")
+        client.ws.send_close(1000, b"bye")
+        assert client.close_frame() == (1000, "")
+
+
+def test_a_connection_that_does_not_read_is_dropped_without_a_handshake(serve) -> None:
+    """Over 8 MiB queued for a connection that reads nothing: the bridge drops it, with
+    no close handshake (nothing more can be written to it) and never a crash."""
+    server = serve("--max-messages-per-second", "1000000")
+    # A small receive buffer: what the bridge writes piles up in its queue, not the kernel's.
+    socket = websocket.create_connection(server.ws_url, timeout=10, suppress_origin=True,
+                                         sockopt=((sys_socket.SOL_SOCKET, sys_socket.SO_RCVBUF, 4096),))
+    assert json.loads(socket.recv())["type"] == "welcome"
+    # Ask for the whole manifest (about 13 KB each time) without reading, until sending
+    # fails: the event that the bridge dropped the connection.
+    # A thousand requests at a time, as one write of ready-made (masked) frames.
+    frames = websocket.ABNF.create_frame('{"type":"manifest"}', websocket.ABNF.OPCODE_TEXT).format() * 1000
+    dropped_after = None
+    for batch in range(1, 201):
+        try:
+            socket.sock.sendall(frames)
+        except TimeoutError:
+            raise AssertionError("the bridge stopped reading but kept the connection") from None
+        except OSError:  # reset or broken pipe: the bridge closed it
+            dropped_after = batch * 1000
+            break
+    assert dropped_after is not None, "200,000 unread replies and the connection still stands"
+    manifests, close = 0, None
+    while True:
+        try:
+            frame = socket.recv_frame()
+        except websocket.WebSocketTimeoutException:
+            raise AssertionError("the connection neither ended nor closed") from None
+        except (websocket.WebSocketException, OSError):
+            break  # it ended
+        if frame.opcode == websocket.ABNF.OPCODE_CLOSE:
+            close = frame.data
+            break
+        manifests += frame.opcode == websocket.ABNF.OPCODE_TEXT
+    assert close is None, f"a close frame came: {close!r}"
+    assert manifests < dropped_after, (manifests, dropped_after)
+    # The bridge goes on serving others.
+    with server.connect() as client:
+        assert client.call(type="manifest")[0]["type"] == "manifest"
