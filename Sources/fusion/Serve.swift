@@ -75,7 +75,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         name: .customLong("shutdown-grace"),
-        help: "Seconds a stopping bridge keeps telling new connections it is shutting down (BRIDGE_SHUTTING_DOWN, close 1001) after closing the others.")
+        help: ArgumentHelp(
+            "Seconds a stopping bridge keeps telling new connections it is shutting down (BRIDGE_SHUTTING_DOWN, close 1001).",
+            valueName: "seconds"))
     var shutdownGrace: Double = 0.1
 
     @Flag(help: "Log each connection and HTTP request on stderr.")
