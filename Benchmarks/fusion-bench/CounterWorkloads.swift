@@ -49,12 +49,12 @@ enum CounterWorkloads {
             for _ in 0..<n { _ = counter.roundTrip(tagged) }
         }
         let foundation = Comparison(
-            name: "Counter round trip from C", subject: "C ABI: fk_send + fk_state + fk_free",
-            baseline: "Foundation JSONDecoder + JSONEncoder, in-process", target: "≤ 1 µs and ≥ 8× faster",
+            key: "counter", name: "Counter round trip from C", subject: "C ABI: fk_send + fk_state + fk_free",
+            baseline: "Foundation JSONDecoder + JSONEncoder, in-process",
             iterations: 20_000, runSubject: abi, runBaseline: viaFoundation)
         let inProcess = Comparison(
-            name: "Counter round trip: the ABI's own cost", subject: "C ABI: fk_send + fk_state + fk_free",
-            baseline: "Swift Store in-process: send + encodedState", target: "(reference)",
+            key: "abi-cost", name: "Counter round trip: the ABI's own cost", subject: "C ABI: fk_send + fk_state + fk_free",
+            baseline: "Swift Store in-process: send + encodedState",
             iterations: 20_000, runSubject: abi,
             runBaseline: { n in
                 let store = Store<Counter>()
@@ -64,8 +64,8 @@ enum CounterWorkloads {
                 }
             })
         let oneCallFoundation = Comparison(
-            name: "Counter round trip from C, one call", subject: "C ABI: fk_send_and_read into the caller's buffer",
-            baseline: "Foundation JSONDecoder + JSONEncoder, in-process", target: "(the same targets)",
+            key: "counter-one-call", name: "Counter round trip from C, one call",
+            subject: "C ABI: fk_send_and_read into the caller's buffer", baseline: "Foundation JSONDecoder + JSONEncoder, in-process",
             iterations: 20_000, runSubject: oneCall, runBaseline: viaFoundation)
         return [foundation, oneCallFoundation, inProcess].map { Harness.measure($0, rounds: rounds) }
     }

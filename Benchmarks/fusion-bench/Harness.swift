@@ -2,11 +2,11 @@
 /// the same process, so that a noisy, shared machine slows both alike and the ratio
 /// holds even when the absolute numbers wander.
 struct Comparison {
+    /// How the report finds this workload (and its target): "counter", "large", …
+    let key: String
     let name: String
     let subject: String
     let baseline: String
-    /// What the issue asks of this workload, shown next to the result.
-    let target: String
     /// Work per round; `body` runs it `iterations` times.
     let iterations: Int
     let runSubject: (Int) -> Void
@@ -15,12 +15,13 @@ struct Comparison {
 
 struct ComparisonResult {
     let comparison: Comparison
-    /// Median nanoseconds per iteration.
-    let subjectNanos: Double
-    let baselineNanos: Double
+    /// Nanoseconds per iteration, one sample per round, in round order (round i of the
+    /// subject ran next to round i of the baseline).
+    let subject: [Double]
+    let baseline: [Double]
 
-    /// How many times faster the subject is than the baseline.
-    var speedup: Double { baselineNanos / subjectNanos }
+    var subjectNanos: Double { Harness.median(subject) }
+    var baselineNanos: Double { Harness.median(baseline) }
 }
 
 enum Harness {
@@ -40,7 +41,7 @@ enum Harness {
                 subject.append(time(comparison.iterations, comparison.runSubject))
             }
         }
-        return ComparisonResult(comparison: comparison, subjectNanos: median(subject), baselineNanos: median(baseline))
+        return ComparisonResult(comparison: comparison, subject: subject, baseline: baseline)
     }
 
     private static func time(_ iterations: Int, _ body: (Int) -> Void) -> Double {
@@ -54,22 +55,5 @@ enum Harness {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return .nan }
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    }
-
-    static func format(nanos: Double) -> String {
-        if nanos >= 1_000_000 { return String(format3(nanos / 1_000_000)) + " ms" }
-        if nanos >= 1_000 { return String(format3(nanos / 1_000)) + " µs" }
-        return String(format3(nanos)) + " ns"
-    }
-
-    /// Three significant digits, without Foundation's String(format:).
-    static func format3(_ value: Double) -> String {
-        let digits = value >= 100 ? 0 : value >= 10 ? 1 : 2
-        var scale = 1.0
-        for _ in 0..<digits { scale *= 10 }
-        let rounded = (value * scale).rounded() / scale
-        var text = "\(rounded)"
-        if digits == 0, text.hasSuffix(".0") { text.removeLast(2) }
-        return text
     }
 }

@@ -15,8 +15,8 @@ enum LargeStateWorkloads {
         let value = state(networks: 1000)
         let foundation = JSONEncoder()
         let comparison = Comparison(
-            name: "Wi-Fi state with 1,000 networks to JSON", subject: "FusionKit JSONStreamEncoder",
-            baseline: "Foundation JSONEncoder, same value", target: "≥ 15× faster",
+            key: "large", name: "Wi-Fi state with 1,000 networks to JSON", subject: "FusionKit JSONStreamEncoder",
+            baseline: "Foundation JSONEncoder, same value",
             iterations: 20,
             runSubject: { n in for _ in 0..<n { _ = try? JSONStreamEncoder().encode(value) } },
             runBaseline: { n in for _ in 0..<n { _ = try? foundation.encode(value) } })
@@ -25,11 +25,11 @@ enum LargeStateWorkloads {
 
     struct PatchRow {
         let networks: Int
-        let fullNanos: Double
-        let patchNanos: Double
+        /// Nanoseconds per whole state and per patch, one sample each per round.
+        let whole: [Double]
+        let patch: [Double]
         let patchBytes: Int
-        let fullBytes: Int
-        var fraction: Double { patchNanos / fullNanos }
+        let wholeBytes: Int
     }
 
     /// One network's connectivity changes; the cost of the whole new state as JSON
@@ -42,14 +42,13 @@ enum LargeStateWorkloads {
             WiFiSettings.derive(&new)
             let iterations = max(3, 20_000 / count)
             let comparison = Comparison(
-                name: "\(count)", subject: "patch", baseline: "full", target: "", iterations: iterations,
+                key: "patch-\(count)", name: "\(count)", subject: "patch", baseline: "whole", iterations: iterations,
                 runSubject: { n in for _ in 0..<n { _ = try? StateDiff.patch(from: old, to: new) } },
                 runBaseline: { n in for _ in 0..<n { _ = try? JSONStreamEncoder().encode(new) } })
             let result = Harness.measure(comparison, rounds: rounds)
             let patch = (try? StateDiff.patch(from: old, to: new)).map { JSONWriter.serialize(.array($0)).count } ?? 0
             let full = (try? JSONStreamEncoder().encode(new).count) ?? 0
-            return PatchRow(
-                networks: count, fullNanos: result.baselineNanos, patchNanos: result.subjectNanos, patchBytes: patch, fullBytes: full)
+            return PatchRow(networks: count, whole: result.baseline, patch: result.subject, patchBytes: patch, wholeBytes: full)
         }
     }
 }

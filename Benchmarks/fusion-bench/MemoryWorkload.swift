@@ -8,15 +8,44 @@ import HeapProbe
 /// baseline, 10,000 bare Swift stores of the same feature. Two measures of each: the
 /// resident memory added (what the issue asks, but pages are coarse and malloc reuses
 /// what earlier work freed, so it moves between runs), and the heap bytes handed out by
-/// malloc (mallinfo2), which repeat exactly.
+/// malloc (mallinfo2), which repeat exactly. Each measurement runs in a fresh process
+/// (`fusion-bench --memory-child`), so that what other workloads left in malloc's free
+/// lists cannot make an instance look smaller than it is.
 enum MemoryWorkload {
-    // A plain record of what was measured (PerformanceDocument's records have the same shape).
     struct Result {
         let count: Int
         let abiBytesPerInstance: Double
         let storeBytesPerInstance: Double
         let abiHeapPerInstance: Double
         let storeHeapPerInstance: Double
+
+        var json: [String: Any] {
+            [
+                "count": count, "abiResidentPerInstance": abiBytesPerInstance, "abiHeapPerInstance": abiHeapPerInstance,
+                "storeResidentPerInstance": storeBytesPerInstance, "storeHeapPerInstance": storeHeapPerInstance
+            ]
+        }
+    }
+
+    /// `runs` measurements, each in a fresh process running this executable with `--memory-child`.
+    static func runInFreshProcesses(_ runs: Int) -> [Result] {
+        (0..<runs).compactMap { _ in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+            process.arguments = ["--memory-child"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            guard (try? process.run()) != nil else { return nil }
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0,
+                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Double]
+            else { return nil }
+            return Result(
+                count: Int(json["count"] ?? 0), abiBytesPerInstance: json["abiResidentPerInstance"] ?? .nan,
+                storeBytesPerInstance: json["storeResidentPerInstance"] ?? .nan, abiHeapPerInstance: json["abiHeapPerInstance"] ?? .nan,
+                storeHeapPerInstance: json["storeHeapPerInstance"] ?? .nan)
+        }
     }
 
     static func run() -> Result {

@@ -4,20 +4,12 @@ import Foundation
 /// runtime alone (Benchmarks/start/start_probe.c says what each mode does); the modes
 /// alternate round by round, and each row is a median.
 enum StartWorkload {
-    struct Result {
-        /// dlopen libswiftCore alone: the baseline.
-        let runtimeNanos: Double
-        /// What a host does at load: dlopen, the ABI check, the manifest summary.
-        let loadNanos: Double
-        /// The load, then the first Counter: its entry, fk_create, one input, fk_destroy.
-        let firstCounterNanos: Double
-        /// dlopen, the ABI check, the whole manifest: every feature described.
-        let wholeManifestNanos: Double
-
-        var loadRatio: Double { loadNanos / runtimeNanos }
-    }
-
-    static func run(probe: String, library: String, runtime: String, rounds: Int) -> Result? {
+    /// Nanoseconds per fresh process, one sample per round for each mode: "runtime"
+    /// (dlopen libswiftCore alone: the baseline), "library" (what a host does at load:
+    /// dlopen, the ABI check, the manifest summary), "counter" (the load, then the first
+    /// Counter: its entry, fk_create, one input, fk_destroy), "manifest" (dlopen, the ABI
+    /// check, the whole manifest: every feature described).
+    static func run(probe: String, library: String, runtime: String, rounds: Int) -> [String: [Double]]? {
         var samples: [String: [Double]] = [:]
         let modes = [("runtime", runtime), ("library", library), ("counter", library), ("manifest", library)]
         for round in 0..<rounds {
@@ -28,10 +20,7 @@ enum StartWorkload {
                 samples[mode, default: []].append(nanos)
             }
         }
-        func median(_ mode: String) -> Double { Harness.median(samples[mode] ?? []) }
-        return Result(
-            runtimeNanos: median("runtime"), loadNanos: median("library"),
-            firstCounterNanos: median("counter"), wholeManifestNanos: median("manifest"))
+        return samples
     }
 
     private static func measure(_ probe: String, _ mode: String, _ path: String) -> Double? {

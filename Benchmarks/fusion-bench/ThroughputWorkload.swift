@@ -7,20 +7,15 @@ import Foundation
 /// rounds, which says how much two threads can gain on this machine right now. Also one
 /// instance driven from two threads at once: every input must be applied.
 enum ThroughputWorkload {
+    /// Per second, one sample per round of each, in round order.
     struct Result {
-        let oneThread: Double
-        let twoThreads: Double
-        let sharedInstance: Double
-        let controlOne: Double
-        let controlTwo: Double
-        /// Per round: two threads on two instances over one thread, and the same for the control.
-        let scalingPerRound: [Double]
-        let controlPerRound: [Double]
+        let oneThread: [Double]
+        let twoThreads: [Double]
+        let sharedInstance: [Double]
+        let controlOne: [Double]
+        let controlTwo: [Double]
         /// Inputs lost when two threads drive one instance (its version against the inputs sent).
         let lostInputs: Int
-        var scaling: Double { twoThreads / oneThread }
-        var controlScaling: Double { controlTwo / controlOne }
-        var sharedRatio: Double { sharedInstance / oneThread }
     }
 
     static func run(rounds: Int) -> Result {
@@ -51,12 +46,8 @@ enum ThroughputWorkload {
                     })
             lost += 2 * perThread - Int(version(instances[2]) - before)
         }
-        let scaling = zip(two, one).map { $0 / $1 }
-        let control = zip(controlTwo, controlOne).map { $0 / $1 }
         return Result(
-            oneThread: Harness.median(one), twoThreads: Harness.median(two), sharedInstance: Harness.median(shared),
-            controlOne: Harness.median(controlOne), controlTwo: Harness.median(controlTwo),
-            scalingPerRound: scaling, controlPerRound: control, lostInputs: lost)
+            oneThread: one, twoThreads: two, sharedInstance: shared, controlOne: controlOne, controlTwo: controlTwo, lostInputs: lost)
     }
 
     private static func create() -> fk_instance {

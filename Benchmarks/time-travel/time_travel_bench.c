@@ -6,7 +6,9 @@
  * networks where each input changes one field.
  *
  *   cc -O2 -Iinclude Benchmarks/time-travel/time_travel_bench.c -L<bin> -lFusionExamples -Wl,-rpath,<bin>
- *   ./a.out        prints a Markdown table (docs/scenarios.md, "Time travel")
+ *   ./a.out [ROUNDS]   prints every sample as JSON (scripts/bench keeps three runs in
+ *                      Benchmarks/results/time-travel.json; Benchmarks/report renders
+ *                      the table of docs/scenarios.md from it)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <malloc.h>
@@ -22,16 +24,6 @@ static double now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static int compare(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *values, int count) {
-    qsort(values, count, sizeof *values, compare);
-    return values[count / 2];
 }
 
 static fk_instance make(const char *feature, const char *options) {
@@ -60,13 +52,20 @@ static void session(fk_instance instance, const char *feature, int inputs) {
     }
 }
 
+static int rounds = 15;
+
+static void print_samples(const char *name, const double *values) {
+    printf("\"%s\":[", name);
+    for (int i = 0; i < rounds; i++) printf("%s%.9g", i ? "," : "", values[i]);
+    printf("]");
+}
+
 /* Going back `distance` versions from the last of `inputs`: with kept snapshots
  * (fk_goto), and by deterministic replay (a new instance given every input again up
- * to the version wanted), each the median of 15 rounds in this run. */
-static void measure(const char *label, const char *feature, const char *base_options, int inputs, int distance) {
-    char options[1 << 17];
-    const int rounds = 15;
-    double snapshot[15], replay[15];
+ * to the version wanted), `rounds` rounds of each, every sample printed. */
+static void measure(const char *label, const char *feature, const char *base_options, int inputs, int distance, int last_row) {
+    static char options[1 << 18];
+    double snapshot[64], replay[64];
     snprintf(options, sizeof options, "{\"history\":%d,%s", inputs + 1, base_options + 1);
     for (int round = 0; round < rounds; round++) {
         fk_instance kept = make(feature, options);
@@ -97,13 +96,17 @@ static void measure(const char *label, const char *feature, const char *base_opt
     double per_version = ((double)(after.uordblks - middle.uordblks) - (double)(middle.uordblks - before.uordblks)) / inputs;
     fk_destroy(with);
     fk_destroy(without);
-    double s = median(snapshot, rounds), r = median(replay, rounds);
-    printf("| %s | %d | %d | %.1f µs | %.1f µs | %.1f× | %.0f B |\n", label, inputs, distance, s * 1e6, r * 1e6, r / s,
-           per_version);
+    printf("  {\"state\":\"%s\",\"versions\":%d,\"backBy\":%d,\"heapPerVersion\":%.0f,", label, inputs, distance, per_version);
+    print_samples("snapshotSeconds", snapshot);
+    printf(",");
+    print_samples("replaySeconds", replay);
+    printf("}%s\n", last_row ? "" : ",");
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     if (fk_abi_version() != FK_ABI_VERSION) return 1;
+    if (argc > 1) rounds = atoi(argv[1]);
+    if (rounds < 1 || rounds > 64) return 2;
     /* 1,000 networks, given as the starting state. */
     size_t size = 1 << 18;
     char *wifi = malloc(size);
@@ -112,13 +115,13 @@ int main(void) {
         used += (size_t)snprintf(wifi + used, size - used, "%s{\"id\":\"n%d\",\"name\":\"Network %d\",\"isSecured\":%s,\"connectivity\":0.5,\"signalBars\":2,\"signalPercent\":50}",
                                  i ? "," : "", i, i, i % 2 ? "true" : "false");
     snprintf(wifi + used, size - used, "],\"selectedNetworkID\":null,\"destination\":null,\"isScanning\":false,\"otherNetworks\":[]}}");
-    printf("| state | versions | back by | snapshot (fk_goto) | replay | replay / snapshot | heap per kept version |\n");
-    printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
-    measure("Counter", "counter", "{\"clock\":\"manual\"}", 1000, 1);
-    measure("Counter", "counter", "{\"clock\":\"manual\"}", 1000, 500);
-    measure("Counter", "counter", "{\"clock\":\"manual\"}", 1000, 1000);
-    measure("Wi-Fi, 1,000 networks", "wifi", wifi, 200, 1);
-    measure("Wi-Fi, 1,000 networks", "wifi", wifi, 200, 200);
+    printf("[\n");
+    measure("Counter", "counter", "{\"clock\":\"manual\"}", 1000, 1, 0);
+    measure("Counter", "counter", "{\"clock\":\"manual\"}", 1000, 500, 0);
+    measure("Counter", "counter", "{\"clock\":\"manual\"}", 1000, 1000, 0);
+    measure("Wi-Fi, 1,000 networks", "wifi", wifi, 200, 1, 0);
+    measure("Wi-Fi, 1,000 networks", "wifi", wifi, 200, 200, 1);
+    printf("]\n");
     free(wifi);
     return 0;
 }

@@ -1,32 +1,36 @@
 #!/usr/bin/env python3
 """Benchmark (not a test): a Counter round trip from Python through the fusionkit
-package, next to the same Counter written in plain Python with `json`, in one process.
+package, next to the same Counter written in plain Python with `json`, and next to its
+floor, in one process.
 
 Each round times every workload once, in a rotating order, within a fraction of a second.
-A ratio is taken within each round, and its median over the rounds is the run's ratio:
-a shared machine slows down in spells longer than a round, and a spell then slows both
-sides of a ratio alike, where a ratio of two medians would compare samples taken at
-different times (and swing with the spells). The ratios to read, with their targets
-(the report lists each run's ratios, and a target is met only when it holds in every
-run: one good run on a noisy machine proves nothing):
+Every sample is kept (Benchmarks/results/python-bench.json with --results); the block of
+docs/performance.md is rendered from them by Benchmarks/report, which takes each ratio
+within each round and its median over the rounds (a shared machine slows down in spells
+longer than a round, which then slow both sides of a ratio alike), and decides each
+target over every run: one good run on a noisy machine proves nothing.
   - plain Python round trip / package round trip (both JSON text in, JSON text out): at least 3;
-  - package round trip / one bare ctypes call (fk_version): at most 1.3 (the package's floor);
+  - package round trip / the floor: at most 2. The floor is one ctypes call of the same
+    kind as the package's: a function object called with the GIL kept and no restype,
+    given two prepared arguments (`fk_version(handle, byref(version))`), with next to
+    no work behind it;
   - plain Python round trip / the dict round trip (send_and_read): at least 2.
 
-    python3 bindings/python/bench.py                # the release library (.build/release)
-    python3 bindings/python/bench.py --profile      # also: where the package's time goes (cProfile)
-    python3 bindings/python/bench.py --write        # also: rewrite the measured block of docs/performance.md
-    python3 bindings/python/bench.py --runs 5       # five consecutive runs (what scripts/bench writes)
+    python3 bindings/python/bench.py                    # the release library (.build/release)
+    python3 bindings/python/bench.py --profile          # also: where the package's time goes (cProfile)
+    python3 bindings/python/bench.py --runs 5 --results Benchmarks/results/python-bench.json
+                                                        # five runs, kept (what scripts/bench does)
 
 Workloads, per round trip:
-  package      counter.send_and_read_json(b'"increase"')   (JSON in, JSON out: one call, fk_send_and_read_call)
-  plain        json.loads('"increase"'), apply, json.dumps(state)   (the baseline: no native code)
-  package-dict counter.send_and_read("increase")             (the same, the state as a dict)
-  two-calls    counter.send("increase"); counter.state     (fk_send, then fk_state_into: a dict)
-  ctypes       fk_send_and_read_call as the package calls it, prepared arguments, no method around it
-  call         one fk_version call through ctypes (next to no native work: mostly ctypes' own cost)
-  parse        the Counter's state text to a dict, as `.state` does it (json's C scanner)
-  c            fk_send_and_read from a C program (needs cc): the library's work alone
+  package       counter.send_and_read_json(b'"increase"')   (JSON in, JSON out: one call, fk_send_and_read_call)
+  plain         json.loads('"increase"'), apply, json.dumps(state)   (the baseline: no native code)
+  package-dict  counter.send_and_read("increase")             (the same, the state as a dict)
+  two-calls     counter.send("increase"); counter.state     (fk_send, then fk_state_into: a dict)
+  ctypes        fk_send_and_read_call as the package calls it, and `.value`, no method around it
+  call          the floor: fk_version as the package would call it (GIL kept, no restype, two prepared arguments)
+  call-argtypes fk_version through lib.c (argtypes, the GIL released): what a plain ctypes call costs
+  parse         the Counter's state text to a dict, as `.state` does it (json's C scanner)
+  c             fk_send_and_read from a C program (needs cc): the library's work alone
 """
 from __future__ import annotations
 
@@ -39,9 +43,7 @@ import json
 import os
 import platform
 import pstats
-import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -56,10 +58,6 @@ sys.path.insert(0, str(HERE))
 
 import fusionkit  # noqa: E402
 from fusionkit._native import NUL_TERMINATED, Call, holding_the_gil  # noqa: E402
-
-DOCS = ROOT / "docs" / "performance.md"
-BEGIN = "<!-- python-bench:begin -->"
-END = "<!-- python-bench:end -->"
 
 
 class PlainCounter:
@@ -125,7 +123,15 @@ def workloads(lib: fusionkit.Library, counter: fusionkit.Instance) -> dict[str, 
             send_and_read_call(call_ref, increase)
             memory.value
 
+    # The floor: the same kind of call as the package's (see holding_the_gil), two prepared arguments.
+    floor_version = holding_the_gil(c, "fk_version")
+    handle_argument = ctypes.c_uint64(handle)
+
     def one_call(n: int) -> None:
+        for _ in range(n):
+            floor_version(handle_argument, version_ref)
+
+    def argtypes_call(n: int) -> None:
         for _ in range(n):
             c.fk_version(handle, version_ref)
 
@@ -137,7 +143,7 @@ def workloads(lib: fusionkit.Library, counter: fusionkit.Instance) -> dict[str, 
             scan(state_text.decode("utf-8"), 0)
 
     return {"package": package, "plain": plain_python, "package-dict": package_dict, "two-calls": two_calls,
-            "ctypes": bare_ctypes, "call": one_call, "parse": parse}
+            "ctypes": bare_ctypes, "call": one_call, "call-argtypes": argtypes_call, "parse": parse}
 
 
 # The same round trip from C, timed inside the program: what the library's work costs with
@@ -216,11 +222,7 @@ def profile(lib: fusionkit.Library, iterations: int) -> str:
     return out.getvalue()
 
 
-def us(seconds: float) -> str:
-    return f"{seconds * 1e6:.2f} µs"
-
-
-def machine() -> str:
+def machine() -> tuple[str, int, str]:
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -229,108 +231,19 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    return cpu, os.cpu_count() or 1, platform.python_version()
 
 
-#: The three targets of the issue, each a ratio of one run's medians: (what, test, how it is said).
-TARGETS: tuple[tuple[str, Callable[[float], bool], str], ...] = (
-    ("plain / package", lambda ratio: ratio >= 3, "at least 3×"),
-    ("package / call", lambda ratio: ratio <= 1.3, "at most 1.3×"),
-    ("plain / package-dict", lambda ratio: ratio >= 2, "at least 2×"),
-)
-
-
-def paired(samples: dict[str, list[float]], over: str, under: str) -> float:
-    """The median over the rounds of each round's `over` / `under`: both sides of each
-    ratio measured within one round, so the machine's speed at the time cancels out."""
-    return statistics.median(a / b for a, b in zip(samples[over], samples[under], strict=True))
-
-
-def verdicts(samples: dict[str, list[float]]) -> tuple[float, float, float]:
-    """The three ratios the targets are about, each the median of its per-round ratios:
-    plain / package (at least 3), package / one ctypes call (at most 1.3), plain / dict
-    path (at least 2)."""
-    return (paired(samples, "plain", "package"), paired(samples, "package", "call"),
-            paired(samples, "plain", "package-dict"))
-
-
-def report(lib: fusionkit.Library, runs: list[dict[str, list[float]]], rounds: int) -> str:
-    """The block for docs/performance.md: the last run's tables, and the targets decided
-    from every run (met only when the ratio holds in each), each run's ratio listed."""
-    median = {name: statistics.median(values) for name, values in runs[-1].items()}
-    ratios = [verdicts(run) for run in runs]
-    met = [all(good(r[index]) for r in ratios) for index, (_, good, _) in enumerate(TARGETS)]
-
-    def per_run(index: int) -> str:
-        return ", ".join(f"{r[index]:.2f}×" for r in ratios)
-
-    def verdict(index: int) -> str:
-        every = "in every run" if len(runs) > 1 else "in this run"
-        return f"target {TARGETS[index][2]} {every}: {'met' if met[index] else 'NOT met'}"
-
-    build = "release" if "/release/" in str(lib.path) or "_lib" in str(lib.path) else "debug"
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    rows = [
-        ("package, JSON in and out: `send_and_read_json(b'\"increase\"')` (one call)", "package"),
-        ("package, the state as a dict: `send_and_read(\"increase\")`", "package-dict"),
-        ("package, two calls: `send(\"increase\")` then `.state` (a dict)", "two-calls"),
-        ("bare ctypes: `fk_send_and_read_call` as the package calls it, without the method around it", "ctypes"),
-        ("one ctypes call (`fk_version`)", "call"),
-        ("the state's JSON text to a dict (json's C scanner, as `.state` does)", "parse"),
-        ("the same round trip from C (`fk_send_and_read`), no Python", "c"),
-        ("plain Python Counter: `json.loads`, apply, `json.dumps` (baseline)", "plain"),
-    ]
-    runs_said = (f"{len(runs)} consecutive runs, each of {rounds} interleaved rounds; the tables are the last "
-                 f"run's" if len(runs) > 1 else f"{rounds} interleaved rounds")
-    last = runs[-1]
-    lines = [
-        f"Measured {stamp} on {machine()}, {build} library; {runs_said}. Times are medians over the rounds; "
-        f"ratios are medians of the ratios within each round.",
-        "",
-        "| Counter round trip from Python | median | plain Python is | `fk_version` calls |",
-        "|---|---|---|---|",
-    ]
-    for label, name in rows:
-        if name not in median:
-            continue
-        lines.append(f"| {label} | {us(median[name])} | {paired(last, 'plain', name):.2f}× that "
-                     f"| {paired(last, name, 'call'):.2f} |")
-    faster, floor, dict_ratio = ratios[-1]
-    lines += ["",
-              f"**The package's round trip, JSON in and JSON out, is {faster:.2f}× faster than the plain Python "
-              f"Counter** ({us(median['package'])} against {us(median['plain'])}); per run: {per_run(0)}; "
-              f"{verdict(0)}.",
-              "",
-              f"- Against its floor: the package's round trip costs {floor:.2f}× one bare ctypes call "
-              f"(`fk_version`, {us(median['call'])}); per run: {per_run(1)}; {verdict(1)}.",
-              f"- The state as a dict: `send_and_read` is {dict_ratio:.2f}× faster than plain Python "
-              f"({us(median['package-dict'])}); per run: {per_run(2)}; {verdict(2)}."]
-    if "c" in median:
-        # Where the package's round trip goes, by subtraction of the medians above: the
-        # library's own work (timed from C), ctypes (one call: the two arguments, the
-        # result, reading the text back), and the package's Python around them.
-        native = median["c"]
-        crossings = max(median["ctypes"] - native, 0.0)
-        python = max(median["package"] - median["ctypes"], 0.0)
-        total = median["package"]
-        lines += ["", "| where the package's round trip goes | time | share |", "|---|---|---|"]
-        for label, part in (("the library's work: fk_send_and_read, timed from C", native),
-                            ("ctypes: one call into C (arguments, result, reading the text)", crossings),
-                            ("the package's Python (the method, the buffer pool, the version, the checks)", python)):
-            lines.append(f"| {label} | {us(part)} | {part / total:.0%} |")
-    return "\n".join(lines)
-
-
-def write_docs(block: str) -> None:
-    """Replaces only the block between this tool's markers (appending it the first time);
-    the fusion-bench block and everything else stay as they are."""
-    text = DOCS.read_text()
-    new_block = f"{BEGIN}\n{block}\n{END}"
-    if BEGIN in text and END in text:
-        text = re.sub(re.escape(BEGIN) + r".*?" + re.escape(END), lambda _: new_block, text, flags=re.S)
-    else:
-        text = text.rstrip("\n") + "\n\n" + new_block + "\n"
-    DOCS.write_text(text)
+def raw_results(lib: fusionkit.Library, runs: list[dict[str, list[float]]], rounds: int, per_round: int) -> dict[str, Any]:
+    """Every sample of every run, as Benchmarks/results keeps them."""
+    cpu, cores, python = machine()
+    return {
+        "benchmark": "python-bench",
+        "measured": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": {"cpu": cpu, "cores": cores, "python": python},
+        "library": "release" if "/release/" in str(lib.path) or "_lib" in str(lib.path) else "debug",
+        "rounds": rounds, "perRound": per_round, "runs": runs,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -340,10 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=21)
     parser.add_argument("--per-round", type=int, default=20_000, help="round trips per workload per round")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the package round trip")
-    parser.add_argument("--write", action="store_true", help="rewrite the measured block of docs/performance.md")
+    parser.add_argument("--results", type=Path, help="keep every sample in this JSON file (Benchmarks/results)")
     parser.add_argument("--runs", type=int, default=1,
-                        help="consecutive runs (each a full measurement); the targets must hold in every one, "
-                             "and the block written says so, run by run")
+                        help="consecutive runs (each a full measurement); the targets must hold in every one")
     args = parser.parse_args(argv)
     if not args.library.is_file():
         print(f"no library at {args.library}; build it with `swift build -c release --product FusionExamples`",
@@ -353,18 +265,18 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for number in range(args.runs):
         runs.append(measure(lib, args.rounds, args.per_round))
-        if args.runs > 1:
-            faster, floor, dict_ratio = verdicts(runs[-1])
-            print(f"run {number + 1}: plain / package {faster:.2f}×, package / call {floor:.2f}×, "
-                  f"plain / dict {dict_ratio:.2f}×", file=sys.stderr)
-    block = report(lib, runs, args.rounds)
-    print(block)
+        print(f"run {number + 1} of {args.runs} measured", file=sys.stderr)
+    raw = raw_results(lib, runs, args.rounds, args.per_round)
+    sys.path.insert(0, str(ROOT / "Benchmarks" / "report"))
+    import python_bench  # the renderer of the block: the same text from this run as from the kept file
+    print(python_bench.render(raw))
     if args.profile:
         print()
         print(profile(lib, 50_000))
-    if args.write:
-        write_docs(block)
-        print(f"\nwrote {DOCS.relative_to(ROOT)}")
+    if args.results:
+        args.results.parent.mkdir(parents=True, exist_ok=True)
+        args.results.write_text(json.dumps(raw, indent=1) + "\n")
+        print(f"\nwrote {args.results}")
     return 0
 
 

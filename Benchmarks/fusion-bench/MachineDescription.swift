@@ -1,6 +1,5 @@
 import Foundation
 
-// A plain record (as the workloads' results are): alike in shape, not in meaning.
 /// Where the numbers were measured.
 struct MachineDescription {
     let cpu: String
@@ -8,6 +7,8 @@ struct MachineDescription {
     let memory: String
     let swift: String
     let date: String
+
+    var json: [String: Any] { ["cpu": cpu, "cores": cores, "memory": memory, "swift": swift, "measured": date] }
 
     static func current() -> MachineDescription {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
@@ -27,27 +28,5 @@ struct MachineDescription {
         return MachineDescription(
             cpu: model, cores: ProcessInfo.processInfo.activeProcessorCount,
             memory: String(format: "%.0f GiB", kb / 1_048_576), swift: swift, date: formatter.string(from: Date()))
-    }
-}
-
-enum PerformanceDocument {
-    static let begin = "<!-- fusion-bench:begin -->"
-    static let end = "<!-- fusion-bench:end -->"
-
-    /// Replaces the measured section of docs/performance.md, keeping the prose around it.
-    static func render(table: String, machine: MachineDescription, rounds: Int) -> String {
-        let measured = """
-            \(begin)
-            Measured \(machine.date) on \(machine.cpu), \(machine.cores) cores, \(machine.memory), \(machine.swift), release build;
-            medians of \(rounds) interleaved rounds.
-
-            \(table)
-            \(end)
-            """
-        let path = "docs/performance.md"
-        guard let existing = try? String(contentsOfFile: path, encoding: .utf8),
-            let start = existing.range(of: begin), let stop = existing.range(of: end)
-        else { return "# Performance\n\n" + measured + "\n" }
-        return String(existing[..<start.lowerBound]) + measured + String(existing[stop.upperBound...])
     }
 }

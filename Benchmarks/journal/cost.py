@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Benchmark (not a test): what a crash journal costs per input. A Counter on a manual
+clock, driven from Python, the same inputs with and without a journal (each journaled
+input is appended and flushed with fdatasync before it is applied), in alternating
+rounds, every sample kept in Benchmarks/results/journal-cost.json; Benchmarks/report
+renders the block of docs/reliability.md from it.
+
+    python3 Benchmarks/journal/cost.py [--library LIB] [--inputs 200] [--rounds 3] [--results FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bindings" / "python"))
+
+import fusionkit  # noqa: E402
+
+
+def per_input(lib: fusionkit.Library, inputs: int, journal: Path | None) -> float:
+    """Seconds per input over `inputs` increases (with a journal at `journal`, if given)."""
+    options = {"journal": str(journal)} if journal else {}
+    with lib.create("counter", clock="manual", **options) as counter:
+        start = time.perf_counter()
+        for _ in range(inputs):
+            counter.send("increase")
+        return (time.perf_counter() - start) / inputs
+
+
+def filesystem(folder: Path) -> str:
+    """The file system type the journals were written to (from /proc/mounts)."""
+    best, kind = "", "unknown"
+    for line in Path("/proc/mounts").read_text().splitlines():
+        _, mount, fstype, *_ = line.split()
+        if str(folder).startswith(mount) and len(mount) > len(best):
+            best, kind = mount, fstype
+    return kind
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--library", type=Path, default=ROOT / ".build" / "release" / "libFusionExamples.so")
+    parser.add_argument("--inputs", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--results", type=Path, default=ROOT / "Benchmarks" / "results" / "journal-cost.json")
+    args = parser.parse_args(argv)
+    lib = fusionkit.load(args.library)
+    journaled, plain = [], []
+    with tempfile.TemporaryDirectory() as folder:
+        for round_number in range(args.rounds):
+            journal = Path(folder) / f"{round_number}.journal"
+            journaled.append(per_input(lib, args.inputs, journal))
+            plain.append(per_input(lib, args.inputs, None))
+            os.unlink(journal)
+        kind = filesystem(Path(folder).resolve())
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.machine())
+    raw = {
+        "benchmark": "journal-cost",
+        "measured": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "filesystem": kind},
+        "inputs": args.inputs, "journaledSeconds": journaled, "plainSeconds": plain,
+    }
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    args.results.write_text(json.dumps(raw, indent=2) + "\n")
+    print(f"wrote {args.results}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""The fusion-bench block of docs/performance.md, from Benchmarks/results/fusion-bench.json:
+the C round trips, the large state, patches, throughput, memory and start, each with
+its target and its verdict."""
+from __future__ import annotations
+
+from typing import Any
+
+from figures import count, listing, median, nanoseconds, paired, sig, times, verdict
+
+DOCUMENT, BLOCK, RESULTS = "docs/performance.md", "fusion-bench", "fusion-bench.json"
+
+PATCH_TARGET = 0.1            # a patch costs at most a tenth of the whole state
+SCALING_TARGET = 1.6          # two threads on two instances, over one thread
+MEMORY_TARGET = 1000          # bytes per instance through the C ABI
+START_TARGET = 2.0            # a host's load over libswiftCore's
+
+
+def _counter_target(subject_ns: float, ratio: float) -> tuple[str, bool]:
+    return "≤ 1 µs and ≥ 8× faster", subject_ns <= 1000 and ratio >= 8
+
+
+# Each comparison's target, by its key: (what it says, whether it is met) from the
+# subject's median and the ratio; None for a reference row.
+TARGETS = {
+    "counter": _counter_target,
+    "counter-one-call": _counter_target,
+    "large": lambda subject_ns, ratio: ("≥ 15× faster", ratio >= 15),
+    "abi-cost": None,
+}
+
+
+def render(raw: dict[str, Any]) -> str:
+    machine = raw["machine"]
+    lines = [
+        f"Measured {machine['measured']} on {machine['cpu']}, {machine['cores']} cores, {machine['memory']}, "
+        f"{machine['swift']}, {raw.get('build', 'release')} build. Times are medians of {raw['rounds']} interleaved rounds; a ratio is "
+        "the median of the ratios within each round.",
+        "",
+    ]
+    lines += _comparisons(raw["comparisons"])
+    if raw.get("patch"):
+        lines += _patches(raw["patch"])
+    if raw.get("throughput"):
+        lines += _throughput(raw["throughput"])
+    if raw.get("memory"):
+        lines += _memory(raw["memory"])
+    if raw.get("start"):
+        lines += _start(raw["start"], raw["rounds"])
+    return "\n".join(lines).rstrip("\n")
+
+
+def _comparisons(comparisons: list[dict[str, Any]]) -> list[str]:
+    lines = ["| workload | subject | median | baseline (same run) | median | subject is | target | verdict |",
+             "|---|---|---|---|---|---|---|---|"]
+    for c in comparisons:
+        subject, baseline = median(c["subjectNanos"]), median(c["baselineNanos"])
+        ratio = paired(c["baselineNanos"], c["subjectNanos"])
+        relation = f"{times(ratio)} faster" if ratio >= 1 else f"{times(1 / ratio)} slower"
+        judge = TARGETS[c["key"]]
+        target, met = ("(reference)", "—") if judge is None else (lambda t: (t[0], verdict(t[1])))(judge(subject, ratio))
+        lines.append(f"| {c['name']} | {c['subject']} | {nanoseconds(subject)} | {c['baseline']} | "
+                     f"{nanoseconds(baseline)} | {relation} | {target} | {met} |")
+    return lines
+
+
+def _patches(rows: list[dict[str, Any]]) -> list[str]:
+    lines = ["", "One network's connectivity changes; the whole new state as JSON (baseline) next to the JSON Patch "
+             "from the old state (`StateDiff`, what `fk_state_patch` returns). Target: a patch costs at most a "
+             "tenth of the whole state.", "",
+             "| networks | whole state | its size | patch | its size | patch / whole | target ≤ 0.1 |",
+             "|---|---|---|---|---|---|---|"]
+    met, missed = [], []
+    for row in rows:
+        fraction = paired(row["patchNanos"], row["wholeNanos"])
+        (met if fraction <= PATCH_TARGET else missed).append(count(row["networks"]))
+        lines.append(f"| {count(row['networks'])} | {nanoseconds(median(row['wholeNanos']))} | {count(row['wholeBytes'])} B "
+                     f"| {nanoseconds(median(row['patchNanos']))} | {count(row['patchBytes'])} B | {sig(fraction)} "
+                     f"| {verdict(fraction <= PATCH_TARGET)} |")
+    said = []
+    if met:
+        said.append(f"met at {listing(met)} networks")
+    if missed:
+        said.append(f"NOT met at {listing(missed)} networks")
+    lines += ["", f"- A patch at most a tenth of the whole state: {'; '.join(said)}.", "",
+              "![Whole state and patch cost by number of networks](patch-scaling.svg)"]
+    return lines
+
+
+def _throughput(t: dict[str, Any]) -> list[str]:
+    scaling = paired(t["twoThreads"], t["oneThread"])
+    control = paired(t["controlTwo"], t["controlOne"])
+    shared = paired(t["sharedInstance"], t["oneThread"])
+    rounds = t["rounds"]
+    per_round = listing(f"{times(a / b)} (control {times(c / d)})" for a, b, c, d in
+                        zip(t["twoThreads"], t["oneThread"], t["controlTwo"], t["controlOne"], strict=True))
+    lost = t["lostInputs"]
+    return [
+        "", f"| throughput (fk_send \"increase\"), and a pure-CPU control in the same rounds ({rounds} rounds) "
+        "| per second (median) | two threads / one (median of the rounds) |", "|---|---|---|",
+        f"| one thread, one instance (baseline) | {count(median(t['oneThread']))} inputs | |",
+        f"| two threads, one instance each | {count(median(t['twoThreads']))} inputs | {times(scaling)} |",
+        f"| two threads, one shared instance | {count(median(t['sharedInstance']))} inputs | {times(shared)} |",
+        f"| control: pure CPU work (SplitMix64 steps), one thread | {count(median(t['controlOne']))} steps | |",
+        f"| control: the same on two threads | {count(median(t['controlTwo']))} steps | {times(control)} |",
+        "",
+        f"- Two threads on two instances: {times(scaling)} the one-thread rate (the median of {rounds} rounds' "
+        f"ratios), the pure-CPU control {times(control)} in the same rounds; target at least {SCALING_TARGET:g}×: "
+        f"{verdict(scaling >= SCALING_TARGET)}. Per round: {per_round}.",
+        f"- Two threads on one instance: {'no input lost' if lost == 0 else f'{count(lost)} inputs LOST'} (its version "
+        f"went up by exactly the inputs sent), at {times(shared)} the one-thread rate (the instance's inputs are "
+        "applied one at a time).",
+    ]
+
+
+def _memory(runs: list[dict[str, Any]]) -> list[str]:
+    heap = [r["abiHeapPerInstance"] for r in runs]
+    resident = [r["abiResidentPerInstance"] for r in runs]
+    n = runs[0]["count"]
+
+    def bytes_(values: list[float]) -> str:
+        return listing(f"{count(v)} B" for v in values)
+
+    return [
+        "", f"| {count(n)} Counter instances alive, each run in a fresh process ({len(runs)} runs) "
+        "| resident memory per instance (median) | heap (malloc) per instance (median) |", "|---|---|---|",
+        f"| created through the C ABI (fk_create, one input each) | {count(median(resident))} B | {count(median(heap))} B |",
+        f"| baseline: bare Swift `Store<Counter>` | {count(median(r['storeResidentPerInstance'] for r in runs))} B "
+        f"| {count(median(r['storeHeapPerInstance'] for r in runs))} B |",
+        "",
+        f"- Per instance through the C ABI, target at most {count(MEMORY_TARGET)} B in every run: heap "
+        f"{verdict(max(heap) <= MEMORY_TARGET)} ({bytes_(heap)}); resident memory "
+        f"{verdict(max(resident) <= MEMORY_TARGET)} ({bytes_(resident)}).",
+    ]
+
+
+def _start(samples: dict[str, list[float]], rounds: int) -> list[str]:
+    runtime = samples["runtime"]
+
+    def row(label: str, mode: str) -> str:
+        ratio = "1×" if mode == "runtime" else times(paired(samples[mode], runtime))
+        return f"| {label} | {nanoseconds(median(samples[mode]))} | {ratio} |"
+
+    load = paired(samples["library"], runtime)
+    return [
+        "", f"| start, in a fresh process ({rounds} rounds) | median | libswiftCore's time × (median of the rounds) |",
+        "|---|---|---|",
+        row("baseline: dlopen libswiftCore.so alone", "runtime"),
+        row("a host's load: dlopen libFusionExamples.so, check the ABI version, read the manifest summary", "library"),
+        row("the same, then the first Counter: its manifest entry, create, one input, destroy", "counter"),
+        row("dlopen, check the ABI version, read the whole manifest (every feature described)", "manifest"),
+        "",
+        f"- Start: a host's load (the library, the ABI check, the manifest summary) costs {times(load)} loading "
+        f"libswiftCore alone; target at most {START_TARGET:g}×: {verdict(load <= START_TARGET)}. The first Counter "
+        f"round trip after it costs {times(paired(samples['counter'], runtime))}; reading the whole manifest, which "
+        f"describes every feature, {times(paired(samples['manifest'], runtime))}.",
+    ]

@@ -1,0 +1,59 @@
+"""The web-load block of docs/performance.md, from Benchmarks/results/web-load.json
+(Benchmarks/web-load/run.py): the bridge under 1,000 sessions next to the C ABI doing
+the same library work in the same run, and the memory of idle sessions."""
+from __future__ import annotations
+
+from typing import Any
+
+from figures import count, listing, median, nanoseconds, times, verdict
+
+DOCUMENT, BLOCK, RESULTS = "docs/performance.md", "web-load", "web-load.json"
+P99_TARGET_MS = 5.0
+IDLE_TARGET_BYTES = 64 * 1024
+
+
+def ms(value: float) -> str:
+    """A latency given in milliseconds."""
+    return nanoseconds(value * 1e6)
+
+
+def render(raw: dict[str, Any]) -> str:
+    loads = raw["loads"]
+    lines = [
+        f"Measured {raw['measured']}: `Benchmarks/web-load/run.py`, release build, {raw['runsPerLoad']} runs per "
+        f"load, each on a fresh `fusion serve`; the loader (`web_load.c`, epoll, one WebSocket per session) runs on "
+        f"the same {raw['machine']['cores']} cores as the server. Latency is from writing an input to reading its "
+        "patch. The C ABI columns are the same inputs in the same run, in-process: `fk_send` then `fk_state_patch`, "
+        "the library work the bridge does per input. Every column is the median of the runs.",
+        "",
+        "| sessions | inputs per second (all sessions) | web p50 | web p99 | C ABI p50 | C ABI p99 | web p99 / C ABI p99 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    sentences = []
+    for load in loads:
+        runs = load["runs"]
+        p50, p99 = median(r["webP50Ms"] for r in runs), median(r["webP99Ms"] for r in runs)
+        abi50, abi99 = median(r["abiP50Ms"] for r in runs), median(r["abiP99Ms"] for r in runs)
+        rate = median(r["inputsPerSecond"] for r in runs)
+        lines.append(f"| {count(load['sessions'])} | {count(rate)} | {ms(p50)} | {ms(p99)} | {ms(abi50)} | {ms(abi99)} "
+                     f"| {times(p99 / abi99)} |")
+        all_p99 = [r["webP99Ms"] for r in runs]
+        per_second = load["sessions"] * 1000 // load["intervalMs"]
+        sentences.append(
+            f"- {count(load['sessions'])} sessions at {count(per_second)} inputs per second: the p99 target (under "
+            f"{P99_TARGET_MS:g} ms) is {verdict(max(all_p99) < P99_TARGET_MS)} in every run; p99 per run: "
+            f"{listing(ms(v) for v in all_p99)}. The library's work is {abi50 / p50:.0%} of the web p50; the rest "
+            "is the trip (two WebSocket frames on loopback, the bridge's tasks, the loader sharing the cores).")
+    idle = raw["idleSessionBytes"]
+    lines += [
+        "",
+        "| idle sessions | memory per session (server's resident memory, second half of the sessions) | target |",
+        "|---|---|---|",
+        f"| {count(raw['idleSessions'])}, each with one Counter | {median(idle) / 1024:.1f} KiB (median of {len(idle)} "
+        f"runs; at most {max(idle) / 1024:.1f} KiB) | under {IDLE_TARGET_BYTES // 1024} KiB |",
+        "",
+        *sentences,
+        f"- Memory per idle session: the target (under {IDLE_TARGET_BYTES // 1024} KiB) is "
+        f"{verdict(max(idle) < IDLE_TARGET_BYTES)} in every run.",
+    ]
+    return "\n".join(lines)

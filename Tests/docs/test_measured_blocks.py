@@ -1,0 +1,130 @@
+"""Every measured block of the docs is what Benchmarks/report renders from the committed
+raw results (Benchmarks/results), so that no figure is typed by hand and none goes stale
+without a test failing; and the renderers decide each verdict from the numbers."""
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+REPORT = ROOT / "Benchmarks" / "report"
+RESULTS = ROOT / "Benchmarks" / "results"
+sys.path.insert(0, str(REPORT))
+
+import fusion_bench  # noqa: E402
+import python_bench  # noqa: E402
+import render  # noqa: E402
+import web_load  # noqa: E402
+
+
+def check(results: Path = RESULTS, root: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(REPORT / "render.py"), "--check", "--results", str(results),
+                           "--root", str(root)], capture_output=True, text=True)
+
+
+def test_every_measured_block_is_rendered_from_the_committed_results() -> None:
+    result = check()
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_block_and_results_file_is_known() -> None:
+    """Each block the documents hold has a renderer, and each results file is rendered."""
+    known = {(document, block) for document, block, _, _ in render.blocks()}
+    for document in ("docs/performance.md", "docs/scenarios.md", "docs/reliability.md"):
+        text = (ROOT / document).read_text()
+        for name in set(__import__("re").findall(r"<!-- ([a-z-]+):begin -->", text)):
+            assert (document, name) in known, f"{document}: block {name} has no renderer"
+    used = {results for _, _, results, _ in render.blocks()}
+    assert {path.name for path in RESULTS.glob("*.json")} == used
+
+
+def copy_of_the_checkout(tmp_path: Path) -> tuple[Path, Path]:
+    root, results = tmp_path / "root", tmp_path / "results"
+    shutil.copytree(ROOT / "docs", root / "docs")
+    shutil.copytree(RESULTS, results)
+    return root, results
+
+
+def test_a_hand_edit_of_a_block_fails(tmp_path: Path) -> None:
+    root, results = copy_of_the_checkout(tmp_path)
+    doc = root / "docs" / "performance.md"
+    text = doc.read_text()
+    begin = text.index("<!-- python-bench:begin -->")
+    line_start = text.index("| package, JSON in and out", begin)
+    line_end = text.index("\n", line_start)
+    edited = text[line_start:line_end].replace(" µs |", " µs (fast!) |", 1)
+    assert edited != text[line_start:line_end]
+    doc.write_text(text[:line_start] + edited + text[line_end:])
+    result = check(results, root)
+    assert result.returncode == 1 and "performance.md" in result.stderr, result.stdout + result.stderr
+
+
+def test_results_changed_without_rendering_fail(tmp_path: Path) -> None:
+    root, results = copy_of_the_checkout(tmp_path)
+    raw = json.loads((results / "journal-cost.json").read_text())
+    raw["journaledSeconds"] = [value * 2 for value in raw["journaledSeconds"]]
+    (results / "journal-cost.json").write_text(json.dumps(raw))
+    result = check(results, root)
+    assert result.returncode == 1 and "reliability.md" in result.stderr
+
+
+# --- the renderers decide from the numbers (values made up here, verdicts worked out by hand)
+
+def python_raw(floor_ratios: list[float]) -> dict[str, Any]:
+    """Runs whose package round trip costs `floor_ratios[i]` floors, every other ratio 4."""
+    runs = []
+    for ratio in floor_ratios:
+        call = [1e-7] * 3
+        runs.append({"call": call, "package": [ratio * c for c in call], "plain": [12e-7] * 3,
+                     "package-dict": [3e-7] * 3, "ctypes": [2e-7] * 3, "c": [0.5e-7] * 3})
+    return {"measured": "t", "machine": {"cpu": "x", "cores": 2, "python": "3"}, "library": "release",
+            "rounds": 3, "perRound": 10, "runs": runs}
+
+
+def test_the_floor_target_must_hold_in_every_run() -> None:
+    assert "(`fk_version`, 0.100 µs); per run: 1.90×, 1.80×; target at most 2× in every run: met" in \
+        python_bench.render(python_raw([1.9, 1.8]))
+    assert "per run: 1.90×, 2.10×; target at most 2× in every run: NOT met" in python_bench.render(python_raw([1.9, 2.1]))
+
+
+def fusion_raw() -> dict[str, Any]:
+    return {"machine": {"measured": "t", "cpu": "x", "cores": 2, "memory": "1 GiB", "swift": "Swift"}, "rounds": 2,
+            "comparisons": [{"key": "counter", "name": "n", "subject": "s", "baseline": "b",
+                             "subjectNanos": [900, 1100], "baselineNanos": [9000, 9900]}],
+            "patch": [{"networks": 1000, "wholeNanos": [100, 100], "patchNanos": [10.5, 10.5], "wholeBytes": 1,
+                       "patchBytes": 1}],
+            "memory": [{"count": 10, "abiHeapPerInstance": 951, "abiResidentPerInstance": 951,
+                        "storeHeapPerInstance": 1, "storeResidentPerInstance": 1},
+                       {"count": 10, "abiHeapPerInstance": 951, "abiResidentPerInstance": 1014,
+                        "storeHeapPerInstance": 1, "storeResidentPerInstance": 1}]}
+
+
+def test_fusion_bench_judges_every_target() -> None:
+    text = fusion_bench.render(fusion_raw())
+    # Median 1 µs, ratios 10× and 9×: both targets hold.
+    assert "| n | s | 1.00 µs | b | 9.45 µs | 9.50× faster | ≤ 1 µs and ≥ 8× faster | met |" in text
+    # A patch at 0.105 of the whole is shown as such and missed, not rounded to a tenth.
+    assert "| 0.105 | NOT met |" in text and "NOT met at 1,000 networks" in text
+    # Resident memory over the target in one run of two is not met.
+    assert "heap met (951 B, 951 B); resident memory NOT met (951 B, 1,014 B)" in text
+    slow = copy.deepcopy(fusion_raw())
+    slow["comparisons"][0]["subjectNanos"] = [1200, 1200]
+    assert "| ≤ 1 µs and ≥ 8× faster | NOT met |" in fusion_bench.render(slow)
+
+
+def test_web_load_compares_like_with_like() -> None:
+    runs = [{"webP50Ms": 1, "webP99Ms": p99, "abiP50Ms": 0.01, "abiP99Ms": 0.02, "inputsPerSecond": 100,
+             "idleSessionBytes": 1024} for p99 in (2.0, 4.0, 9.0)]
+    raw = {"measured": "t", "machine": {"cores": 2}, "runsPerLoad": 3, "idleSessions": 1000,
+           "idleSessionBytes": [1024, 1024, 1024],
+           "loads": [{"sessions": 1000, "intervalMs": 500, "inputsPerSession": 20, "runs": runs}]}
+    text = web_load.render(raw)
+    # The median run's p99 over the median ABI p99 (4 ms / 0.02 ms), never the worst over a median.
+    assert "| 4.00 ms | 10.0 µs | 20.0 µs | 200× |" in text
+    assert "the p99 target (under 5 ms) is NOT met in every run; p99 per run: 2.00 ms, 4.00 ms, 9.00 ms" in text
+    assert "the same 2 cores" in text
