@@ -30,6 +30,8 @@ public final class JournaledInstance: Sendable {
     /// made replayable), as the journal's header holds them.
     public let feature: String
     public let options: JSONValue
+    /// Whether the session asked for the system clock: its manual clock moves in real time.
+    public let realTime: Bool
     /// The header's fields that the host gave (`extra` when it was started).
     public let extra: JSONValue
 
@@ -54,9 +56,13 @@ public final class JournaledInstance: Sendable {
     /// made with `options` (as for fk_create_with_options), with the host's `extra`
     /// fields in its header. A journal of another feature (nil: any), or a damaged one,
     /// is refused. On resume `options` and `extra` are not used: the journal's are.
+    ///
+    /// A session on the system clock runs on a manual clock moved in real time: by the
+    /// journal itself, or, with `drivesClock` false, by whoever records the session too
+    /// (calling `advanceClock`, so that each move is journaled and recorded alike).
     public init(
         path: String, library: HostedLibrary, feature: String?, options: JSONValue, startedBy: String,
-        extra: JSONValue = .object([])
+        extra: JSONValue = .object([]), drivesClock: Bool = true
     ) throws(JournalError) {
         self.path = path
         let realTime: Bool
@@ -130,7 +136,8 @@ public final class JournaledInstance: Sendable {
             realTime = systemClock
             resumed = nil
         }
-        if realTime { ticker.start { [weak self] elapsed in self?.tick(elapsed) } }
+        self.realTime = realTime
+        if realTime && drivesClock { ticker.start { [weak self] elapsed in self?.tick(elapsed) } }
     }
 
     deinit { stop() }

@@ -23,6 +23,8 @@ import Synchronization
 public final class SessionRecorder: Sendable {
     public let instance: HostedInstance
     public let path: String
+    /// The crash journal every change goes through first, when the session has one.
+    public let journal: JournaledInstance?
 
     private struct Recording {
         let descriptor: Int32
@@ -55,13 +57,18 @@ public final class SessionRecorder: Sendable {
 
     /// Starts recording `instance` (created with `options`, from `recordingOptions`) to
     /// `path`, replacing what is there. `feature` is the name a replay finds it by.
+    ///
+    /// With a `journal` (made with `drivesClock: false`), `instance` is the journal's and
+    /// every change, clock moves included, is journaled before it is applied, then
+    /// recorded: one clock in real time for both, so the two files tell one story.
     public init(
         path: String, feature: String, options: JSONValue, instance: HostedInstance, realTime: Bool,
-        recordedBy: String
+        recordedBy: String, journal: JournaledInstance? = nil
     ) throws(ScenarioFileError) {
         self.instance = instance
         self.path = path
         self.realTime = realTime
+        self.journal = journal
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw ScenarioFileError(path: path, reason: "cannot write it: \(String(cString: strerror(errno)))") }
         let library = instance.library.summary
@@ -106,47 +113,72 @@ public final class SessionRecorder: Sendable {
 
     /// fk_send, recorded as `{"send": input}`; a refused input as a step expecting the
     /// same refusal.
-    public func send(_ inputJSON: String) throws(FusionHostError) {
+    public func send(_ inputJSON: String) throws {
         let input = (try? JSONParser.parse(inputJSON)) ?? .string(inputJSON)
-        try perform("send", input) { () throws(FusionHostError) in try instance.send(inputJSON) }
+        try perform("send", input) {
+            if let journal { try journal.send(inputJSON) } else { try instance.send(inputJSON) }
+        }
     }
 
     /// fk_goto, recorded as `{"goto": version}`.
-    public func goto(version: UInt64) throws(FusionHostError) {
-        try perform("goto", .integer(Int(clamping: version))) { () throws(FusionHostError) in _ = try instance.goto(version: version) }
+    public func goto(version: UInt64) throws {
+        try perform("goto", .integer(Int(clamping: version))) {
+            if let journal { try journal.goto(version: version) } else { _ = try instance.goto(version: version) }
+        }
     }
 
     /// fk_respond to an open request, recorded as `{"respond": {kind, payload, result}}`.
-    public func respond(to request: HostRequestEvent, result: JSONValue) throws(FusionHostError) {
+    public func respond(to request: HostRequestEvent, result: JSONValue) throws {
         guard let id = request.id else { return }
         let answer: JSONValue = ["kind": .string(request.kind ?? ""), "payload": request.payload ?? .null, "result": result]
-        try perform("respond", answer) { () throws(FusionHostError) in try instance.respond(to: id, result: result) }
+        try perform("respond", answer) {
+            if let journal { try journal.respond(to: id, result: result) } else { try instance.respond(to: id, result: result) }
+        }
     }
 
     /// fk_fail_request, recorded as `{"fail": {kind, payload, message}}`.
-    public func fail(_ request: HostRequestEvent, message: String) throws(FusionHostError) {
+    public func fail(_ request: HostRequestEvent, message: String) throws {
         guard let id = request.id else { return }
         let answer: JSONValue = ["kind": .string(request.kind ?? ""), "payload": request.payload ?? .null, "message": .string(message)]
-        try perform("fail", answer) { () throws(FusionHostError) in try instance.failRequest(id, message: message) }
+        try perform("fail", answer) {
+            if let journal { try journal.failRequest(id, message: message) } else { try instance.failRequest(id, message: message) }
+        }
     }
 
     /// fk_advance_clock, asked for by the session itself (a manual-clock session).
-    public func advance(byNanoseconds nanoseconds: UInt64) throws(FusionHostError) {
-        try recording.withLock { (recording) throws(FusionHostError) in
-            try instance.advanceClock(byNanoseconds: nanoseconds)
+    public func advance(byNanoseconds nanoseconds: UInt64) throws {
+        try recording.withLock { recording in
+            try moveClock(nanoseconds)
             recording.unwrittenNanoseconds &+= nanoseconds
             writeAdvance(&recording)
         }
     }
 
+    /// Moves the clock: through the journal (journaled first) when there is one.
+    private func moveClock(_ nanoseconds: UInt64) throws {
+        if let journal {
+            try journal.advanceClock(byNanoseconds: nanoseconds)
+        } else {
+            try instance.advanceClock(byNanoseconds: nanoseconds)
+        }
+    }
+
     // MARK: Steps
 
-    /// Applies one action and writes its step, the clock's unwritten moves first.
-    private func perform(_ key: String, _ value: JSONValue, _ body: () throws(FusionHostError) -> Void) throws(FusionHostError) {
-        try recording.withLock { (recording) throws(FusionHostError) in
+    /// Applies one action and writes its step, the clock's unwritten moves first. A
+    /// refusal by the library is a step too (the replay expects the same refusal); a
+    /// change the journal could not write was not applied, and is not recorded.
+    private func perform(_ key: String, _ value: JSONValue, _ body: () throws -> Void) throws {
+        try recording.withLock { recording in
             if recording.unwrittenNanoseconds > 0 { writeAdvance(&recording) }
             var refusal: FusionHostError?
-            do throws(FusionHostError) { try body() } catch { refusal = error }
+            do {
+                try body()
+            } catch let error as FusionHostError {
+                refusal = error
+            } catch JournaledCallError.refused(let error) {
+                refusal = error
+            }
             // What a runner does after every step: let the effects just started settle.
             try? instance.advanceClock(byNanoseconds: 0)
             var step = [JSONMember(key, value)]
@@ -185,7 +217,7 @@ public final class SessionRecorder: Sendable {
         recording.withLock { recording in
             // With nothing pending no effect can tell that time moved.
             guard recording.fingerprint.effects != 0 else { return }
-            guard (try? instance.advanceClock(byNanoseconds: nanoseconds)) != nil else { return }
+            guard (try? moveClock(nanoseconds)) != nil else { return }
             recording.unwrittenNanoseconds &+= nanoseconds
             if Self.fingerprint(of: instance) != recording.fingerprint { writeAdvance(&recording) }
         }

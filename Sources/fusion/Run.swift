@@ -12,7 +12,10 @@ import FusionScenario
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drive a feature interactively: type inputs, see the state after each.",
-        usage: "fusion run [LIB] FEATURE [--state FILE] [--record FILE]",
+        usage: """
+            fusion run [LIB] FEATURE [--state FILE] [--seed N] [--clock manual|system] [--settings JSON]
+                                     [--record FILE] [--journal FILE]
+            """,
         discussion: """
             \(Fusion.inputHelp)
 
@@ -24,8 +27,14 @@ struct Run: ParsableCommand {
             Commands: :state (the whole state), :diff (what the last input changed, field \
             by field), :history (the versions kept, with the input that made each), \
             :back [N] (return to the state N versions back, 1 by default), :goto VERSION \
-            (return to that version's state; the next input branches from there), :help, \
-            :quit (or Ctrl-D). The last \(Run.historyLimit) versions are kept.
+            (return to that version's state; the next input branches from there), \
+            :advance SECONDS (move a manual clock), :help, :quit (or Ctrl-D). The last \
+            \(Run.historyLimit) versions are kept.
+
+            --seed N, --clock manual|system and --settings JSON are the instance's creation \
+            options (as fk_create_with_options takes them): the random source's seed, the \
+            clock effects wait on (a manual one moves only when told, with :advance), and \
+            the feature's settings as a JSON object.
 
             --record FILE saves the session as a scenario (docs/scenarios.md) as it goes: \
             the seed, each input, each goto and each move of the clock, with the state \
@@ -38,8 +47,9 @@ struct Run: ParsableCommand {
             same command again after a crash (or a kill -9) and the session resumes with \
             the same state and version; a record torn by the crash is dropped with a \
             warning. The journal is kept when the session ends, so it can be resumed later; \
-            delete it to start afresh. It is not combined with --record, and --state only \
-            sets where a new journal starts.
+            delete it to start afresh. --state only sets where a new journal starts. With \
+            --record as well, every change is journaled, then recorded (one clock for both); \
+            a journal that holds a session already is resumed without --record.
 
             In a terminal: left/right, Home/End, backspace and the usual Ctrl keys edit \
             the line; up/down walk the history; Tab completes input names and field names. \
@@ -62,6 +72,21 @@ struct Run: ParsableCommand {
     var stateFile: String?
 
     @Option(
+        name: .customLong("seed"),
+        help: ArgumentHelp("Seed the instance's random source, so that it draws the same numbers.", valueName: "n"))
+    var seed: UInt64?
+
+    @Option(
+        name: .customLong("clock"),
+        help: ArgumentHelp("The clock effects wait on: system (real time, the default) or manual (moved by :advance).", valueName: "clock"))
+    var clock: String?
+
+    @Option(
+        name: .customLong("settings"),
+        help: ArgumentHelp("The feature's settings, a JSON object, e.g. '{\"liveScan\":false}'.", valueName: "json"))
+    var settings: String?
+
+    @Option(
         name: .customLong("record"),
         help: ArgumentHelp("Save the session as a scenario file that `fusion replay` runs again.", valueName: "file"))
     var recordFile: String?
@@ -80,6 +105,28 @@ struct Run: ParsableCommand {
         let rest = LibraryChoice.split(words).rest
         if rest.isEmpty { throw ValidationError("missing FEATURE") }
         if rest.count > 1 { throw ValidationError("run takes one FEATURE; send inputs with `fusion send`, or type them in the session") }
+        if let clock, clock != "manual", clock != "system" { throw ValidationError("--clock is manual or system, not \"\(clock)\"") }
+        if let seed, seed > UInt64(Int.max) { throw ValidationError("--seed is at most \(Int.max)") }
+        _ = try settingsValue()
+    }
+
+    /// --settings as a JSON object.
+    func settingsValue() throws(ValidationError) -> JSONValue? {
+        guard let settings else { return nil }
+        guard let value = try? JSONParser.parse(settings) else {
+            throw ValidationError("--settings is a JSON object, e.g. '{\"liveScan\":false}'; \(settings) is not JSON")
+        }
+        guard case .object = value else { throw ValidationError("--settings is a JSON object, not \(value.jsonText)") }
+        return value
+    }
+
+    /// The creation options --seed, --clock and --settings ask for, in that order.
+    func requestedOptions() throws(ValidationError) -> [JSONMember] {
+        var members: [JSONMember] = []
+        if let seed { members.append(JSONMember("seed", .integer(Int(seed)))) }
+        if let clock { members.append(JSONMember("clock", .string(clock))) }
+        if let settings = try settingsValue() { members.append(JSONMember("settings", settings)) }
+        return members
     }
 
     func run() throws {
@@ -88,15 +135,25 @@ struct Run: ParsableCommand {
         let (library, feature) = try LibraryChoice.load(paths).feature(named: featureName)
         let saved = try stateFile.flatMap { (file) throws(CLIError) in try StateFile.load(file, feature: feature.name) }
         let withOptions = library.exports("fk_create_with_options")
-        if journalFile != nil && recordFile != nil {
-            throw ValidationError("--journal and --record cannot be combined yet; record a session, or journal it")
+        var journalInfo = stat()
+        if let journalFile, recordFile != nil, stat(journalFile, &journalInfo) == 0, journalInfo.st_size > 0 {
+            // A recording replays from the start, which a resumed journal's recording would lack.
+            throw CLIError(
+                .usage,
+                "--record starts a new session, and \(journalFile) holds one already: resume it without --record, or delete it to start afresh"
+            )
         }
         if (recordFile != nil || journalFile != nil) && !withOptions {
             throw CLIError(
                 .library,
                 "\(library.path) is older than fk_create_with_options, which recording and journaling need (for the seed and the clock)")
         }
-        var options = try StateFile.options(for: saved, from: stateFile, in: library, feature: feature)
+        let requested = try requestedOptions()
+        if !requested.isEmpty && !withOptions {
+            throw CLIError(
+                .library, "\(library.path) is older than fk_create_with_options, which --seed, --clock and --settings need")
+        }
+        var options = try StateFile.options(for: saved, from: stateFile, in: library, feature: feature) + requested
         if library.exports("fk_history") { options.append(JSONMember("history", .integer(Run.historyLimit))) }
         var realTime = false
         var creationOptions = JSONValue.object(options)
@@ -104,13 +161,15 @@ struct Run: ParsableCommand {
         let instance: HostedInstance
         if let journalFile {
             do throws(JournalError) {
+                // Recorded too: the recorder moves the clock (through the journal), not the journal.
                 journal = try JournaledInstance(
                     path: journalFile, library: library, feature: feature.name, options: creationOptions,
-                    startedBy: "fusion run")
+                    startedBy: "fusion run", drivesClock: recordFile == nil)
             } catch {
                 throw CLIError(.journal, error.description)
             }
             instance = journal!.instance
+            if let journal, recordFile != nil { (creationOptions, realTime) = (journal.options, journal.realTime) }
         } else {
             if recordFile != nil { (creationOptions, realTime) = SessionRecorder.recordingOptions(creationOptions) }
             instance = try StateFile.create(
@@ -122,7 +181,7 @@ struct Run: ParsableCommand {
             do throws(ScenarioFileError) {
                 recorder = try SessionRecorder(
                     path: recordFile, feature: featureName, options: creationOptions, instance: instance,
-                    realTime: realTime, recordedBy: "fusion run")
+                    realTime: realTime, recordedBy: "fusion run", journal: journal)
             } catch {
                 throw CLIError(.failure, "cannot record the session: \(error)")
             }

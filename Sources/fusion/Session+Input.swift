@@ -48,12 +48,38 @@ extension Session {
             showHistory()
         case ":back", ":goto":
             travel(text)
+        case ":advance":
+            advance(text)
         case ":help":
             show(help())
         default:
             showError("unknown command \(text); commands: \(Session.commands.joined(separator: " "))")
         }
         return true
+    }
+
+    /// `:advance SECONDS`: moves the instance's manual clock, so that effects waiting on
+    /// it run (a session started with `--clock manual`, or `--record`'s manual clock).
+    func advance(_ text: String) {
+        let words = text.split(separator: " ")
+        guard words.count == 2, let seconds = Double(words[1]), seconds.isFinite, seconds >= 0, seconds <= 1e9 else {
+            showError(":advance takes the seconds to move the clock by, e.g. :advance 1.5")
+            return
+        }
+        do {
+            let before = try instance.state()
+            try driver.moveClock(byNanoseconds: UInt64((seconds * 1e9).rounded()))
+            let after = try instance.state()
+            // The effects the move woke print their own changes ("from an effect").
+            if after.version > progress.withLock({ $0.shownVersion }) {
+                let label = style.version("v\(after.version)") + style.dim(" (after \(words[1]) s)")
+                present(after, label: label, previous: try? before.value())
+            } else {
+                show(style.dim("the clock moved \(words[1]) s; ") + style.version("v\(after.version)"))
+            }
+        } catch {
+            showError("\(error)")
+        }
     }
 
     func showDiff() {
@@ -95,7 +121,8 @@ extension Session {
             "JSON when it parses, else as text; 'single quotes' always make text.",
             "commands: :state (the whole state)  :diff (what the last input changed)  :help  :quit",
             "time travel: :history (the versions kept)  :back [N] (N versions back)  :goto VERSION",
-            "  (returning is a new version with the old state; the next input branches from there)"
+            "  (returning is a new version with the old state; the next input branches from there)",
+            "clock: :advance SECONDS (moves a manual clock; effects waiting on it run)"
         ]
         return lines.joined(separator: "\n")
     }

@@ -11,14 +11,14 @@ import Synchronization
 /// The REPL of `fusion run`: one instance, inputs typed line by line, the state after
 /// each, and the changes effects make later, printed as they arrive.
 final class Session: Sendable {
-    static let commands = [":state", ":diff", ":history", ":back", ":goto", ":help", ":quit"]
+    static let commands = [":state", ":diff", ":history", ":back", ":goto", ":advance", ":help", ":quit"]
 
     let library: HostedLibrary
     let feature: Manifest.Feature
     let instance: HostedInstance
     /// Everything that changes the instance goes through it when the session is recorded.
     let recorder: SessionRecorder?
-    /// Or through the crash journal, when there is one (the two are not combined).
+    /// And the crash journal, when there is one (the recorder goes through it).
     let journal: JournaledInstance?
     /// What inputs and returns in time go through: the journal, the recorder or the
     /// instance itself, chosen once here.
@@ -55,10 +55,10 @@ final class Session: Sendable {
         self.instance = instance
         self.recorder = recorder
         self.journal = journal
-        if let journal {
+        if let recorder {
+            driver = recorder  // through the journal first, when there is one too
+        } else if let journal {
             driver = journal
-        } else if let recorder {
-            driver = recorder
         } else {
             driver = instance
         }

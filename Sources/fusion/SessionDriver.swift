@@ -7,19 +7,24 @@ import FusionScenario
 protocol SessionDriver: Sendable {
     func sendInput(_ json: String) throws
     func travel(to version: UInt64) throws
+    /// Moves a manual clock (`:advance`); the library refuses it for the system clock.
+    func moveClock(byNanoseconds nanoseconds: UInt64) throws
 }
 
 extension HostedInstance: SessionDriver {
     func sendInput(_ json: String) throws { try send(json) }
     func travel(to version: UInt64) throws { _ = try goto(version: version) }
+    func moveClock(byNanoseconds nanoseconds: UInt64) throws { try advanceClock(byNanoseconds: nanoseconds) }
 }
 
 extension SessionRecorder: SessionDriver {
     func sendInput(_ json: String) throws { try send(json) }
     func travel(to version: UInt64) throws { try goto(version: version) }
+    func moveClock(byNanoseconds nanoseconds: UInt64) throws { try advance(byNanoseconds: nanoseconds) }
 }
 
 extension JournaledInstance: SessionDriver {
     func sendInput(_ json: String) throws { try send(json) }
     func travel(to version: UInt64) throws { try goto(version: version) }
+    func moveClock(byNanoseconds nanoseconds: UInt64) throws { try advanceClock(byNanoseconds: nanoseconds) }
 }

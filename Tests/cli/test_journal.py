@@ -135,10 +135,44 @@ def test_a_journal_is_of_one_feature_and_one_process(fusion, tmp_path):
     finally:
         holder.communicate("", timeout=10)
     both = run(fusion, "run", "--journal", str(journal), "--record", str(tmp_path / "r.json"), "counter", stdin="")
-    assert both.returncode == USAGE and "--journal and --record cannot be combined" in both.stderr
+    assert both.returncode == USAGE and "holds one already" in both.stderr
     # A journal replays only on the state version of the feature that wrote it.
     header, rest = journal.read_bytes().split(b"\n", 1)
     text = header.rsplit(b" ", 1)[0].replace(b'"stateVersion":1', b'"stateVersion":2')
     journal.write_bytes(text + b" %08x\n" % zlib.crc32(text) + rest)
     changed = run(fusion, "run", "--journal", str(journal), "counter", stdin="")
     assert changed.returncode == JOURNAL and "written with state version 2 of feature \"counter\"; this library's is 1" in changed.stderr
+
+
+def test_a_session_journaled_and_recorded_keeps_one_clock_for_both(fusion, tmp_path):
+    """--journal with --record: every change is journaled, then recorded, and the clock
+    that moves in real time is one: the journal's moves are the recording's advances."""
+    journal, record = tmp_path / "answer.journal", tmp_path / "answer.scenario.json"
+    process = subprocess.Popen([str(fusion), "run", "--journal", str(journal), "--record", str(record), "answer"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("answerChanged text=hi\nsubmitTapped\n")
+    process.stdin.flush()
+    # The submit ends half a second later, on the real-time clock, told as an effect's change.
+    while "(from an effect)" not in (line := process.stdout.readline()):
+        assert line, process.stderr.read() if process.stderr else ""
+    out, err = process.communicate("answerChanged text=yo\n", timeout=30)
+    assert process.returncode == 0, err
+    records = [json.loads(line.rsplit(b" ", 1)[0]) for line in journal.read_bytes().splitlines()[1:]]
+    recording = json.loads(record.read_text())
+    steps = recording["steps"]
+    # The same session in both: the recording's options are the journal's, and its clock
+    # moves add up to the journal's (merged while nothing changed).
+    header = json.loads(journal.read_bytes().split(b"\n", 1)[0].rsplit(b" ", 1)[0])
+    assert recording["options"] == header["options"] and header["options"]["clock"] == "manual"
+    assert [r for r in records if "send" in r] == [{"send": s["send"]} for s in steps if "send" in s]
+    journaled = sum(r.get("advance", 0) for r in records)
+    recorded = sum(round(s["advance"] * 1e9) for s in steps if "advance" in s)
+    assert journaled == recorded and journaled >= 500_000_000
+    replay = run(fusion, "replay", str(record))
+    assert replay.returncode == 0 and "every state was as recorded" in replay.stdout, replay.stdout + replay.stderr
+    resumed = run(fusion, "run", "--journal", str(journal), "answer", stdin=":state\n")
+    assert resumed.returncode == 0 and '"answer": "yo"' in resumed.stdout and '"submitted": "hi"' in resumed.stdout
+    # A recording starts with its session: a journal that holds one is resumed without --record.
+    again = run(fusion, "run", "--journal", str(journal), "--record", str(tmp_path / "b.json"), "answer", stdin="")
+    assert again.returncode == USAGE and "holds one already" in again.stderr

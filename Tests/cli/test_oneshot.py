@@ -274,3 +274,38 @@ def test_run_saves_its_state_file_when_the_session_ends(fusion, tmp_path: Path):
     assert json.loads(state.read_text())["state"]["value"] == 2
     again = run(fusion, "run", "counter", "--state", str(state), stdin="increase\n")
     assert again.stdout.splitlines()[-1].startswith('v1 {"value":3,')
+
+
+def test_run_takes_the_creation_options(fusion):
+    # --seed pins the random source: Home's first number with seed 7 is 2 (examples/scenarios/home.scenario.json).
+    seeded = run(fusion, "run", "--seed", "7", "home", stdin="viewDidLoad\ntap1\n")
+    assert seeded.returncode == OK, seeded.stderr
+    assert seeded.stdout.splitlines()[1:] == [
+        'v1 {"title":"ViewDidLoad Action","desc":"Number 2","isViewLoaded":true}',
+        'v2 {"title":"Tap1 Action","desc":"Tap1 Number 0","isViewLoaded":true}']
+    # --clock manual: the half-second submit waits for :advance.
+    manual = run(fusion, "run", "--clock", "manual", "answer",
+                 stdin="answerChanged text=hi\nsubmitTapped\n:advance 0.4\n:advance 0.1\n:state\n")
+    assert manual.returncode == OK, manual.stderr
+    lines = manual.stdout.splitlines()
+    assert lines[3] == "the clock moved 0.4 s; v2"  # not yet: the submit waits half a second
+    assert lines[4].startswith("⟳ v3 (from an effect)") and '"submitted":"hi"' in lines[4]
+    # --settings: the feature's own settings, as JSON.
+    still = run(fusion, "run", "--settings", '{"liveScan":false}', "wifi", stdin="screenAppeared\n")
+    assert still.returncode == OK and '"isScanning":false' in still.stdout.splitlines()[-1], still.stdout
+    scanning = run(fusion, "run", "wifi", stdin="screenAppeared\n")
+    assert '"isScanning":true' in scanning.stdout.splitlines()[-1]
+
+
+def test_run_options_are_checked(fusion):
+    for args, words in ((["--clock", "fast"], '--clock is manual or system, not "fast"'),
+                        (["--settings", "[1]"], "--settings is a JSON object, not [1]"),
+                        (["--settings", "{no"], "is not JSON"),
+                        (["--seed", "-1"], "seed")):
+        result = run(fusion, "run", *args, "counter", stdin="")
+        assert result.returncode == USAGE and words in result.stderr, (args, result.stderr)
+    # :advance on the system clock is the library's refusal, said in the session.
+    system = run(fusion, "run", "counter", stdin=":advance 1\n:advance soon\n")
+    assert system.returncode == OK
+    assert "FK_ERR_INVALID_ARGUMENT" in system.stderr and "system clock" in system.stderr
+    assert ":advance takes the seconds to move the clock by" in system.stderr
