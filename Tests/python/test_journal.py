@@ -122,11 +122,42 @@ def test_a_torn_tail_warns_and_damage_refuses(lib: fusionkit.Library, tmp_path: 
     with pytest.raises(JournalError, match='feature "counter", not "answer"'):
         path.write_bytes(whole)
         lib.create("answer", journal=path)
-    with pytest.raises(TypeError):
+    with pytest.raises(JournalError, match="record= starts a new session, and this journal holds one already"):
         lib.create("counter", journal=path, record=tmp_path / "r.json")
+    assert not (tmp_path / "r.json").exists()
     # A journal replays only on the state version that wrote it.
     header, rest = whole.split(b"\n", 1)
     text = header.rsplit(b" ", 1)[0].replace(b'"stateVersion":1', b'"stateVersion":2')
     path.write_bytes(text + b" %08x\n" % zlib.crc32(text) + rest)
     with pytest.raises(JournalError, match="written with state version 2 .* this library's is 1"):
         lib.create("counter", journal=path)
+
+
+def test_a_session_journaled_and_recorded_keeps_one_clock_for_both(lib: fusionkit.Library, tmp_path: Path,
+                                                                    fusion: Path) -> None:
+    """journal= with record=: each change journaled, then recorded, on the journal's
+    real-time clock; the recording replays, and the journal resumes the same session."""
+    journal, record = tmp_path / "answer.journal", tmp_path / "answer.scenario.json"
+    with lib.create("answer", journal=journal, record=record) as answer:
+        assert isinstance(answer, JournaledInstance)
+        answer.send("answerChanged", text="hi")
+        answer.send("submitTapped")
+        deadline = time.monotonic() + 10
+        while answer.state["submitted"] != "hi":  # half a second later, on the real-time clock
+            assert time.monotonic() < deadline, answer.state
+            time.sleep(0.02)
+        answer.send("answerChanged", text="yo")
+        final = answer.snapshot()
+    lines = journal.read_bytes().splitlines()
+    header = json.loads(lines[0].rsplit(b" ", 1)[0])
+    records = [json.loads(line.rsplit(b" ", 1)[0]) for line in lines[1:]]
+    recording = json.loads(record.read_text())
+    assert recording["options"] == header["options"] and header["realTime"] is True
+    assert [r for r in records if "send" in r] == [{"send": s["send"]} for s in recording["steps"] if "send" in s]
+    journaled = sum(r.get("advance", 0) for r in records)
+    recorded = sum(round(s["advance"] * 1e9) for s in recording["steps"] if "advance" in s)
+    assert journaled == recorded and journaled >= 500_000_000
+    replay = subprocess.run([str(fusion), "replay", str(lib.path), str(record)], capture_output=True, text=True)
+    assert replay.returncode == 0 and "every state was as recorded" in replay.stdout, replay.stdout + replay.stderr
+    with lib.create("answer", journal=journal) as resumed:
+        assert resumed.snapshot() == final

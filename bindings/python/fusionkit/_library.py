@@ -191,10 +191,11 @@ class Library:
                   before it is applied, and if the file holds a session (cut short by
                   a crash), it is resumed, with the same state and version, and the
                   other arguments are not used. Returns a
-                  `fusionkit.journal.JournaledInstance`, see there.
+                  `fusionkit.journal.JournaledInstance`, see there. With `record` too,
+                  each change is journaled, then recorded, on one clock; a journal
+                  that holds a session already is resumed without `record`
+                  (JournalError otherwise: a recording starts with its session).
         """
-        if record is not None and journal is not None:
-            raise TypeError("record= and journal= cannot be combined yet; record a session, or journal it")
         if record is not None or journal is not None:
             parsed: Mapping[str, JSON] | None = (
                 json.loads(_utf8(options, "the options")) if isinstance(options, (str, bytes)) else options)
@@ -207,7 +208,7 @@ class Library:
                 given["state"] = json.loads(given["state"])
             name_text = feature if isinstance(feature, str) else feature.decode("utf-8")
             if journal is not None:
-                return JournaledInstance.open(self, name_text, given, journal)
+                return JournaledInstance.open(self, name_text, given, journal, record=record)
             assert record is not None
             return RecordingInstance.start(self, name_text, given, record)
         name = _utf8(feature, "the feature name")

@@ -21,6 +21,10 @@ have a journal open (an exclusive `flock`).
 
 A session on the system clock (the default) runs on a manual clock the journal moves in
 real time: every 10 ms while an effect is pending, each move journaled before it is made.
+
+With `record=` as well, the session is also recorded as a scenario (see recording.py):
+each change is journaled, then applied, then written as a step, and the real-time clock
+is the journal's, so the recording's advances are the journal's moves.
 """
 from __future__ import annotations
 
@@ -35,11 +39,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._handle import LibraryCalls
+from ._host_requests import HostEvent
 from ._instance import Instance
 from ._journal_format import FORMAT_VERSION, encode_line, read_journal
 from ._replayable import ReplayableInstance, replayable_options
 from ._text import JSON
 from .errors import FusionError, JournalError
+from .recording import ScenarioWriter, _watch_requests
 
 __all__ = ["JournalError", "JournalWarning", "JournaledInstance", "Resumption", "FORMAT_VERSION"]
 
@@ -69,11 +75,20 @@ class JournaledInstance(ReplayableInstance):
     #: What opening an existing journal did; None for a new journal.
     resumed: Resumption | None
 
+    #: The scenario the session is recorded to as well (`record=`), or None.
+    _recorder: ScenarioWriter | None = None
+
     @classmethod
     def open(cls, library: LibraryCalls, feature: str, given: Mapping[str, JSON],
-             path: str | os.PathLike[str]) -> JournaledInstance:
+             path: str | os.PathLike[str], record: str | os.PathLike[str] | None = None) -> JournaledInstance:
+        """Opens (or resumes) the journal at `path`; with `record`, also records the session
+        to that scenario file: each change journaled, then recorded, on one clock."""
         where = os.fspath(path)
         existing = read_journal(where)
+        if existing is not None and record is not None:
+            # A recording replays from the start, which a resumed session's would lack.
+            raise JournalError(f"journal {where}: record= starts a new session, and this journal holds one already; "
+                               "resume it without record=, or delete it to start afresh")
         if existing is None:
             options, real_time = replayable_options(given)
             instance: JournaledInstance = library._create_with_options(feature, options, cls)
@@ -83,8 +98,12 @@ class JournaledInstance(ReplayableInstance):
                       "library": f"{info.name} {info.version}",
                       "startedBy": "fusionkit (Python)", "realTime": real_time, "options": options}
             try:
+                if record is not None:
+                    instance._recorder = ScenarioWriter(instance, os.fspath(record), options, real_time)
                 instance._begin(where, truncate_to=0, header=header, real_time=real_time, resumed=None)
             except BaseException:
+                if instance._recorder is not None:
+                    instance._recorder.close()
                 Instance.close(instance)
                 raise
             return instance
@@ -106,11 +125,11 @@ class JournaledInstance(ReplayableInstance):
         try:
             instance.path = where
             instance._drive_lock = threading.RLock()
-            for number, record in enumerate(records):
+            for number, line in enumerate(records):
                 try:
-                    instance._apply(record, replaying=True)
+                    instance._apply(line, replaying=True)
                 except FusionError as error:
-                    raise JournalError(f"journal {where}: record {number + 1}, {json.dumps(record)}, "
+                    raise JournalError(f"journal {where}: record {number + 1}, {json.dumps(line)}, "
                                        f"cannot be replayed: {error}") from error
             instance._begin(where, truncate_to=good, header=None, real_time=bool(header.get("realTime")),
                             resumed=Resumption(len(records), dropped))
@@ -142,12 +161,31 @@ class JournaledInstance(ReplayableInstance):
 
     def _change(self, kind: str, value: JSON, apply: Callable[[], object]) -> None:
         # Applied from the record, live as on replay: what is journaled is what runs.
-        self._perform({kind: value})
+        recorder = self._recorder
+        if recorder is None:
+            self._perform({kind: value})
+        else:
+            recorder.change(kind, value, lambda: self._perform({kind: value}))
+
+    def set_request_handler(self, handler: Callable[[HostEvent], object] | None) -> None:
+        if self._recorder is None:
+            Instance.set_request_handler(self, handler)
+        else:
+            _watch_requests(self, self._recorder, handler)
+
+    def poll_request(self) -> HostEvent | None:
+        event = Instance.poll_request(self)
+        if event is not None and self._recorder is not None:
+            self._recorder.saw(event)
+        return event
 
     def close(self) -> None:
         """Stops the clock and destroys the instance. The journal stays: opening it again
         resumes the session; delete the file to start afresh."""
         ReplayableInstance.close(self)
+        if self._recorder is not None:
+            with self._drive_lock:
+                self._recorder.close()
 
     # -- records -----------------------------------------------------------------------
 
@@ -198,4 +236,6 @@ class JournaledInstance(ReplayableInstance):
             self._perform({"advance": elapsed_ns})
         except (FusionError, JournalError, OSError):
             return False
+        if self._recorder is not None:
+            self._recorder.moved(elapsed_ns)
         return True
