@@ -27,8 +27,7 @@ import fusionkit  # noqa: E402
 
 def per_input(lib: fusionkit.Library, inputs: int, journal: Path | None) -> float:
     """Seconds per input over `inputs` increases (with a journal at `journal`, if given)."""
-    options = {"journal": str(journal)} if journal else {}
-    with lib.create("counter", clock="manual", **options) as counter:
+    with lib.create("counter", clock="manual", journal=journal) as counter:
         start = time.perf_counter()
         for _ in range(inputs):
             counter.send("increase")

@@ -69,7 +69,8 @@ def _patches(rows: list[dict[str, Any]]) -> list[str]:
              "tenth of the whole state.", "",
              "| networks | whole state | its size | patch | its size | patch / whole | target ≤ 0.1 |",
              "|---|---|---|---|---|---|---|"]
-    met, missed = [], []
+    met: list[str] = []
+    missed: list[str] = []
     for row in rows:
         fraction = paired(row["patchNanos"], row["wholeNanos"])
         (met if fraction <= PATCH_TARGET else missed).append(count(row["networks"]))

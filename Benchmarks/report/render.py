@@ -72,7 +72,8 @@ def rendered(results: Path, root: Path) -> dict[Path, str]:
         path = results / name
         if not path.is_file():
             raise SystemExit(f"no results at {path}: run the benchmark that writes them (scripts/bench)")
-        return json.loads(path.read_text())
+        loaded: dict[str, Any] = json.loads(path.read_text())
+        return loaded
 
     for document, block, results_name, render in blocks():
         path = root / document

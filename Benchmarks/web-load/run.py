@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,21 +30,26 @@ LOADS = [  # (sessions, interval between one session's inputs in ms, inputs per 
 ]
 
 
-def run_once(args: argparse.Namespace, sessions: int, interval: int, inputs: int) -> dict:
+def run_once(args: argparse.Namespace, sessions: int, interval: int, inputs: int) -> dict[str, Any]:
     server = subprocess.Popen(
         [args.fusion, "serve", args.library, "--port", "0", "--max-sessions", str(sessions * 2),
          "--static", str(ROOT / "examples/web")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
+        assert server.stdout is not None
         line = server.stdout.readline()
-        port = int(re.search(r":(\d+)/", line).group(1))
+        found = re.search(r":(\d+)/", line)
+        if found is None:
+            sys.exit(f"fusion serve did not start: {line!r}")
+        port = int(found.group(1))
         result = subprocess.run(
             [args.loader, "--port", str(port), "--server-pid", str(server.pid), "--library", args.library,
              "--sessions", str(sessions), "--inputs", str(inputs), "--interval-ms", str(interval), "--seconds", "120"],
             capture_output=True, text=True, timeout=300)
         if result.returncode != 0:
             sys.exit(f"web_load failed ({result.returncode}): {result.stderr}{result.stdout}")
-        return json.loads(result.stdout)
+        measured: dict[str, Any] = json.loads(result.stdout)
+        return measured
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -59,7 +65,7 @@ def main() -> None:
     parser.add_argument("--results", type=Path, help="keep every run's figures in this JSON file")
     args = parser.parse_args()
     loads = LOADS if args.loads == "all" else [(50, 100, 5)]
-    measured = []
+    measured: list[dict[str, Any]] = []
     for sessions, interval, inputs in loads:
         runs = []
         for _run in range(args.runs):
@@ -67,7 +73,7 @@ def main() -> None:
             print(json.dumps(result), file=sys.stderr)
             runs.append(result)
         measured.append({"sessions": sessions, "intervalMs": interval, "inputsPerSession": inputs, "runs": runs})
-    raw = {
+    raw: dict[str, Any] = {
         "benchmark": "web-load",
         "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cores": os.cpu_count()},

@@ -72,6 +72,16 @@ public final class JournaledInstance: Sendable {
             if let feature, journaled != feature {
                 throw JournalError(path: path, "it is a session of feature \"\(journaled)\", not \"\(feature)\"")
             }
+            // The inputs replayed through other code would not make the same session: a
+            // journal replays only on the library (name and version) that wrote it.
+            let summary = library.summary
+            let running = "\(summary.libraryName) \(summary.libraryVersion)"
+            if let writer = header["library"]?.stringValue, writer != running {
+                throw JournalError(
+                    path: path,
+                    "it was written by \(writer), and this library is \(running): a journal replays only on the library version that wrote it (its inputs would run through other code); resume it with \(writer), or delete it to start afresh"
+                )
+            }
             // A state version is a promise about the state's shape; the inputs replayed
             // on a feature whose shape changed would not make the same session.
             let current = library.summary.feature(named: journaled)?.stateVersion ?? 1
@@ -122,6 +132,9 @@ public final class JournaledInstance: Sendable {
                 "feature": .string(feature),
                 "stateVersion": .integer(manifest.feature(named: feature)?.stateVersion ?? 1),
                 "library": .string("\(manifest.libraryName) \(manifest.libraryVersion)"),
+                // Every feature's, as the library said at the start: what a later check or
+                // migration compares against.
+                "stateVersions": .object(manifest.features.map { JSONMember($0.name, .integer($0.stateVersion ?? 1)) }),
                 "startedBy": .string(startedBy),
                 "realTime": .bool(systemClock),
                 "options": replayable,

@@ -176,3 +176,15 @@ def test_a_session_journaled_and_recorded_keeps_one_clock_for_both(fusion, tmp_p
     # A recording starts with its session: a journal that holds one is resumed without --record.
     again = run(fusion, "run", "--journal", str(journal), "--record", str(tmp_path / "b.json"), "answer", stdin="")
     assert again.returncode == USAGE and "holds one already" in again.stderr
+
+
+def test_a_journal_replays_only_on_the_library_version_that_wrote_it(fusion, build_bare_library, tmp_path):
+    journal = tmp_path / "tally.journal"
+    first, newer = build_bare_library("1.0.0"), build_bare_library("1.1.0")
+    wrote = run(fusion, "run", "--journal", str(journal), "--clock", "manual", str(first), "tally", stdin="add\nadd\n")
+    assert wrote.returncode == 0, wrote.stderr
+    refused = run(fusion, "run", "--journal", str(journal), str(newer), "tally", stdin="")
+    assert refused.returncode == JOURNAL, refused.stderr
+    assert "written by Bare 1.0.0, and this library is Bare 1.1.0" in refused.stderr
+    resumed = run(fusion, "run", "--journal", str(journal), str(first), "tally", stdin="add\n")
+    assert resumed.returncode == 0 and resumed.stdout.splitlines()[-1] == 'v3 {"count":3}', resumed.stdout

@@ -12,6 +12,7 @@ import sys
 import textwrap
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import fusionkit
@@ -161,3 +162,23 @@ def test_a_session_journaled_and_recorded_keeps_one_clock_for_both(lib: fusionki
     assert replay.returncode == 0 and "every state was as recorded" in replay.stdout, replay.stdout + replay.stderr
     with lib.create("answer", journal=journal) as resumed:
         assert resumed.snapshot() == final
+
+
+def test_a_journal_replays_only_on_the_library_version_that_wrote_it(build_bare_library: Callable[..., Path],
+                                                                       tmp_path: Path) -> None:
+    """Two builds of one library (Tests/libraries/bare_library.c at 1.0.0 and 1.1.0): the
+    journal names its writer, and another version is refused, naming both."""
+    path = tmp_path / "tally.journal"
+    first = fusionkit.load(build_bare_library("1.0.0"))
+    with first.create("tally", clock="manual", journal=path) as tally:
+        tally.send("add")
+        tally.send("add")
+    header = json.loads(path.read_bytes().split(b"\n", 1)[0].rsplit(b" ", 1)[0])
+    assert header["library"] == "Bare 1.0.0" and header["stateVersions"] == {"tally": 1}
+    newer = fusionkit.load(build_bare_library("1.1.0"))
+    with pytest.raises(JournalError) as refused:
+        newer.create("tally", journal=path)
+    assert "written by Bare 1.0.0, and this library is Bare 1.1.0" in str(refused.value)
+    # The version that wrote it resumes it.
+    with first.create("tally", journal=path) as again:
+        assert again.snapshot() == ({"count": 2}, 2)

@@ -14,16 +14,25 @@ def mypy(tmp_path: Path, *targets: str | Path, cwd: Path = ROOT) -> subprocess.C
     return subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--python-version", "3.11", "--cache-dir", str(tmp_path / "cache"),
          *map(str, targets)],
-        capture_output=True, text=True, cwd=cwd, env={"MYPYPATH": str(PACKAGE_DIR), "PATH": "/usr/bin:/bin"},
+        capture_output=True, text=True, cwd=cwd,
+        env={"MYPYPATH": f"{PACKAGE_DIR}:{ROOT / 'Benchmarks' / 'report'}", "PATH": "/usr/bin:/bin"},
         timeout=600)
 
 
 def test_mypy_strict_passes(tmp_path: Path) -> None:
     targets = [PACKAGE_DIR / "fusionkit", PACKAGE_DIR / "bench.py", PACKAGE_DIR / "build_wheel.py",
-               ROOT / "examples/python"]
+               ROOT / "examples/python", *sorted((ROOT / "Benchmarks" / "report").glob("*.py")),
+               ROOT / "Benchmarks/journal/cost.py", ROOT / "Benchmarks/reliability/collect.py"]
     result = mypy(tmp_path, *targets)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Success: no issues found" in result.stdout
+
+
+def test_mypy_strict_passes_over_the_benchmark_runners(tmp_path: Path) -> None:
+    # One at a time: both are a script named run.py.
+    for runner in ("Benchmarks/web-load/run.py", "Benchmarks/time-travel/run.py"):
+        result = mypy(tmp_path, ROOT / runner)
+        assert result.returncode == 0, runner + result.stdout + result.stderr
 
 
 def test_mypy_strict_passes_over_the_tests(tmp_path: Path) -> None:

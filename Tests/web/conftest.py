@@ -254,12 +254,6 @@ def browser(chrome: Any, server: Server, screenshots: Path) -> Iterator[Browser]
 
 
 @pytest.fixture(scope="session")
-def bare_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Tests/web/c/bare_library.c built as a shared library: the required functions, no
-    fk_advance_clock or fk_state_patch, and a whole manifest that is not JSON."""
-    out = tmp_path_factory.mktemp("bare") / "libBare.so"
-    cc = os.environ.get("CC") or "cc"
-    subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fPIC", "-shared", "-pthread",
-                    f"-I{ROOT / 'include'}", str(Path(__file__).parent / "c" / "bare_library.c"), "-o", str(out)],
-                   check=True)
-    return out
+def bare_library(build_bare_library: Callable[..., Path]) -> Path:
+    """Tests/libraries/bare_library.c with a whole manifest that is not JSON."""
+    return build_bare_library(broken_manifest=True)

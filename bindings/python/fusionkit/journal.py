@@ -96,6 +96,7 @@ class JournaledInstance(ReplayableInstance):
             header = {"fusionJournal": FORMAT_VERSION, "feature": feature,
                       "stateVersion": library.summary.feature(feature).state_version,
                       "library": f"{info.name} {info.version}",
+                      "stateVersions": {entry.name: entry.state_version for entry in library.summary.features},
                       "startedBy": "fusionkit (Python)", "realTime": real_time, "options": options}
             try:
                 if record is not None:
@@ -110,6 +111,13 @@ class JournaledInstance(ReplayableInstance):
         header, records, good, dropped = existing.header, existing.records, existing.good_length, existing.dropped
         if header.get("feature") != feature:
             raise JournalError(f'journal {where}: it is a session of feature "{header.get("feature")}", not "{feature}"')
+        info = library.summary.library
+        running, writer = f"{info.name} {info.version}", header.get("library")
+        if writer is not None and writer != running:
+            # The inputs replayed through other code would not make the same session.
+            raise JournalError(f"journal {where}: it was written by {writer}, and this library is {running}: a journal "
+                               "replays only on the library version that wrote it (its inputs would run through other "
+                               f"code); resume it with {writer}, or delete it to start afresh")
         current = library.summary.feature(feature).state_version
         if header.get("stateVersion", current) != current:
             # The inputs replayed on a feature whose state's shape changed would not make the same session.

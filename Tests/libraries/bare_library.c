@@ -1,10 +1,15 @@
 /*
  * bare_library.c: a FusionKit library written in C with the required functions and
- * nothing newer than fk_create_with_options and fk_manifest_summary, for the bridge's
- * status tests. It has one feature, "tally" (state {"count":N}, input "add"), no
- * fk_advance_clock (so `advanceClock` is BRIDGE_UNSUPPORTED), no fk_state_patch (so the
- * bridge sends whole states), and a whole manifest (fk_manifest) that is not JSON (so
- * the `manifest` message is BRIDGE_HOST_FAILURE: the host cannot read it).
+ * nothing newer than fk_create_with_options and fk_manifest_summary, for tests that need
+ * a library other than the examples (Tests/conftest.py builds it). It has one feature,
+ * "tally" (state {"count":N}, input "add"; creation options are accepted and not used),
+ * no fk_advance_clock (so the bridge's `advanceClock` is BRIDGE_UNSUPPORTED) and no
+ * fk_state_patch (so the bridge sends whole states).
+ *
+ *   -DBARE_VERSION='"1.1.0"'    the library's version (1.0.0 by default): two builds of
+ *                               "the same" library, for the journal's version check
+ *   -DBARE_BROKEN_MANIFEST      fk_manifest hands out text that is not JSON (the bridge's
+ *                               `manifest` message is then BRIDGE_HOST_FAILURE)
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -15,6 +20,9 @@
 #include "fusionkit.h"
 
 #define SLOTS 64
+#ifndef BARE_VERSION
+#define BARE_VERSION "1.0.0"
+#endif
 
 typedef struct {
     int live;
@@ -49,7 +57,7 @@ static tally *lookup(fk_instance instance) {
 }
 
 uint32_t fk_abi_version(void) { return FK_ABI_VERSION; }
-const char *fk_library_version(void) { return "1.0.0"; }
+const char *fk_library_version(void) { return BARE_VERSION; }
 const char *fk_last_error_message(void) { return last_error; }
 
 const char *fk_status_name(fk_status status) {
@@ -65,7 +73,7 @@ const char *fk_status_name(fk_status status) {
 
 fk_status fk_manifest_summary(char **out_json, size_t *out_len) {
     if (!out_json) return fail(FK_ERR_NULL_ARGUMENT, "out_json is NULL");
-    *out_json = copy("{\"abiVersion\":1,\"library\":{\"name\":\"Bare\",\"version\":\"1.0.0\"},"
+    *out_json = copy("{\"abiVersion\":1,\"library\":{\"name\":\"Bare\",\"version\":\"" BARE_VERSION "\"},"
                      "\"optionalFunctions\":[\"fk_create_with_options\",\"fk_manifest_summary\"],"
                      "\"features\":[{\"name\":\"tally\",\"summary\":\"Counts adds.\",\"stateVersion\":1}]}",
                      out_len);
@@ -74,7 +82,20 @@ fk_status fk_manifest_summary(char **out_json, size_t *out_len) {
 
 fk_status fk_manifest(char **out_json, size_t *out_len) {
     if (!out_json) return fail(FK_ERR_NULL_ARGUMENT, "out_json is NULL");
+#ifdef BARE_BROKEN_MANIFEST
     *out_json = copy("this is not a manifest", out_len);
+#else
+    *out_json = copy("{\"abiVersion\":1,\"library\":{\"name\":\"Bare\",\"version\":\"" BARE_VERSION "\"},"
+                     "\"optionalFunctions\":[\"fk_create_with_options\",\"fk_manifest_summary\"],"
+                     "\"features\":[{\"name\":\"tally\",\"summary\":\"Counts adds.\",\"stateVersion\":1,"
+                     "\"inputs\":[{\"name\":\"add\",\"fields\":[]}],"
+                     "\"inputSchema\":{\"title\":\"Input\",\"oneOf\":[{\"type\":\"object\",\"properties\":{\"add\":"
+                     "{\"type\":\"object\",\"properties\":{},\"required\":[],\"additionalProperties\":false}},"
+                     "\"required\":[\"add\"],\"additionalProperties\":false}]},"
+                     "\"stateSchema\":{\"title\":\"State\",\"type\":\"object\",\"properties\":{\"count\":"
+                     "{\"type\":\"integer\"}},\"required\":[\"count\"],\"additionalProperties\":false}}]}",
+                     out_len);
+#endif
     return *out_json ? FK_OK : fail(FK_ERR_INTERNAL, "out of memory");
 }
 
@@ -85,8 +106,8 @@ fk_status fk_create_with_options(const char *feature, size_t feature_len, const 
     if (!feature || !out_instance) return fail(FK_ERR_NULL_ARGUMENT, "feature or out_instance is NULL");
     size_t length = length_of(feature, feature_len);
     if (length != 5 || memcmp(feature, "tally", 5) != 0) return fail(FK_ERR_UNKNOWN_FEATURE, "the one feature is \"tally\"");
-    if (options_json && length_of(options_json, options_len) > 2)
-        return fail(FK_ERR_INVALID_ARGUMENT, "tally takes no options");
+    if (options_json && length_of(options_json, options_len) > 0 && options_json[0] != '{')
+        return fail(FK_ERR_INVALID_ARGUMENT, "the options are a JSON object");
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < SLOTS; i++) {
         if (slots[i].live) continue;
