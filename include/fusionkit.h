@@ -126,6 +126,10 @@ typedef int32_t fk_status;
                                            for; the request stays open. */
 #define FK_ERR_LIMIT_EXCEEDED       14  /* The call would go past one of the limits of
                                            fk_limit(); the message names it. */
+#define FK_ERR_UNSETTLED            15  /* An effect of an instance on a manual clock waits on
+                                           something other than that clock and the host's
+                                           answers, so it cannot settle; the message names
+                                           the feature and the effects. */
 
 /* ---------------------------------------------------------------------------
 ** Types
@@ -478,14 +482,20 @@ fk_status fk_unsubscribe(fk_instance instance, uint64_t subscription);
 ** started by the last input counts from before the move; then it moves the clock;
 ** then it returns once the effects that woke have settled: each has finished, or
 ** waits again on the clock or on a host request. Changes they make are reported to
-** subscribers before this returns. Effects that do not settle within one second of
-** real time are left running and reported later. Advancing by 0 only waits for the
-** effects to settle.
+** subscribers before this returns. Advancing by 0 only settles the effects.
+**
+** An instance on a manual clock runs its effects itself, on the thread of the call
+** that set them going: fk_send, fk_send_and_read(_call), fk_respond,
+** fk_fail_request, fk_goto and fk_advance_clock return once every effect is parked
+** again. Settling is exact, whatever the machine's load: no effect is still running
+** when the call returns, and no real-time limit cuts it short.
 **
 ** nanoseconds  how far to move; 1000000000 is one second.
 **
 ** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_INVALID_ARGUMENT (the instance runs on the
-**         system clock).
+**         system clock), FK_ERR_UNSETTLED (an effect waits on something else, such as
+**         the system clock or another thread; the clock has moved, and the message
+**         names the feature and the effects).
 ** Thread safety: any thread. */
 fk_status fk_advance_clock(fk_instance instance, uint64_t nanoseconds);
 

@@ -179,8 +179,8 @@ struct ConnectionHandler: Sendable {
         case .advanceClock(let id, let seconds):
             let instance = try session.lookup(id)
             let nanoseconds = UInt64((seconds * 1e9).rounded())
-            // fk_advance_clock waits (up to a second) for effects to settle, and those
-            // effects run on the concurrency pool: wait for it on a thread of its own.
+            // fk_advance_clock runs the woken effects on the calling thread until they
+            // settle: a thread of its own, so that the connection's tasks go on meanwhile.
             let outcome = await withCheckedContinuation { (done: CheckedContinuation<BridgeError?, Never>) in
                 DispatchQueue.global().async {
                     do throws(BridgeError) {

@@ -7,10 +7,10 @@ import Testing
 /// FusionScenario, as `fusion test` and the Python package do, and expects the same
 /// verdicts: examples/scenarios pass, Tests/scenarios/failing fail.
 ///
-/// The runner waits for effects to settle on the thread it runs on, as a front end's
-/// thread does. A test runs on the concurrency pool, which the effects need too, so
-/// each scenario runs on a thread of its own, one at a time.
-@Suite(.serialized) struct ScenarioTests {
+/// A scenario runs on a manual clock, whose instance runs its effects itself on the
+/// calling thread (`fk_advance_clock` settles them exactly), so the scenarios run on the
+/// ordinary test runner, in parallel, on the concurrency pool like any test.
+@Suite struct ScenarioTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static func files(_ folder: String) -> [String] {
@@ -40,12 +40,8 @@ import Testing
         #expect(Self.failing.count >= 3, "Tests/scenarios/failing")
     }
 
-    /// Runs a file on a thread outside the concurrency pool.
     static func run(_ file: String) async throws -> ScenarioResult {
-        let runner = try runner()
-        return await withCheckedContinuation { done in
-            Thread { done.resume(returning: runner.run(file: file)) }.start()
-        }
+        try runner().run(file: file)
     }
 
     @Test(arguments: passing) func passes(_ file: String) async throws {

@@ -28,7 +28,9 @@ public struct FeatureDefinition: Sendable {
                 store: Store(
                     feature: F(environment: environment),
                     state: try state.map { (given) throws(FusionError) in try StateRestoration.decode(F.self, given, savedAt: version) },
-                    host: environment.host),
+                    host: environment.host,
+                    // On a manual clock the instance runs its effects itself (Store.settle).
+                    effectExecutor: environment.clock is ManualClock ? EffectExecutor() : nil),
                 inputs: inputs, fieldless: fieldless.value, environment: environment)
         }
     }

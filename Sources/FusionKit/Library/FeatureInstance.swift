@@ -22,6 +22,9 @@ public protocol FeatureInstance: AnyObject, Sendable {
     func close()
     /// Moves a manual clock and waits for the woken effects to settle.
     func advanceClock(by nanoseconds: UInt64) throws(FusionError)
+    /// On a manual clock, runs the effects until each is parked again: what every call
+    /// that can set effects going does before it returns (respond and fail included).
+    func settleEffects() throws(FusionError)
     /// Effects not finished and host requests not answered (fk_pending).
     var pending: (effects: Int, requests: Int) { get }
     /// Whether `close()` has begun: calls racing with it report an invalid handle.
@@ -101,14 +104,19 @@ final class JSONStore<F: Feature>: FeatureInstance {
 
     // The protocol's requirements; @usableFromInline because the class is.
 
-    @usableFromInline func send(json: UnsafeRawBufferPointer) throws(FusionError) { _ = try apply(json, nil) }
+    @usableFromInline func send(json: UnsafeRawBufferPointer) throws(FusionError) {
+        _ = try apply(json, nil)
+        if store.effectExecutor != nil { try settleEffects() }
+    }
 
     @usableFromInline func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try readState() }
 
     @usableFromInline func sendAndWriteState(json: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError)
         -> (length: Int, version: UInt64)
     {
-        try apply(json, buffer).unsafelyUnwrapped  // (always a result when given a buffer)
+        let written = try apply(json, buffer).unsafelyUnwrapped  // (always a result when given a buffer)
+        if store.effectExecutor != nil { try settleEffects() }
+        return written
     }
 
     @usableFromInline func writeState(into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64) {
@@ -131,11 +139,17 @@ final class JSONStore<F: Feature>: FeatureInstance {
         // Requests first: the host hears of each cancellation before destroy returns.
         environment.host.close()
         store.close()
+        // The cancelled effects' last steps, so that none is left in the queue.
+        store.effectExecutor?.drain()
     }
 
     @usableFromInline func keepHistory(limit: Int) { store.keepTimeline(limit: limit) }
     @usableFromInline var historyJSON: JSONValue? { store.historyJSON }
-    @usableFromInline func goto(version: UInt64) throws(FusionError) -> UInt64 { try store.goto(version: version) }
+    @usableFromInline func goto(version: UInt64) throws(FusionError) -> UInt64 {
+        let reached = try store.goto(version: version)
+        if store.effectExecutor != nil { try settleEffects() }
+        return reached
+    }
     @usableFromInline var isClosed: Bool { store.isClosed || environment.host.isClosed }
 
     @usableFromInline var pending: (effects: Int, requests: Int) {
@@ -150,9 +164,18 @@ final class JSONStore<F: Feature>: FeatureInstance {
         }
         // Effects started by earlier inputs first reach their wait, so that their
         // deadlines count from the time they were started at, not from after the move.
-        store.settle(waitingOn: clock, requests: environment.host)
+        // (An effect that cannot settle is said after the move, which is made anyway.)
+        let before = Result { () throws(FusionError) in try store.settle(waitingOn: clock, requests: environment.host) }
         clock.advance(by: .nanoseconds(Int64(clamping: nanoseconds)))
-        store.settle(waitingOn: clock, requests: environment.host)
+        try store.settle(waitingOn: clock, requests: environment.host)
+        try before.get()
+    }
+
+    /// On a manual clock: runs the effects until each is parked again (see
+    /// `Store.settle`). Nothing to do on the system clock, where effects run by themselves.
+    @usableFromInline func settleEffects() throws(FusionError) {
+        guard let clock = environment.clock as? ManualClock else { return }
+        try store.settle(waitingOn: clock, requests: environment.host)
     }
 }
 

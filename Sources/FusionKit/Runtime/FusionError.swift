@@ -35,6 +35,7 @@ public enum FusionStatus: Int32, Sendable, CaseIterable {
     case unknownRequest = 12
     case invalidResponse = 13
     case limitExceeded = 14
+    case unsettled = 15
 
     /// The name of the constant in the C header.
     public var symbol: String {
@@ -54,6 +55,7 @@ public enum FusionStatus: Int32, Sendable, CaseIterable {
         case .unknownRequest: return "FK_ERR_UNKNOWN_REQUEST"
         case .invalidResponse: return "FK_ERR_INVALID_RESPONSE"
         case .limitExceeded: return "FK_ERR_LIMIT_EXCEEDED"
+        case .unsettled: return "FK_ERR_UNSETTLED"
         }
     }
 }

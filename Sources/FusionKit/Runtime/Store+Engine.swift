@@ -231,9 +231,18 @@ extension Store {
         let key = nextEffectKey
         effects[key] = RunningEffect(id: id)
         let send = Send<F.Action> { [weak self] action in self?.receive(action, from: key) }
-        let task = Task.detached { [weak self] in
-            await body(send)
-            self?.finished(key)
+        let task: Task<Void, Never>
+        if let effectExecutor {
+            // Run by `settle`'s drain: on a manual clock, the effect's every step is the caller's.
+            task = Task(executorPreference: effectExecutor) { [weak self] in
+                await body(send)
+                self?.finished(key)
+            }
+        } else {
+            task = Task.detached { [weak self] in
+                await body(send)
+                self?.finished(key)
+            }
         }
         effects[key]?.task = task
     }

@@ -84,12 +84,18 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// time (nil while taken).
     @usableFromInline @exclusivity(unchecked) var encodeScratch: AnyObject?
 
+    /// Where effects run when the store settles them itself (an instance on a manual
+    /// clock, see `settle`); nil: each effect is a detached task on the global pool.
+    public let effectExecutor: EffectExecutor?
+
     /// A store running `feature`, from `state` (the feature's initial state when nil);
-    /// `host` receives the work it asks of the host.
-    public init(feature: F, state: F.State? = nil, host: HostRequests = HostRequests()) {
+    /// `host` receives the work it asks of the host. With `effectExecutor`, effects run
+    /// only when `settle` drains it.
+    public init(feature: F, state: F.State? = nil, host: HostRequests = HostRequests(), effectExecutor: EffectExecutor? = nil) {
         self.feature = feature
         self.current = state ?? feature.initialState
         self.host = host
+        self.effectExecutor = effectExecutor
     }
 
     /// A store of a feature made from `environment` (the live one by default): how tests
@@ -150,15 +156,39 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// How many effects are still running.
     public var runningEffectCount: Int { lock.withLock { effects.count } }
 
-    /// Waits (up to `limit` of real time) until every running effect is parked: asleep
-    /// on `clock` or waiting for a host request. What a manual clock's `advance`
-    /// needs so that its caller sees the effects' changes when it returns.
-    public func settle(waitingOn clock: ManualClock, requests: HostRequests, limit: Duration = .seconds(1)) {
-        let start = ContinuousClock.now
-        while runningEffectCount > clock.sleeperCount + requests.openCount {
-            if ContinuousClock.now - start > limit { return }
-            Self.pause()
+    /// Runs the effects until every one is parked: asleep on `clock`, waiting for a host
+    /// request, or finished. What a manual clock's `advance` needs so that its caller
+    /// sees the effects' changes when it returns. With an `effectExecutor` this is
+    /// exact: the effects run here, on this thread, and one that waits on anything else
+    /// (the system clock, another thread) is `FusionStatus.unsettled`, naming the
+    /// feature and its effects. Without one (a store made directly, its effects on the
+    /// global pool) it waits for them, up to a second of real time.
+    public func settle(waitingOn clock: ManualClock, requests: HostRequests) throws(FusionError) {
+        guard let effectExecutor else {
+            // A store whose effects run on the global pool: wait for them, as before.
+            let start = ContinuousClock.now
+            while runningEffectCount > clock.sleeperCount + requests.openCount {
+                if ContinuousClock.now - start > .seconds(1) { return }
+                Self.pause()
+            }
+            return
         }
+        effectExecutor.drain()
+        // Every effect has run until it waits. Those waiting on this clock or on a host
+        // answer are parked; any other waits on something no drain can bring back.
+        let (waiting, unnamed) = lock.withLock { () -> ([String], Int) in
+            let running = effects.values
+            guard running.count > clock.sleeperCount + requests.openCount else { return ([], 0) }
+            let candidates = running.filter { $0.request == nil }
+            return (candidates.compactMap { $0.id.map { "\"\($0.rawValue)\"" } }, candidates.filter { $0.id == nil }.count)
+        }
+        guard !waiting.isEmpty || unnamed > 0 else { return }
+        var named = waiting
+        if unnamed > 0 { named.append("\(unnamed) without an id") }
+        throw FusionError(
+            .unsettled,
+            "an effect of \"\(F.name)\" waits on something other than its manual clock and the host's answers, so it cannot settle (effects not asleep on the clock or waiting for the host, one of which is it: \(named.joined(separator: ", ")))"
+        )
     }
 
     /// Calls `callback` with the new version after every change, until unsubscribed.

@@ -42,6 +42,7 @@ from .errors import (
                      UnknownInputError,
                      UnknownRequestError,
                      UnknownSubscriptionError,
+                     UnsettledError,
 )
 from .journal import JournalWarning
 from .manifest import FeatureSpec, FeatureSummary, InputCase, InputField, LibraryInfo, Manifest, ManifestSummary
@@ -56,5 +57,5 @@ __all__ = [
     "NullArgumentError", "InvalidHandleError", "InvalidUTF8Error", "MalformedJSONError", "UnknownFeatureError",
     "UnknownInputError", "InvalidInputError", "InvalidStateError", "InvalidArgumentError",
     "UnknownSubscriptionError", "InternalError", "UnknownRequestError", "InvalidResponseError",
-    "LimitExceededError", "LIMITS", "JournalError", "JournalWarning",
+    "LimitExceededError", "UnsettledError", "LIMITS", "JournalError", "JournalWarning",
 ]

@@ -47,8 +47,10 @@ class TimeTravel(InstanceHandle):
 
     def advance_clock(self, seconds: float = 0.0, *, nanoseconds: int | None = None) -> None:
         """Moves a manual clock forward (fk_advance_clock; create with clock="manual") and
-        returns once the effects that woke have settled; their changes are reported
-        before it returns. advance_clock(0.5) or advance_clock(nanoseconds=500_000_000)."""
+        returns once the effects that woke have settled, run on this thread; their changes
+        are reported before it returns. advance_clock(0.5) or
+        advance_clock(nanoseconds=500_000_000). UnsettledError names an effect that waits
+        on something other than the clock and the host (the clock has moved)."""
         self.library.require("fk_advance_clock")
         if nanoseconds is None:
             if not math.isfinite(seconds) or seconds < 0:

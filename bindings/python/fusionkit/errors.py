@@ -154,12 +154,19 @@ class LimitExceededError(FusionError):
     CODE = 14
 
 
+class UnsettledError(FusionError):
+    """FK_ERR_UNSETTLED: an effect of an instance on a manual clock waits on something
+    other than that clock and the host's answers, so it cannot settle; the message names
+    the feature and the effects."""
+    CODE = 15
+
+
 _BY_CODE: dict[int, type[FusionError]] = {
     cls.CODE: cls
     for cls in (NullArgumentError, InvalidHandleError, InvalidUTF8Error, MalformedJSONError,
                 UnknownFeatureError, UnknownInputError, InvalidInputError, InvalidStateError,
                 InvalidArgumentError, UnknownSubscriptionError, InternalError, UnknownRequestError,
-                InvalidResponseError, LimitExceededError)
+                InvalidResponseError, LimitExceededError, UnsettledError)
     if cls.CODE is not None
 }
 
