@@ -50,9 +50,10 @@ private struct CRequestHandler: @unchecked Sendable {
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)
         let result = try CArguments.json(resultJSON, resultLength, "result_json", what: "the response")
-        try racingDestroy(instance, target) { () throws(FusionError) in try target.hostRequests.respond(requestID, with: result) }
         // The effect that asked runs on with the answer (at once on a manual clock).
-        try target.settleEffects()
+        try target.answering { () throws(FusionError) in
+            try racingDestroy(instance, target) { () throws(FusionError) in try target.hostRequests.respond(requestID, with: result) }
+        }
     }
 }
 
@@ -62,8 +63,9 @@ private struct CRequestHandler: @unchecked Sendable {
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)
         let text = try CArguments.name(message, messageLength, "message")
-        try racingDestroy(instance, target) { () throws(FusionError) in try target.hostRequests.fail(requestID, message: text) }
-        try target.settleEffects()
+        try target.answering { () throws(FusionError) in
+            try racingDestroy(instance, target) { () throws(FusionError) in try target.hostRequests.fail(requestID, message: text) }
+        }
     }
 }
 

@@ -88,4 +88,25 @@ import Testing
             try await group.waitForAll()
         }
     }
+
+    @Test func callsOnOneInstanceFromManyThreadsNeitherDeadlockNorFailToSettle() async throws {
+        let chain = try instance()
+        defer { chain.close() }
+        // Four callers at once on one instance: each drain runs what it takes, none waits
+        // on another's, and none takes another's running effect for one that cannot settle.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    for _ in 0..<5 {
+                        try Array(#""tick""#.utf8).withUnsafeBytes { try chain.send(json: $0) }
+                        try chain.advanceClock(by: 100_000_000)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for _ in 0..<3 { try chain.advanceClock(by: 100_000_000) }
+        #expect(chain.pending.effects == 0)
+        #expect(try steps(chain) == .integer(60))  // 20 chains of 3 steps each, none lost
+    }
 }

@@ -22,9 +22,9 @@ public protocol FeatureInstance: AnyObject, Sendable {
     func close()
     /// Moves a manual clock and waits for the woken effects to settle.
     func advanceClock(by nanoseconds: UInt64) throws(FusionError)
-    /// On a manual clock, runs the effects until each is parked again: what every call
-    /// that can set effects going does before it returns (respond and fail included).
-    func settleEffects() throws(FusionError)
+    /// Runs `body`, a call that may set effects going (a host's answer, say), and on a
+    /// manual clock runs the effects until each is parked again before returning.
+    func answering(_ body: () throws(FusionError) -> Void) throws(FusionError)
     /// Effects not finished and host requests not answered (fk_pending).
     var pending: (effects: Int, requests: Int) { get }
     /// Whether `close()` has begun: calls racing with it report an invalid handle.
@@ -105,8 +105,11 @@ final class JSONStore<F: Feature>: FeatureInstance {
     // The protocol's requirements; @usableFromInline because the class is.
 
     @usableFromInline func send(json: UnsafeRawBufferPointer) throws(FusionError) {
-        _ = try apply(json, nil)
-        if store.effectExecutor != nil { try settleEffects() }
+        guard store.effectExecutor != nil else {
+            _ = try apply(json, nil)
+            return
+        }
+        try answering { () throws(FusionError) in _ = try apply(json, nil) }
     }
 
     @usableFromInline func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try readState() }
@@ -114,9 +117,12 @@ final class JSONStore<F: Feature>: FeatureInstance {
     @usableFromInline func sendAndWriteState(json: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError)
         -> (length: Int, version: UInt64)
     {
-        let written = try apply(json, buffer).unsafelyUnwrapped  // (always a result when given a buffer)
-        if store.effectExecutor != nil { try settleEffects() }
-        return written
+        guard store.effectExecutor != nil else {
+            return try apply(json, buffer).unsafelyUnwrapped  // (always a result when given a buffer)
+        }
+        var written: (length: Int, version: UInt64)?
+        try answering { () throws(FusionError) in written = try apply(json, buffer) }
+        return written.unsafelyUnwrapped
     }
 
     @usableFromInline func writeState(into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64) {
@@ -146,8 +152,8 @@ final class JSONStore<F: Feature>: FeatureInstance {
     @usableFromInline func keepHistory(limit: Int) { store.keepTimeline(limit: limit) }
     @usableFromInline var historyJSON: JSONValue? { store.historyJSON }
     @usableFromInline func goto(version: UInt64) throws(FusionError) -> UInt64 {
-        let reached = try store.goto(version: version)
-        if store.effectExecutor != nil { try settleEffects() }
+        var reached: UInt64 = 0
+        try answering { () throws(FusionError) in reached = try store.goto(version: version) }
         return reached
     }
     @usableFromInline var isClosed: Bool { store.isClosed || environment.host.isClosed }
@@ -165,16 +171,23 @@ final class JSONStore<F: Feature>: FeatureInstance {
         // Effects started by earlier inputs first reach their wait, so that their
         // deadlines count from the time they were started at, not from after the move.
         // (An effect that cannot settle is said after the move, which is made anyway.)
+        store.enterCall()
+        defer { store.leaveCall() }
         let before = Result { () throws(FusionError) in try store.settle(waitingOn: clock, requests: environment.host) }
         clock.advance(by: .nanoseconds(Int64(clamping: nanoseconds)))
         try store.settle(waitingOn: clock, requests: environment.host)
         try before.get()
     }
 
-    /// On a manual clock: runs the effects until each is parked again (see
-    /// `Store.settle`). Nothing to do on the system clock, where effects run by themselves.
-    @usableFromInline func settleEffects() throws(FusionError) {
-        guard let clock = environment.clock as? ManualClock else { return }
+    /// Runs `body` (a call that may set effects going: an input, a host's answer, a goto),
+    /// then, on a manual clock, the effects until each is parked again (see
+    /// `Store.settle`), the whole counted as one call. On the system clock, only `body`:
+    /// effects run by themselves there.
+    @usableFromInline func answering(_ body: () throws(FusionError) -> Void) throws(FusionError) {
+        guard let clock = environment.clock as? ManualClock else { return try body() }
+        store.enterCall()
+        defer { store.leaveCall() }
+        try body()
         try store.settle(waitingOn: clock, requests: environment.host)
     }
 }

@@ -88,6 +88,17 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// clock, see `settle`); nil: each effect is a detached task on the global pool.
     public let effectExecutor: EffectExecutor?
 
+    /// Calls on this store between `enterCall` and `leaveCall` (an instance on a manual
+    /// clock counts its calls): while another is under way, an effect not parked may be
+    /// that call's to settle, so `settle` does not call it unsettled.
+    @usableFromInline @exclusivity(unchecked) var activeCalls = 0
+
+    /// A call that may set effects going begins (see `activeCalls`).
+    public func enterCall() { lock.withLock { activeCalls += 1 } }
+
+    /// The call begun with `enterCall` ends.
+    public func leaveCall() { lock.withLock { activeCalls -= 1 } }
+
     /// A store running `feature`, from `state` (the feature's initial state when nil);
     /// `host` receives the work it asks of the host. With `effectExecutor`, effects run
     /// only when `settle` drains it.
@@ -173,12 +184,14 @@ public final class Store<F: Feature>: @unchecked Sendable {
             }
             return
         }
-        effectExecutor.drain()
-        // Every effect has run until it waits. Those waiting on this clock or on a host
-        // answer are parked; any other waits on something no drain can bring back.
+        // Every effect has run until it waits (unless another call's drain is running one:
+        // that call settles it). Those waiting on this clock or on a host answer are
+        // parked; any other waits on something no drain can bring back.
+        guard effectExecutor.drain() else { return }
         let (waiting, unnamed) = lock.withLock { () -> ([String], Int) in
             let running = effects.values
-            guard running.count > clock.sleeperCount + requests.openCount else { return ([], 0) }
+            // Another call under way may be moving an effect between its waits.
+            guard activeCalls <= 1, running.count > clock.sleeperCount + requests.openCount else { return ([], 0) }
             let candidates = running.filter { $0.request == nil }
             return (candidates.compactMap { $0.id.map { "\"\($0.rawValue)\"" } }, candidates.filter { $0.id == nil }.count)
         }
