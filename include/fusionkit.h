@@ -488,7 +488,9 @@ fk_status fk_unsubscribe(fk_instance instance, uint64_t subscription);
 ** that set them going: fk_send, fk_send_and_read(_call), fk_respond,
 ** fk_fail_request, fk_goto and fk_advance_clock return once every effect is parked
 ** again. Settling is exact, whatever the machine's load: no effect is still running
-** when the call returns, and no real-time limit cuts it short.
+** when the call returns, and no real-time limit cuts it short. (With calls from several
+** threads at once, a call leaves an effect step another thread is running to that
+** thread's call, and reports no FK_ERR_UNSETTLED while another call is under way.)
 **
 ** nanoseconds  how far to move; 1000000000 is one second.
 **
