@@ -10,8 +10,6 @@ renders the block of docs/reliability.md from it.
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
 import platform
 import sys
@@ -21,8 +19,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bindings" / "python"))
+sys.path.insert(0, str(ROOT / "Benchmarks" / "report"))
 
 import fusionkit  # noqa: E402
+import results  # noqa: E402
 
 
 def per_input(lib: fusionkit.Library, inputs: int, journal: Path | None) -> float:
@@ -60,17 +60,14 @@ def main(argv: list[str] | None = None) -> int:
             plain.append(per_input(lib, args.inputs, None))
             os.unlink(journal)
         kind = filesystem(Path(folder).resolve())
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.machine())
     raw = {
         "benchmark": "journal-cost",
-        "measured": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "filesystem": kind},
+        "measured": results.measured_now(),
+        "machine": {"cpu": results.cpu_model(), "cores": os.cpu_count(), "python": platform.python_version(),
+                    "filesystem": kind},
         "inputs": args.inputs, "journaledSeconds": journaled, "plainSeconds": plain,
     }
-    args.results.parent.mkdir(parents=True, exist_ok=True)
-    args.results.write_text(json.dumps(raw, indent=2) + "\n")
-    print(f"wrote {args.results}")
+    results.keep(args.results, raw)
     return 0
 
 

@@ -13,7 +13,6 @@ figures, copy its reliability.json to Benchmarks/results/ and run Benchmarks/rep
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import re
@@ -23,6 +22,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "Benchmarks" / "report"))
+
+import results  # noqa: E402
+
 TARGETS = ("send", "create", "respond", "json_parser", "manifest")
 
 
@@ -62,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
                              text=True).stdout.strip()
     raw: dict[str, Any] = {
         "benchmark": "reliability",
-        "measured": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "measured": results.measured_now(),
         "commit": (commit.stdout.strip() or "unknown") + (" with uncommitted changes" if changed else ""),
         "cores": os.cpu_count(),
         "fuzzSeconds": args.fuzz_seconds,

@@ -57,7 +57,10 @@ def _comparisons(comparisons: list[dict[str, Any]]) -> list[str]:
         ratio = paired(c["baselineNanos"], c["subjectNanos"])
         relation = f"{times(ratio)} faster" if ratio >= 1 else f"{times(1 / ratio)} slower"
         judge = TARGETS[c["key"]]
-        target, met = ("(reference)", "—") if judge is None else (lambda t: (t[0], verdict(t[1])))(judge(subject, ratio))
+        target, met = "(reference)", "—"
+        if judge is not None:
+            target, holds = judge(subject, ratio)
+            met = verdict(holds)
         lines.append(f"| {c['name']} | {c['subject']} | {nanoseconds(subject)} | {c['baseline']} | "
                      f"{nanoseconds(baseline)} | {relation} | {target} | {met} |")
     return lines

@@ -10,13 +10,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "Benchmarks" / "report"))
+
+import results  # noqa: E402
+import time_travel  # noqa: E402
 
 
 def main() -> int:
@@ -31,17 +33,11 @@ def main() -> int:
         out = subprocess.run([str(args.bench), str(args.rounds)], check=True, capture_output=True, text=True).stdout
         runs.append(json.loads(out))
         print(f"run {number + 1} of {args.runs} measured", file=sys.stderr)
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.machine())
-    raw = {"benchmark": "time-travel", "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-           "machine": {"cpu": cpu, "cores": os.cpu_count()}, "rounds": args.rounds, "runs": runs}
-    sys.path.insert(0, str(ROOT / "Benchmarks" / "report"))
-    import time_travel  # the block's renderer: the same text from this run as from the kept file
-    print(time_travel.render(raw))
+    raw = {"benchmark": "time-travel", "measured": results.measured_now(),
+           "machine": {"cpu": results.cpu_model(), "cores": os.cpu_count()}, "rounds": args.rounds, "runs": runs}
+    print(time_travel.render(raw))  # the block, from this run as from the kept file
     if args.results:
-        args.results.parent.mkdir(parents=True, exist_ok=True)
-        args.results.write_text(json.dumps(raw, indent=1) + "\n")
-        print(f"wrote {args.results}")
+        results.keep(args.results, raw)
     return 0
 
 

@@ -18,11 +18,14 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "Benchmarks" / "report"))
+
+import results  # noqa: E402
+import web_load  # noqa: E402
 
 LOADS = [  # (sessions, interval between one session's inputs in ms, inputs per session)
     (1000, 500, 20),   # 2,000 inputs per second in all
@@ -75,7 +78,7 @@ def main() -> None:
         measured.append({"sessions": sessions, "intervalMs": interval, "inputsPerSession": inputs, "runs": runs})
     raw: dict[str, Any] = {
         "benchmark": "web-load",
-        "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "measured": results.measured_now(),
         "machine": {"cores": os.cpu_count()},
         "runsPerLoad": args.runs,
         "loads": measured,
@@ -83,13 +86,9 @@ def main() -> None:
         "idleSessions": loads[0][0],
         "idleSessionBytes": [r["idleSessionBytes"] for load in measured for r in load["runs"]],
     }
-    sys.path.insert(0, str(ROOT / "Benchmarks" / "report"))
-    import web_load  # the block's renderer: the same text from this run as from the kept file
-    print(web_load.render(raw))
+    print(web_load.render(raw))  # the block, from this run as from the kept file
     if args.results:
-        args.results.parent.mkdir(parents=True, exist_ok=True)
-        args.results.write_text(json.dumps(raw, indent=1) + "\n")
-        print(f"wrote {args.results}")
+        results.keep(args.results, raw)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import ctypes
-import datetime
 import io
 import json
 import os
@@ -55,8 +54,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT / "Benchmarks" / "report"))
 
 import fusionkit  # noqa: E402
+import results  # noqa: E402
 from fusionkit._native import NUL_TERMINATED, Call, holding_the_gil  # noqa: E402
 
 
@@ -222,25 +223,12 @@ def profile(lib: fusionkit.Library, iterations: int) -> str:
     return out.getvalue()
 
 
-def machine() -> tuple[str, int, str]:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return cpu, os.cpu_count() or 1, platform.python_version()
-
-
 def raw_results(lib: fusionkit.Library, runs: list[dict[str, list[float]]], rounds: int, per_round: int) -> dict[str, Any]:
     """Every sample of every run, as Benchmarks/results keeps them."""
-    cpu, cores, python = machine()
     return {
         "benchmark": "python-bench",
-        "measured": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": {"cpu": cpu, "cores": cores, "python": python},
+        "measured": results.measured_now(),
+        "machine": {"cpu": results.cpu_model(), "cores": os.cpu_count() or 1, "python": platform.python_version()},
         "library": "release" if "/release/" in str(lib.path) or "_lib" in str(lib.path) else "debug",
         "rounds": rounds, "perRound": per_round, "runs": runs,
     }
@@ -267,16 +255,13 @@ def main(argv: list[str] | None = None) -> int:
         runs.append(measure(lib, args.rounds, args.per_round))
         print(f"run {number + 1} of {args.runs} measured", file=sys.stderr)
     raw = raw_results(lib, runs, args.rounds, args.per_round)
-    sys.path.insert(0, str(ROOT / "Benchmarks" / "report"))
     import python_bench  # the renderer of the block: the same text from this run as from the kept file
     print(python_bench.render(raw))
     if args.profile:
         print()
         print(profile(lib, 50_000))
     if args.results:
-        args.results.parent.mkdir(parents=True, exist_ok=True)
-        args.results.write_text(json.dumps(raw, indent=1) + "\n")
-        print(f"\nwrote {args.results}")
+        results.keep(args.results, raw)
     return 0
 
 
