@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The store's engine: how an input or an effect's action becomes a new state and
 /// version (`applyLocked`), how effects and host requests are started, fed back and
 /// cancelled, and how the state is encoded and written under the lock. Methods named
@@ -259,11 +253,6 @@ extension Store {
             if let task = effect.task { tasksToCancel.append(task) }
             if let request = effect.request { requestsToCancel.append(request) }
         }
-    }
-
-    static func pause() {
-        var request = timespec(tv_sec: 0, tv_nsec: 50_000)
-        nanosleep(&request, nil)
     }
 
     /// The encoder's scratch kept from the last encode, now this caller's. Lock held.

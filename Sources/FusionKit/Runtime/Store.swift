@@ -172,17 +172,14 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// sees the effects' changes when it returns. With an `effectExecutor` this is
     /// exact: the effects run here, on this thread, and one that waits on anything else
     /// (the system clock, another thread) is `FusionStatus.unsettled`, naming the
-    /// feature and its effects. Without one (a store made directly, its effects on the
-    /// global pool) it waits for them, up to a second of real time.
+    /// feature and its effects. A store made without one runs its effects on the global
+    /// pool, which nothing here can settle exactly: `invalidArgument` says so (such a
+    /// store's tests wait with `ManualClock.waitForSleepers` and `waitUntil(version:)`).
     public func settle(waitingOn clock: ManualClock, requests: HostRequests) throws(FusionError) {
         guard let effectExecutor else {
-            // A store whose effects run on the global pool: wait for them, as before.
-            let start = ContinuousClock.now
-            while runningEffectCount > clock.sleeperCount + requests.openCount {
-                if ContinuousClock.now - start > .seconds(1) { return }
-                Self.pause()
-            }
-            return
+            throw FusionError(
+                .invalidArgument,
+                "this \"\(F.name)\" store runs its effects on the global pool; make it with an effectExecutor to settle them")
         }
         // Every effect has run until it waits (unless another call's drain is running one:
         // that call settles it). Those waiting on this clock or on a host answer are
