@@ -9,6 +9,7 @@ import PackageDescription
 //   FusionExamples  the seed features, shipped as libFusionExamples.so
 //   CFFI            libffi from the system (pkg-config), for FusionHost
 //   FusionHost      loads any library exporting the C ABI at run time and calls it through libffi
+//   CFileSync       syncfs(2), which Swift's Glibc module hides, for FusionHost's journal committer
 //   FusionWeb       the web bridge: serves pages and one WebSocket, drives features through FusionHost
 //   FusionScenario  scenarios (*.scenario.json): Input/State specs run through the C ABI
 //   fusion          the shell client: inspect, run (REPL), send, serve (the web bridge), test, new
@@ -81,7 +82,8 @@ let package = Package(
         // is just the header; FusionJSON is the codec both sides share, and FusionHost
         // re-exports it).
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
-        .target(name: "FusionHost", dependencies: ["FusionJSON", "CFFI", "CFusionKit"], swiftSettings: strict),
+        .target(name: "CFileSync"),
+        .target(name: "FusionHost", dependencies: ["FusionJSON", "CFFI", "CFusionKit", "CFileSync"], swiftSettings: strict),
         .target(
             name: "FusionWeb",
             dependencies: [

@@ -14,7 +14,8 @@
 /// never read as something it is not.
 public final class JournalFile: Sendable {
     public let path: String
-    private let descriptor: Int32
+    /// Open for appending while the journal is; a `JournalCommitter` syncs it.
+    let descriptor: Int32
 
     /// What a journal held when it was opened.
     public struct Contents: Sendable {
@@ -94,7 +95,23 @@ public final class JournalFile: Sendable {
         try Self.append(record, to: descriptor, path: path)
     }
 
+    /// Appends one record without waiting for the disk: it is durable only once a sync
+    /// of this file (a `JournalCommitter`'s) has returned since.
+    func appendWithoutSync(_ record: JSONValue) throws(JournalError) {
+        try Self.writeLine(record, to: descriptor, path: path)
+    }
+
+    /// Waits until everything appended is on the disk.
+    func sync() throws(JournalError) {
+        guard fdatasync(descriptor) == 0 else { throw JournalError(path: path, "cannot flush it to disk: \(Self.systemError())") }
+    }
+
     private static func append(_ record: JSONValue, to descriptor: Int32, path: String) throws(JournalError) {
+        try writeLine(record, to: descriptor, path: path)
+        guard fdatasync(descriptor) == 0 else { throw JournalError(path: path, "cannot flush it to disk: \(systemError())") }
+    }
+
+    private static func writeLine(_ record: JSONValue, to descriptor: Int32, path: String) throws(JournalError) {
         let text = record.jsonText
         var line = Array(text.utf8)
         line.append(UInt8(ascii: " "))
@@ -109,7 +126,6 @@ public final class JournalFile: Sendable {
             }
             offset += written
         }
-        guard fdatasync(descriptor) == 0 else { throw JournalError(path: path, "cannot flush it to disk: \(systemError())") }
     }
 
     // MARK: Reading

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -21,6 +22,12 @@ import Synchronization
 /// Changes are journaled and applied one at a time, under a lock held while the
 /// library runs; so a change callback must not make a journaled change itself (it
 /// would wait for that lock): hand it to another thread.
+///
+/// With a `JournalCommitter` (the web bridge's group commit) a record is written, then
+/// waits for the committer's sync, which it shares with the records of other sessions
+/// written meanwhile, and is applied once it is on the disk; records are applied in the
+/// journal's order whichever caller's sync returns first. The `async` calls wait for
+/// the sync without holding a thread.
 public final class JournaledInstance: Sendable {
     public let instance: HostedInstance
     public let path: String
@@ -47,9 +54,40 @@ public final class JournaledInstance: Sendable {
     }
 
     private let file: JournalFile
-    /// Held while a record is journaled and applied, so both happen in one order.
-    private let applying = Mutex(())
+    /// Shares syncs with other journals; nil: each record is synced on its own.
+    private let committer: JournalCommitter?
+    /// Held while a record is journaled and while records are applied, so both happen
+    /// in one order; with a committer, it also holds the records waiting for the disk.
+    private let applying = Mutex(Commits())
     private let ticker = RealTimeTicker(label: "fusion.journal.clock")
+
+    /// The records written and not yet applied (with a committer), in the journal's order.
+    private struct Commits {
+        var nextTicket: UInt64 = 0
+        var written: [Written] = []
+        /// Callers waiting for their record's sync.
+        var waiters: [UInt64: Waiter] = [:]
+        /// What applying a record did, kept for its caller when another caller applied it.
+        var outcomes: [UInt64: Result<Void, JournaledCallError>] = [:]
+
+        /// Whether a record's sync has returned (a record applied already has).
+        func isSynced(_ ticket: UInt64) -> Bool {
+            guard let record = written.first(where: { $0.ticket == ticket }) else { return true }
+            return record.synced != nil
+        }
+    }
+
+    private struct Written {
+        let ticket: UInt64
+        let record: JournalRecord
+        /// nil until the committer has synced it: then `.some(nil)`, or the failure.
+        var synced: JournalError??
+    }
+
+    private enum Waiter {
+        case task(CheckedContinuation<Void, Never>)
+        case thread(DispatchSemaphore)
+    }
 
     /// Opens the journal at `path`: resumes the session it holds, or, when there is no
     /// journal there (or an empty file), starts one for a new instance of `feature`
@@ -62,9 +100,10 @@ public final class JournaledInstance: Sendable {
     /// (calling `advanceClock`, so that each move is journaled and recorded alike).
     public init(
         path: String, library: HostedLibrary, feature: String?, options: JSONValue, startedBy: String,
-        extra: JSONValue = .object([]), drivesClock: Bool = true
+        extra: JSONValue = .object([]), drivesClock: Bool = true, committer: JournalCommitter? = nil
     ) throws(JournalError) {
         self.path = path
+        self.committer = committer
         let realTime: Bool
         if let (existing, contents) = try JournalFile.open(existing: path) {
             let header = contents.header
@@ -173,6 +212,15 @@ public final class JournaledInstance: Sendable {
         try perform(.send(input))
     }
 
+    /// `send`, waiting for the disk without holding the thread.
+    public func send(_ inputJSON: String) async throws(JournaledCallError) {
+        guard let input = try? JSONParser.parse(inputJSON) else {
+            do throws(FusionHostError) { try instance.send(inputJSON) } catch { throw .refused(error) }
+            return
+        }
+        try await perform(.send(input))
+    }
+
     /// fk_goto, journaled as `{"goto": version}`.
     public func goto(version: UInt64) throws(JournaledCallError) { try perform(.goto(version)) }
 
@@ -181,9 +229,19 @@ public final class JournaledInstance: Sendable {
         try perform(.respond(id: requestID, result: result))
     }
 
+    /// `respond`, waiting for the disk without holding the thread.
+    public func respond(to requestID: UInt64, result: JSONValue) async throws(JournaledCallError) {
+        try await perform(.respond(id: requestID, result: result))
+    }
+
     /// fk_fail_request, journaled as `{"fail": {"id": …, "message": …}}`.
     public func failRequest(_ requestID: UInt64, message: String) throws(JournaledCallError) {
         try perform(.fail(id: requestID, message: message))
+    }
+
+    /// `failRequest`, waiting for the disk without holding the thread.
+    public func failRequest(_ requestID: UInt64, message: String) async throws(JournaledCallError) {
+        try await perform(.fail(id: requestID, message: message))
     }
 
     /// fk_advance_clock asked for by the session itself, journaled as `{"advance": ns}`.
@@ -194,7 +252,29 @@ public final class JournaledInstance: Sendable {
     /// Journals a record, then applies it; one at a time (the clock's ticks included),
     /// so the journal's order is the order things happened.
     private func perform(_ record: JournalRecord) throws(JournaledCallError) {
-        try applying.withLock { (_: inout Void) throws(JournaledCallError) in
+        guard committer != nil else { return try performSynced(record) }
+        guard let ticket = try write(record) else { return }
+        waitForSync(ticket)
+        try applySynced(through: ticket).get()
+    }
+
+    private func perform(_ record: JournalRecord) async throws(JournaledCallError) {
+        guard committer != nil else { return try performSynced(record) }
+        guard let ticket = try write(record) else { return }
+        await withCheckedContinuation { (synced: CheckedContinuation<Void, Never>) in
+            let now = applying.withLock { commits in
+                if commits.isSynced(ticket) { return true }
+                commits.waiters[ticket] = .task(synced)
+                return false
+            }
+            if now { synced.resume() }
+        }
+        try applySynced(through: ticket).get()
+    }
+
+    /// Without a committer: the record is appended and synced, then applied, under the lock.
+    private func performSynced(_ record: JournalRecord) throws(JournaledCallError) {
+        try applying.withLock { (_: inout Commits) throws(JournaledCallError) in
             do throws(JournalError) {
                 try file.append(record.json)
             } catch {
@@ -208,18 +288,99 @@ public final class JournaledInstance: Sendable {
         }
     }
 
+    // MARK: Group commit
+
+    /// Writes a record and hands it to the committer; its ticket, to wait on. With
+    /// `onlyIf` false (checked under the lock) nothing is written and nil returned.
+    private func write(_ record: JournalRecord, onlyIf condition: () -> Bool = { true }) throws(JournaledCallError) -> UInt64? {
+        guard let committer else { return nil }
+        return try applying.withLock { (commits: inout Commits) throws(JournaledCallError) -> UInt64? in
+            guard condition() else { return nil }
+            do throws(JournalError) {
+                try file.appendWithoutSync(record.json)
+            } catch {
+                throw .notJournaled(error)
+            }
+            let ticket = commits.nextTicket
+            commits.nextTicket += 1
+            let handedOver = committer.commit(descriptor: file.descriptor, path: file.path) { [weak self] failure in
+                self?.synced(ticket, failure)
+            }
+            var synced: JournalError?? = nil
+            if !handedOver {  // the committer has stopped (the bridge is stopping): sync it here
+                do throws(JournalError) { try file.sync(); synced = .some(nil) } catch { synced = .some(error) }
+            }
+            commits.written.append(Written(ticket: ticket, record: record, synced: synced))
+            return ticket
+        }
+    }
+
+    /// The committer's word on a record: marked, then its caller woken. The committer
+    /// reports in the order records were handed over, so every record before it is
+    /// marked already.
+    private func synced(_ ticket: UInt64, _ failure: JournalError?) {
+        let waiter = applying.withLock { commits -> Waiter? in
+            if let index = commits.written.firstIndex(where: { $0.ticket == ticket }) { commits.written[index].synced = .some(failure) }
+            return commits.waiters.removeValue(forKey: ticket)
+        }
+        switch waiter {
+        case .task(let continuation): continuation.resume()
+        case .thread(let semaphore): semaphore.signal()
+        case nil: break
+        }
+    }
+
+    /// Blocks the calling thread until the record's sync has returned.
+    private func waitForSync(_ ticket: UInt64) {
+        let semaphore = applying.withLock { commits -> DispatchSemaphore? in
+            if commits.isSynced(ticket) { return nil }
+            let semaphore = DispatchSemaphore(value: 0)
+            commits.waiters[ticket] = .thread(semaphore)
+            return semaphore
+        }
+        semaphore?.wait()
+    }
+
+    /// Applies, in the journal's order, every record whose sync has returned, up to and
+    /// including `ticket` (synced: so are all before it); a record whose sync failed is
+    /// not applied. Returns what became of `ticket`'s record.
+    private func applySynced(through ticket: UInt64) -> Result<Void, JournaledCallError> {
+        applying.withLock { commits in
+            while let first = commits.written.first, first.ticket <= ticket, case .some(let failure) = first.synced {
+                commits.written.removeFirst()
+                if let failure {
+                    commits.outcomes[first.ticket] = .failure(.notJournaled(failure))
+                    continue
+                }
+                do throws(FusionHostError) {
+                    try Self.apply(first.record, to: instance, replaying: false)
+                    commits.outcomes[first.ticket] = .success(())
+                } catch {
+                    commits.outcomes[first.ticket] = .failure(.refused(error))
+                }
+            }
+            return commits.outcomes.removeValue(forKey: ticket) ?? .success(())
+        }
+    }
+
     // MARK: The clock in real time
 
     /// Moves the clock by the real time since the last tick, journaled first, when an
     /// effect is pending. A journal that cannot be written stops the clock (and every
     /// call then says why).
     private func tick(_ nanoseconds: UInt64) {
-        applying.withLock { _ in
-            if let pending = try? instance.pending(), pending.effects == 0 { return }
-            let record = JournalRecord.advance(nanoseconds: nanoseconds)
-            guard (try? file.append(record.json)) != nil else { return }
-            try? Self.apply(record, to: instance, replaying: false)
+        let record = JournalRecord.advance(nanoseconds: nanoseconds)
+        let anyPending = { [instance] in (try? instance.pending()).map { $0.effects > 0 } ?? true }
+        guard committer != nil else {
+            applying.withLock { _ in
+                guard anyPending(), (try? file.append(record.json)) != nil else { return }
+                try? Self.apply(record, to: instance, replaying: false)
+            }
+            return
         }
+        guard let ticket = try? write(record, onlyIf: anyPending) else { return }
+        waitForSync(ticket)
+        _ = applySynced(through: ticket)
     }
 
     // MARK: Replaying

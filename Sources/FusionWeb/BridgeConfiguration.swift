@@ -31,6 +31,15 @@ public struct BridgeConfiguration: Sendable {
     /// Where each instance's crash journal is kept (one folder per session), so that a
     /// restarted bridge resumes the sessions a crash cut short; nil: no journals.
     public var journalFolder: String?
+    /// How journal records reach the disk: `group` (the default) lets the records of
+    /// every session written during one sync share the next one; `each` syncs every
+    /// record on its own, as a single-session journal does. Either way no input is
+    /// acknowledged before its record is on the disk (docs/reliability.md, "Group commit").
+    public var journalSync = JournalSync.group
+
+    public enum JournalSync: String, Sendable, CaseIterable {
+        case group, each
+    }
 
     public init(staticFolder: String, clientFolder: String) {
         self.staticFolder = staticFolder

@@ -29,20 +29,20 @@ final class BridgeInstance: Sendable {
 
     // MARK: Changes, through the journal when there is one
 
-    func send(_ input: JSONValue) throws(BridgeError) {
-        try apply { () throws(JournaledCallError) in
+    func send(_ input: JSONValue) async throws(BridgeError) {
+        try await apply { () async throws(JournaledCallError) in
             if let journal {
-                try journal.send(input.jsonText)
+                try await journal.send(input.jsonText)
             } else {
                 try Self.plain { () throws(FusionHostError) in try hosted.send(input) }
             }
         }
     }
 
-    func respond(to request: UInt64, result: JSONValue) throws(BridgeError) {
-        try apply { () throws(JournaledCallError) in
+    func respond(to request: UInt64, result: JSONValue) async throws(BridgeError) {
+        try await apply { () async throws(JournaledCallError) in
             if let journal {
-                try journal.respond(to: request, result: result)
+                try await journal.respond(to: request, result: result)
             } else {
                 try Self.plain { () throws(FusionHostError) in try hosted.respond(to: request, result: result) }
             }
@@ -50,10 +50,10 @@ final class BridgeInstance: Sendable {
         answered(request)
     }
 
-    func failRequest(_ request: UInt64, message: String) throws(BridgeError) {
-        try apply { () throws(JournaledCallError) in
+    func failRequest(_ request: UInt64, message: String) async throws(BridgeError) {
+        try await apply { () async throws(JournaledCallError) in
             if let journal {
-                try journal.failRequest(request, message: message)
+                try await journal.failRequest(request, message: message)
             } else {
                 try Self.plain { () throws(FusionHostError) in try hosted.failRequest(request, message: message) }
             }
@@ -89,12 +89,25 @@ final class BridgeInstance: Sendable {
         do throws(JournaledCallError) {
             try call()
         } catch {
-            switch error {
-            case .refused(let refusal):
-                throw refusal.status == .invalidHandle ? .unknownInstance(id) : BridgeError(refusal)
-            case .notJournaled(let failure):
-                throw BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: "not applied: \(failure)")
-            }
+            throw bridgeError(error)
+        }
+    }
+
+    /// `apply` for a change that may wait for the journal's shared sync.
+    private func apply(_ call: () async throws(JournaledCallError) -> Void) async throws(BridgeError) {
+        do throws(JournaledCallError) {
+            try await call()
+        } catch {
+            throw bridgeError(error)
+        }
+    }
+
+    private func bridgeError(_ error: JournaledCallError) -> BridgeError {
+        switch error {
+        case .refused(let refusal):
+            return refusal.status == .invalidHandle ? .unknownInstance(id) : BridgeError(refusal)
+        case .notJournaled(let failure):
+            return BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: "not applied: \(failure)")
         }
     }
 

@@ -35,11 +35,16 @@ final class BridgeSession: Sendable {
     }
     private let state = Mutex(State())
 
-    init(id: String, library: HostedLibrary, maxInstances: Int, journals: String? = nil) {
+    /// The bridge's group commit, shared by every journal of every session; nil: each
+    /// journal syncs its own records.
+    private let committer: JournalCommitter?
+
+    init(id: String, library: HostedLibrary, maxInstances: Int, journals: String? = nil, committer: JournalCommitter? = nil) {
         self.id = id
         self.library = library
         self.maxInstances = maxInstances
         journalFolder = journals.map { "\($0)/\(id)" }
+        self.committer = committer
     }
 
     // MARK: Connections
@@ -126,7 +131,8 @@ final class BridgeSession: Sendable {
             do throws(JournalError) {
                 journal = try JournaledInstance(
                     path: "\(journalFolder)/\(number).journal", library: library, feature: feature,
-                    options: options ?? .object([]), startedBy: "fusion serve", extra: ["instance": .string(id)])
+                    options: options ?? .object([]), startedBy: "fusion serve", extra: ["instance": .string(id)],
+                    committer: committer)
             } catch {
                 throw BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: error.description)
             }
@@ -256,8 +262,10 @@ final class BridgeSession: Sendable {
     /// folder per session, a journal per instance, `1.journal`, `2.journal`, … in
     /// creation order), every instance resumed from its
     /// journal; problems (a journal that cannot be resumed is left where it is) in words.
-    static func resume(id: String, library: HostedLibrary, maxInstances: Int, journals folder: String) -> (BridgeSession, [String]) {
-        let session = BridgeSession(id: id, library: library, maxInstances: maxInstances, journals: folder)
+    static func resume(
+        id: String, library: HostedLibrary, maxInstances: Int, journals folder: String, committer: JournalCommitter?
+    ) -> (BridgeSession, [String]) {
+        let session = BridgeSession(id: id, library: library, maxInstances: maxInstances, journals: folder, committer: committer)
         var problems: [String] = []
         let numbered = FileBytes.names(inFolder: "\(folder)/\(id)").compactMap { name -> (Int, String)? in
             guard name.hasSuffix(".journal"), let number = Int(name.dropLast(8)) else { return nil }
@@ -267,7 +275,8 @@ final class BridgeSession: Sendable {
             let path = "\(folder)/\(id)/\(name)"
             do throws(JournalError) {
                 let journal = try JournaledInstance(
-                    path: path, library: library, feature: nil, options: .object([]), startedBy: "fusion serve")
+                    path: path, library: library, feature: nil, options: .object([]), startedBy: "fusion serve",
+                    committer: committer)
                 guard let instanceID = journal.extra["instance"]?.stringValue else {
                     throw JournalError(path: path, "its header names no bridge instance")
                 }

@@ -163,17 +163,17 @@ struct ConnectionHandler: Sendable {
 
         case .send(let id, let input):
             let instance = try session.lookup(id)
-            try instance.send(input)
+            try await instance.send(input)
             acknowledge(re, instance, on: connection)
 
         case .respond(let id, let request, let result):
             let instance = try session.lookup(id)
-            try instance.respond(to: request, result: result)
+            try await instance.respond(to: request, result: result)
             acknowledge(re, instance, on: connection)
 
         case .fail(let id, let request, let message):
             let instance = try session.lookup(id)
-            try instance.failRequest(request, message: message)
+            try await instance.failRequest(request, message: message)
             acknowledge(re, instance, on: connection)
 
         case .advanceClock(let id, let seconds):

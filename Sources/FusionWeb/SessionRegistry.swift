@@ -15,9 +15,15 @@ final class SessionRegistry: Sendable {
     private let state = Mutex(State())
     private let manifest = Mutex<String?>(nil)
 
+    /// The journals' shared syncs (group commit); nil without journals or with `each`.
+    let committer: JournalCommitter?
+
     init(library: HostedLibrary, configuration: BridgeConfiguration) {
         self.library = library
         self.configuration = configuration
+        committer =
+            configuration.journalFolder != nil && configuration.journalSync == .group
+            ? JournalCommitter(label: "fusion.serve.journal-commit") : nil
     }
 
     var sessionCount: Int { state.withLock { $0.sessions.count } }
@@ -58,7 +64,7 @@ final class SessionRegistry: Sendable {
             while state.sessions[id] != nil { id = SessionID.make() }
             let session = BridgeSession(
                 id: id, library: library, maxInstances: configuration.maxInstancesPerSession,
-                journals: configuration.journalFolder)
+                journals: configuration.journalFolder, committer: committer)
             _ = session.attach(connection, greet: { greet(session, false, $0) })
             state.sessions[id] = session
             return .success(session)
@@ -77,7 +83,7 @@ final class SessionRegistry: Sendable {
         for id in FileBytes.names(inFolder: folder) where SessionID.isWellFormed(Substring(id)) {
             let (session, found) = BridgeSession.resume(
                 id: id, library: library, maxInstances: configuration.maxInstancesPerSession,
-                journals: folder)
+                journals: folder, committer: committer)
             problems += found
             resumed.append(session)
         }

@@ -37,6 +37,10 @@ public struct WebBridge: Sendable {
         registry.resumeJournaledSessions()
     }
 
+    /// The journal records written so far and the syncs that put them on the disk, with
+    /// group commit (`journalSync` `.group`); nil without it.
+    public var journalCounts: JournalCommitter.Counts? { registry.committer?.counts }
+
     /// Serves until a signal stops it. `onListening` is called with the URL to open
     /// once the socket is bound (with the port the system chose, for port 0).
     ///

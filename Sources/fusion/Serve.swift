@@ -74,6 +74,13 @@ struct Serve: AsyncParsableCommand {
     var journalFolder: String?
 
     @Option(
+        name: .customLong("journal-sync"),
+        help: ArgumentHelp(
+            "How --journal's records reach the disk: group (records of all sessions written during one sync share the next) or each (a sync per record). Either way no input is acknowledged before it is on the disk.",
+            valueName: "group|each"))
+    var journalSync = BridgeConfiguration.JournalSync.group
+
+    @Option(
         name: .customLong("shutdown-grace"),
         help: ArgumentHelp(
             "Seconds a stopping bridge keeps telling new connections it is shutting down (BRIDGE_SHUTTING_DOWN, close 1001).",
@@ -97,6 +104,7 @@ struct Serve: AsyncParsableCommand {
         ] where value < 1 {
             throw ValidationError("\(name) is at least 1")
         }
+        if journalSync != .group, journalFolder == nil { throw ValidationError("--journal-sync is for --journal DIR") }
         guard sessionTimeout >= 0, sessionTimeout <= 86_400 else { throw ValidationError("--session-timeout is 0 to 86400 seconds") }
         guard shutdownGrace >= 0, shutdownGrace <= 600 else { throw ValidationError("--shutdown-grace is 0 to 600 seconds") }
         guard maxMessageBytes <= 64 << 20 else { throw ValidationError("--max-message-bytes is at most 67108864 (64 MiB)") }
@@ -127,6 +135,7 @@ struct Serve: AsyncParsableCommand {
                 throw CLIError(.usage, "--journal \(journalFolder): not a folder, and it cannot be made one")
             }
             configuration.journalFolder = journalFolder
+            configuration.journalSync = journalSync
         }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)  // stdout is for the URL
         let bridge = WebBridge(library: library, configuration: configuration)
@@ -154,6 +163,11 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw CLIError(.failure, "the web bridge stopped: \(error)")
         }
+        if let counts = bridge.journalCounts {
+            Terminal.write("Journals: \(counts.records) records put on the disk by \(counts.syncs) syncs.\n", to: STDERR_FILENO)
+        }
         Terminal.write("Stopped: every socket closed, every instance destroyed.\n", to: STDOUT_FILENO)
     }
 }
+
+extension BridgeConfiguration.JournalSync: ExpressibleByArgument {}
