@@ -34,16 +34,6 @@ def per_input(lib: fusionkit.Library, inputs: int, journal: Path | None) -> floa
         return (time.perf_counter() - start) / inputs
 
 
-def filesystem(folder: Path) -> str:
-    """The file system type the journals were written to (from /proc/mounts)."""
-    best, kind = "", "unknown"
-    for line in Path("/proc/mounts").read_text().splitlines():
-        _, mount, fstype, *_ = line.split()
-        if str(folder).startswith(mount) and len(mount) > len(best):
-            best, kind = mount, fstype
-    return kind
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--library", type=Path, default=ROOT / ".build" / "release" / "libFusionExamples.so")
@@ -59,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
             journaled.append(per_input(lib, args.inputs, journal))
             plain.append(per_input(lib, args.inputs, None))
             os.unlink(journal)
-        kind = filesystem(Path(folder).resolve())
+        kind = results.filesystem(Path(folder).resolve())
     raw = {
         "benchmark": "journal-cost",
         "measured": results.measured_now(),

@@ -25,6 +25,16 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def filesystem(folder: Path) -> str:
+    """The type of the file system that holds `folder` ("ext4"), from /proc/mounts."""
+    best, kind = "", "unknown"
+    for line in Path("/proc/mounts").read_text().splitlines():
+        _, mount, fstype, *_ = line.split()
+        if str(folder).startswith(mount) and len(mount) > len(best):
+            best, kind = mount, fstype
+    return kind
+
+
 def keep(path: Path, raw: dict[str, Any]) -> None:
     """Writes a benchmark's results to `path` (its folder made if need be)."""
     path.parent.mkdir(parents=True, exist_ok=True)

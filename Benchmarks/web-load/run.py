@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,36 +24,12 @@ sys.path.insert(0, str(ROOT / "Benchmarks" / "report"))
 
 import results  # noqa: E402
 import web_load  # noqa: E402
+from serve_load import run_once  # noqa: E402
 
 LOADS = [  # (sessions, interval between one session's inputs in ms, inputs per session)
     (1000, 500, 20),   # 2,000 inputs per second in all
     (1000, 100, 50),   # 10,000 inputs per second in all
 ]
-
-
-def run_once(args: argparse.Namespace, sessions: int, interval: int, inputs: int) -> dict[str, Any]:
-    server = subprocess.Popen(
-        [args.fusion, "serve", args.library, "--port", "0", "--max-sessions", str(sessions * 2),
-         "--static", str(ROOT / "examples/web")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        found = re.search(r":(\d+)/", line)
-        if found is None:
-            sys.exit(f"fusion serve did not start: {line!r}")
-        port = int(found.group(1))
-        result = subprocess.run(
-            [args.loader, "--port", str(port), "--server-pid", str(server.pid), "--library", args.library,
-             "--sessions", str(sessions), "--inputs", str(inputs), "--interval-ms", str(interval), "--seconds", "120"],
-            capture_output=True, text=True, timeout=300)
-        if result.returncode != 0:
-            sys.exit(f"web_load failed ({result.returncode}): {result.stderr}{result.stdout}")
-        measured: dict[str, Any] = json.loads(result.stdout)
-        return measured
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def main() -> None:
@@ -72,7 +46,7 @@ def main() -> None:
     for sessions, interval, inputs in loads:
         runs = []
         for _run in range(args.runs):
-            result = run_once(args, sessions, interval, inputs)
+            result, _ = run_once(args.fusion, args.loader, args.library, sessions, interval, inputs)
             print(json.dumps(result), file=sys.stderr)
             runs.append(result)
         measured.append({"sessions": sessions, "intervalMs": interval, "inputsPerSession": inputs, "runs": runs})

@@ -59,7 +59,7 @@ public final class JournaledInstance: Sendable {
     /// Held while a record is journaled and while records are applied, so both happen
     /// in one order; with a committer, it also holds the records waiting for the disk.
     private let applying = Mutex(Commits())
-    private let ticker = RealTimeTicker(label: "fusion.journal.clock")
+    private let ticker = RealTimeTicker()
 
     /// The records written and not yet applied (with a committer), in the journal's order.
     private struct Commits {
@@ -87,6 +87,8 @@ public final class JournaledInstance: Sendable {
     private enum Waiter {
         case task(CheckedContinuation<Void, Never>)
         case thread(DispatchSemaphore)
+        /// No caller waits (a tick of the real-time clock): the sync's thread applies it.
+        case applyOnceSynced
     }
 
     /// Opens the journal at `path`: resumes the session it holds, or, when there is no
@@ -326,6 +328,7 @@ public final class JournaledInstance: Sendable {
         switch waiter {
         case .task(let continuation): continuation.resume()
         case .thread(let semaphore): semaphore.signal()
+        case .applyOnceSynced: _ = applySynced(through: ticket)
         case nil: break
         }
     }
@@ -378,9 +381,15 @@ public final class JournaledInstance: Sendable {
             }
             return
         }
+        // The ticking thread moves every real-time session's clock: it hands the record
+        // over and goes on, and the committer's thread applies it once it is on the disk.
         guard let ticket = try? write(record, onlyIf: anyPending) else { return }
-        waitForSync(ticket)
-        _ = applySynced(through: ticket)
+        let synced = applying.withLock { commits in
+            if commits.isSynced(ticket) { return true }
+            commits.waiters[ticket] = .applyOnceSynced
+            return false
+        }
+        if synced { _ = applySynced(through: ticket) }
     }
 
     // MARK: Replaying

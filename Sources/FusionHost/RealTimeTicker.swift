@@ -7,44 +7,85 @@ import Synchronization
     import Darwin
 #endif
 
-/// Calls a function every 10 ms on a thread of its own until stopped, with the real time
-/// since its last call: what moves a manual clock in real time for a recorded or
-/// journaled session, so that it replays exactly.
+/// Calls a function every 10 ms until stopped, with the real time since its last call:
+/// what moves a manual clock in real time for a recorded or journaled session, so that
+/// it replays exactly.
+///
+/// Every ticker of the process is called from one thread (`TickerThread`): a bridge
+/// holds a ticker per journaled instance, and a thread each would take one of
+/// Dispatch's pool (which has a limit: tickers beyond it never ran, and stopping one of
+/// them waited forever) and wake the machine 100 times a second per session.
 public final class RealTimeTicker: Sendable {
-    private let label: String
-    private let running = Mutex(false)
-    private let done = DispatchSemaphore(value: 0)
+    /// The function and when it was last called; nil when not running. Held while the
+    /// function runs, so that `stop` returns only once a call under way has ended.
+    private let call = Mutex<Call?>(nil)
 
-    public init(label: String) {
-        self.label = label
+    private struct Call {
+        let tick: @Sendable (_ elapsedNanoseconds: UInt64) -> Void
+        var last: ContinuousClock.Instant
     }
+
+    public init() {}
 
     /// Starts calling `tick` with the nanoseconds since the previous call (or the start).
     public func start(_ tick: @escaping @Sendable (_ elapsedNanoseconds: UInt64) -> Void) {
-        running.withLock { $0 = true }
-        DispatchQueue(label: label).async { [self] in
-            var last = ContinuousClock.Instant.now
-            while running.withLock({ $0 }) {
-                var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
-                nanosleep(&pause, nil)
-                let now = ContinuousClock.Instant.now
-                let elapsed = now - last
-                last = now
-                tick(
-                    UInt64(max(0, elapsed.components.seconds)) * 1_000_000_000
-                        + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000)))
-            }
-            done.signal()
-        }
+        call.withLock { $0 = Call(tick: tick, last: .now) }
+        TickerThread.shared.add(self)
     }
 
     /// Stops the calls; returns once the last one has ended. Does nothing when not
     /// started or already stopped. Not to be called from `tick` itself.
     public func stop() {
-        let wasRunning = running.withLock { running in
-            defer { running = false }
-            return running
+        let wasRunning = call.withLock { call in
+            defer { call = nil }
+            return call != nil
         }
-        if wasRunning { done.wait() }
+        if wasRunning { TickerThread.shared.remove(self) }
+    }
+
+    /// One call, from the ticking thread, unless stopped meanwhile.
+    fileprivate func fire(at now: ContinuousClock.Instant) {
+        call.withLock { call in
+            guard let last = call?.last, let tick = call?.tick else { return }
+            call?.last = now
+            let elapsed = now - last
+            tick(
+                UInt64(max(0, elapsed.components.seconds)) * 1_000_000_000
+                    + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000)))
+        }
+    }
+}
+
+/// The one thread that calls every running `RealTimeTicker`, every 10 ms; started with
+/// the first ticker, it then stays (idle tickers cost a lock each per round).
+private final class TickerThread: Sendable {
+    static let shared = TickerThread()
+
+    private struct Tickers {
+        var running: [ObjectIdentifier: RealTimeTicker] = [:]
+        var started = false
+    }
+    private let tickers = Mutex(Tickers())
+
+    func add(_ ticker: RealTimeTicker) {
+        let start = tickers.withLock { tickers in
+            tickers.running[ObjectIdentifier(ticker)] = ticker
+            defer { tickers.started = true }
+            return !tickers.started
+        }
+        if start { DispatchQueue(label: "fusion.real-time-ticker").async { [self] in run() } }
+    }
+
+    func remove(_ ticker: RealTimeTicker) {
+        _ = tickers.withLock { $0.running.removeValue(forKey: ObjectIdentifier(ticker)) }
+    }
+
+    private func run() {
+        while true {
+            var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+            nanosleep(&pause, nil)
+            let now = ContinuousClock.Instant.now
+            for ticker in tickers.withLock({ Array($0.running.values) }) { ticker.fire(at: now) }
+        }
     }
 }

@@ -45,7 +45,7 @@ public final class SessionRecorder: Sendable {
     }
 
     private let recording: Mutex<Recording>
-    private let ticker = RealTimeTicker(label: "fusion.recorder.clock")
+    private let ticker = RealTimeTicker()
     private let realTime: Bool
 
     /// How a recorded session's instance is created from the options a person asked
