@@ -29,7 +29,7 @@
 ** Optional functions.  Functions added to the ABI after its first release may be
 **   missing from a library built before them: fk_create_with_options,
 **   fk_state_patch, fk_state_into, fk_send_and_read, fk_send_and_read_call,
-**   fk_advance_clock, fk_pending, fk_set_request_handler, fk_poll_request, fk_respond,
+**   fk_advance_clock, fk_pending, fk_next_wake, fk_set_request_handler, fk_poll_request, fk_respond,
 **   fk_fail_request, fk_history, fk_goto, fk_limit, fk_manifest_summary,
 **   fk_feature_manifest. A host looks each one up (dlsym) before it relies on it;
 **   the manifest lists those a library has under "optionalFunctions". Every other
@@ -513,6 +513,24 @@ fk_status fk_advance_clock(fk_instance instance, uint64_t nanoseconds);
 ** Errors: FK_ERR_INVALID_HANDLE.
 ** Thread safety: any thread; the counts may change as soon as it returns. */
 fk_status fk_pending(fk_instance instance, uint64_t *out_effects, uint64_t *out_requests);
+
+/* Tells how far an instance's manual clock must move before an effect asleep on it
+** wakes: the earliest sleeper's deadline minus the clock's time. A host that moves a
+** manual clock in real time (a crash journal, a recording) moves it only when that
+** much time has passed, or before anything else it applies, instead of at every tick:
+** moves that wake nothing change nothing (effects sleep on the clock; they do not
+** read it). Effects an input just started have reached their sleep when that call
+** returned (see fk_advance_clock()).
+**
+** out_nanoseconds  receives the nanoseconds until the first sleeper is due (0 when
+**                  one is due already), or UINT64_MAX when no effect sleeps on the
+**                  clock.
+**
+** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_NULL_ARGUMENT (out_nanoseconds NULL),
+**         FK_ERR_INVALID_ARGUMENT (the instance runs on the system clock).
+** Thread safety: any thread; an input or a woken effect may start another sleep as
+**         soon as it returns. */
+fk_status fk_next_wake(fk_instance instance, uint64_t *out_nanoseconds);
 
 /* ---------------------------------------------------------------------------
 ** Time travel

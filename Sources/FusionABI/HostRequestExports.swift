@@ -86,6 +86,14 @@ private struct CRequestHandler: @unchecked Sendable {
     }
 }
 
+@c public func fk_next_wake(_ instance: fk_instance, _ outNanoseconds: UnsafeMutablePointer<UInt64>?) -> fk_status {
+    abiCall { () throws(FusionError) in
+        guard let outNanoseconds else { throw FusionError(.nullArgument, "out_nanoseconds is NULL") }
+        let wait = try InstanceTable.shared.lookup(instance).nextWake()
+        outNanoseconds.pointee = wait ?? UInt64.max
+    }
+}
+
 /// An answer whose request was closed by fk_destroy on another thread gets
 /// FK_ERR_INVALID_HANDLE, as every call racing with destruction does, not
 /// FK_ERR_UNKNOWN_REQUEST, which would tell the host its bookkeeping is wrong.

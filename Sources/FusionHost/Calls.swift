@@ -194,6 +194,14 @@ struct Calls {
         try statusCall(.advanceClock, .uint64(instance), .uint64(nanoseconds))
     }
 
+    func nextWake(_ instance: UInt64) throws(FusionHostError) -> UInt64 {
+        var nanoseconds: UInt64 = 0
+        try withUnsafeMutablePointer(to: &nanoseconds) { out in
+            Result { () throws(FusionHostError) in try statusCall(.nextWake, .uint64(instance), .pointer(UnsafeRawPointer(out))) }
+        }.get()
+        return nanoseconds
+    }
+
     func pending(_ instance: UInt64) throws(FusionHostError) -> (effects: UInt64, requests: UInt64) {
         var effects: UInt64 = 0
         var requests: UInt64 = 0

@@ -36,6 +36,7 @@ enum EntryPoint: String, CaseIterable, Sendable {
     case unsubscribe = "fk_unsubscribe"
     case advanceClock = "fk_advance_clock"
     case pending = "fk_pending"
+    case nextWake = "fk_next_wake"
     case setRequestHandler = "fk_set_request_handler"
     case pollRequest = "fk_poll_request"
     case respond = "fk_respond"
@@ -76,6 +77,7 @@ enum EntryPoint: String, CaseIterable, Sendable {
         case .unsubscribe: return (.int32, [.uint64, .uint64], true)
         case .advanceClock: return (.int32, [.uint64, .uint64], false)
         case .pending: return (.int32, [.uint64, .pointer, .pointer], false)
+        case .nextWake: return (.int32, [.uint64, .pointer], false)
         case .setRequestHandler: return (.int32, [.uint64, .pointer, .pointer], false)
         case .pollRequest: return (.int32, [.uint64, .pointer, .pointer], false)
         case .respond: return (.int32, [.uint64, .uint64, .pointer, .size], false)

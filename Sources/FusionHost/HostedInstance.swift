@@ -125,6 +125,16 @@ public final class HostedInstance: Sendable {
         try advanceClock(byNanoseconds: nanoseconds)
     }
 
+    /// fk_next_wake: nanoseconds the manual clock must move before a sleeping effect
+    /// wakes; nil when none sleeps.
+    public func nextWake() throws(FusionHostError) -> UInt64? {
+        let nanoseconds = try calls.nextWake(handle)
+        return nanoseconds == UInt64.max ? nil : nanoseconds
+    }
+
+    /// Whether the library has fk_next_wake (libraries before it lack it).
+    public var canTellNextWake: Bool { library.summary.optionalFunctions?.contains(EntryPoint.nextWake.symbol) ?? false }
+
     /// fk_pending: effects not finished (running, or waiting on the clock or a host
     /// request) and host requests not answered.
     public func pending() throws(FusionHostError) -> (effects: UInt64, requests: UInt64) {

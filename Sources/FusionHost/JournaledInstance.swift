@@ -60,6 +60,9 @@ public final class JournaledInstance: Sendable {
     /// in one order; with a committer, it also holds the records waiting for the disk.
     private let applying = Mutex(Commits())
     private let ticker = RealTimeTicker()
+    /// Whether the library tells when its clock wakes an effect next (fk_next_wake): then
+    /// the real-time clock is moved only when that is due, or before another record.
+    private let knowsNextWake: Bool
 
     /// The records written and not yet applied (with a committer), in the journal's order.
     private struct Commits {
@@ -69,6 +72,8 @@ public final class JournaledInstance: Sendable {
         var waiters: [UInt64: Waiter] = [:]
         /// What applying a record did, kept for its caller when another caller applied it.
         var outcomes: [UInt64: Result<Void, JournaledCallError>] = [:]
+        /// Real time the clock has not been moved by yet: it wakes nothing (see `tick`).
+        var heldTime: UInt64 = 0
 
         /// Whether a record's sync has returned (a record applied already has).
         func isSynced(_ ticket: UInt64) -> Bool {
@@ -80,6 +85,8 @@ public final class JournaledInstance: Sendable {
     private struct Written {
         let ticket: UInt64
         let record: JournalRecord
+        /// Whether a caller waits for what applying it did (a clock move nobody asked for: no).
+        let claimed: Bool
         /// nil until the committer has synced it: then `.some(nil)`, or the failure.
         var synced: JournalError??
     }
@@ -191,6 +198,7 @@ public final class JournaledInstance: Sendable {
             resumed = nil
         }
         self.realTime = realTime
+        knowsNextWake = instance.canTellNextWake
         if realTime && drivesClock { ticker.start { [weak self] elapsed in self?.tick(elapsed) } }
     }
 
@@ -255,14 +263,14 @@ public final class JournaledInstance: Sendable {
     /// so the journal's order is the order things happened.
     private func perform(_ record: JournalRecord) throws(JournaledCallError) {
         guard committer != nil else { return try performSynced(record) }
-        guard let ticket = try write(record) else { return }
+        guard let ticket = try write({ _ in record }) else { return }
         waitForSync(ticket)
         try applySynced(through: ticket).get()
     }
 
     private func perform(_ record: JournalRecord) async throws(JournaledCallError) {
         guard committer != nil else { return try performSynced(record) }
-        guard let ticket = try write(record) else { return }
+        guard let ticket = try write({ _ in record }) else { return }
         await withCheckedContinuation { (synced: CheckedContinuation<Void, Never>) in
             let now = applying.withLock { commits in
                 if commits.isSynced(ticket) { return true }
@@ -276,8 +284,13 @@ public final class JournaledInstance: Sendable {
 
     /// Without a committer: the record is appended and synced, then applied, under the lock.
     private func performSynced(_ record: JournalRecord) throws(JournaledCallError) {
-        try applying.withLock { (_: inout Commits) throws(JournaledCallError) in
+        try applying.withLock { (commits: inout Commits) throws(JournaledCallError) in
             do throws(JournalError) {
+                // The real time held back first: the record runs at the clock's true time.
+                if let held = Self.releaseHeldTime(&commits) {
+                    try file.append(held.json)
+                    try? Self.apply(held, to: instance, replaying: false)
+                }
                 try file.append(record.json)
             } catch {
                 throw .notJournaled(error)
@@ -292,29 +305,36 @@ public final class JournaledInstance: Sendable {
 
     // MARK: Group commit
 
-    /// Writes a record and hands it to the committer; its ticket, to wait on. With
-    /// `onlyIf` false (checked under the lock) nothing is written and nil returned.
-    private func write(_ record: JournalRecord, onlyIf condition: () -> Bool = { true }) throws(JournaledCallError) -> UInt64? {
-        guard let committer else { return nil }
+    /// Writes a record (with the real time held back before it) and hands it to the
+    /// committer; its ticket, to wait on. `record` is made under the lock; nil writes nothing.
+    private func write(claimed: Bool = true, _ record: (inout Commits) -> JournalRecord?) throws(JournaledCallError) -> UInt64? {
+        guard committer != nil else { return nil }
         return try applying.withLock { (commits: inout Commits) throws(JournaledCallError) -> UInt64? in
-            guard condition() else { return nil }
-            do throws(JournalError) {
-                try file.appendWithoutSync(record.json)
-            } catch {
-                throw .notJournaled(error)
-            }
-            let ticket = commits.nextTicket
-            commits.nextTicket += 1
-            let handedOver = committer.commit(descriptor: file.descriptor, path: file.path) { [weak self] failure in
-                self?.synced(ticket, failure)
-            }
-            var synced: JournalError?? = nil
-            if !handedOver {  // the committer has stopped (the bridge is stopping): sync it here
-                do throws(JournalError) { try file.sync(); synced = .some(nil) } catch { synced = .some(error) }
-            }
-            commits.written.append(Written(ticket: ticket, record: record, synced: synced))
-            return ticket
+            guard let made = record(&commits) else { return nil }
+            if claimed, let held = Self.releaseHeldTime(&commits) { _ = try hand(held, claimed: false, &commits) }
+            return try hand(made, claimed: claimed, &commits)
         }
+    }
+
+    /// Lock held: appends a record without waiting for the disk, and hands it over.
+    private func hand(_ record: JournalRecord, claimed: Bool, _ commits: inout Commits) throws(JournaledCallError) -> UInt64 {
+        do throws(JournalError) {
+            try file.appendWithoutSync(record.json)
+        } catch {
+            throw .notJournaled(error)
+        }
+        let ticket = commits.nextTicket
+        commits.nextTicket += 1
+        let handedOver =
+            committer?.commit(descriptor: file.descriptor, path: file.path) { [weak self] failure in
+                self?.synced(ticket, failure)
+            } ?? false
+        var synced: JournalError?? = nil
+        if !handedOver {  // the committer has stopped (the bridge is stopping): sync it here
+            do throws(JournalError) { try file.sync(); synced = .some(nil) } catch { synced = .some(error) }
+        }
+        commits.written.append(Written(ticket: ticket, record: record, claimed: claimed, synced: synced))
+        return ticket
     }
 
     /// The committer's word on a record: marked, then its caller woken. The committer
@@ -351,16 +371,18 @@ public final class JournaledInstance: Sendable {
         applying.withLock { commits in
             while let first = commits.written.first, first.ticket <= ticket, case .some(let failure) = first.synced {
                 commits.written.removeFirst()
+                let outcome: Result<Void, JournaledCallError>
                 if let failure {
-                    commits.outcomes[first.ticket] = .failure(.notJournaled(failure))
-                    continue
+                    outcome = .failure(.notJournaled(failure))
+                } else {
+                    do throws(FusionHostError) {
+                        try Self.apply(first.record, to: instance, replaying: false)
+                        outcome = .success(())
+                    } catch {
+                        outcome = .failure(.refused(error))
+                    }
                 }
-                do throws(FusionHostError) {
-                    try Self.apply(first.record, to: instance, replaying: false)
-                    commits.outcomes[first.ticket] = .success(())
-                } catch {
-                    commits.outcomes[first.ticket] = .failure(.refused(error))
-                }
+                if first.claimed || first.ticket == ticket { commits.outcomes[first.ticket] = outcome }
             }
             return commits.outcomes.removeValue(forKey: ticket) ?? .success(())
         }
@@ -368,28 +390,55 @@ public final class JournaledInstance: Sendable {
 
     // MARK: The clock in real time
 
-    /// Moves the clock by the real time since the last tick, journaled first, when an
-    /// effect is pending. A journal that cannot be written stops the clock (and every
-    /// call then says why).
+    /// Moves the clock by the real time since the last tick, journaled first, when that
+    /// can change what the session does: when an effect's sleep is due (fk_next_wake).
+    /// Until then the time is held back, and journaled as one move when due, or before
+    /// the next record of another kind (so that an input starts its timers at the clock's
+    /// true time). A move that wakes nothing changes nothing: effects sleep on the clock,
+    /// they do not read it. With nothing pending no effect can tell time moved at all.
+    /// A journal that cannot be written stops the clock (and every call then says why).
     private func tick(_ nanoseconds: UInt64) {
-        let record = JournalRecord.advance(nanoseconds: nanoseconds)
-        let anyPending = { [instance] in (try? instance.pending()).map { $0.effects > 0 } ?? true }
         guard committer != nil else {
-            applying.withLock { _ in
-                guard anyPending(), (try? file.append(record.json)) != nil else { return }
-                try? Self.apply(record, to: instance, replaying: false)
+            applying.withLock { commits in
+                guard let move = clockMove(&commits, nanoseconds), (try? file.append(move.json)) != nil else { return }
+                try? Self.apply(move, to: instance, replaying: false)
             }
             return
         }
         // The ticking thread moves every real-time session's clock: it hands the record
         // over and goes on, and the committer's thread applies it once it is on the disk.
-        guard let ticket = try? write(record, onlyIf: anyPending) else { return }
+        guard let ticket = try? write(claimed: false, { clockMove(&$0, nanoseconds) }) else { return }
         let synced = applying.withLock { commits in
             if commits.isSynced(ticket) { return true }
             commits.waiters[ticket] = .applyOnceSynced
             return false
         }
         if synced { _ = applySynced(through: ticket) }
+    }
+
+    /// Lock held: the clock move a tick of `elapsed` nanoseconds journals now, if any.
+    private func clockMove(_ commits: inout Commits, _ elapsed: UInt64) -> JournalRecord? {
+        if let pending = try? instance.pending(), pending.effects == 0 {
+            commits.heldTime = 0
+            return nil
+        }
+        let (sum, overflow) = commits.heldTime.addingReportingOverflow(elapsed)
+        let held = overflow ? UInt64.max : sum
+        if knowsNextWake, case .success(let wake) = Result(catching: { () throws(FusionHostError) in try instance.nextWake() }),
+            held < wake ?? UInt64.max
+        {
+            commits.heldTime = held  // nothing due: an effect waits on a later deadline, or on a host
+            return nil
+        }
+        commits.heldTime = 0
+        return .advance(nanoseconds: held)
+    }
+
+    /// Lock held: the real time held back, as a move to journal before another record.
+    private static func releaseHeldTime(_ commits: inout Commits) -> JournalRecord? {
+        guard commits.heldTime > 0 else { return nil }
+        defer { commits.heldTime = 0 }
+        return .advance(nanoseconds: commits.heldTime)
     }
 
     // MARK: Replaying

@@ -77,7 +77,8 @@ def test_an_effect_waiting_at_the_crash_finishes_after_the_resume(tmux, fusion, 
     assert waited < 1, "killed before the join's second was up"
     restart(tmux, str(fusion), "run", "--journal", str(journal), "wifi")
     tmux.wait_for("Resumed from the journal")
-    # The rest of the join's second passes on the resumed clock; then the network is joined.
+    # The join's wait passes on the resumed clock (counted from the last journaled move: the
+    # time held back since, like the time the process was down, is not); then it is joined.
     tmux.wait_for("(from an effect)", timeout=10)
     deadline = time.monotonic() + 10
     while '"selectedNetworkID": "blob"' not in tmux.screen():

@@ -269,6 +269,7 @@ def test_every_header_function_is_reachable_through_the_package(library_path: An
         wait_until(polled_four, "four requests")
         profile.advance_clock(0)
         assert profile.pending() == (4, 4)  # fk_pending: four fetches wait on four requests
+        assert profile.next_wake() is None  # fk_next_wake: they wait on the host, not the clock
         profile.respond(events[0].id, {"name": "Dubu", "species": "cat", "age": 4})
         profile.set_request_handler(lambda event: None)
         profile.fail_request(events[1].id, "down")

@@ -63,6 +63,12 @@ public final class ManualClock: FusionClock, @unchecked Sendable {
     /// How many effects are waiting on this clock.
     public var sleeperCount: Int { lock.withLock { sleepers.count } }
 
+    /// How far the clock must move before the first sleeper wakes (zero when one is due
+    /// already); nil when no effect sleeps on it.
+    public var untilNextWake: Duration? {
+        lock.withLock { sleepers.map(\.deadline).min().map { max(.zero, $0 - current) } }
+    }
+
     /// Suspends until `advance(by:)` moves the time past now + `duration`; throws
     /// `CancellationError` when the effect is cancelled first.
     public func sleep(for duration: Duration) async throws {

@@ -27,6 +27,9 @@ public protocol FeatureInstance: AnyObject, Sendable {
     func answering(_ body: () throws(FusionError) -> Void) throws(FusionError)
     /// Effects not finished and host requests not answered (fk_pending).
     var pending: (effects: Int, requests: Int) { get }
+    /// Nanoseconds the manual clock must move before a sleeping effect wakes; nil when
+    /// none sleeps (fk_next_wake). Throws for an instance on the system clock.
+    func nextWake() throws(FusionError) -> UInt64?
     /// Whether `close()` has begun: calls racing with it report an invalid handle.
     var isClosed: Bool { get }
     /// The instance's host requests: handler, polling, answers.
@@ -160,6 +163,17 @@ final class JSONStore<F: Feature>: FeatureInstance {
 
     @usableFromInline var pending: (effects: Int, requests: Int) {
         (store.runningEffectCount, environment.host.openCount)
+    }
+
+    @usableFromInline func nextWake() throws(FusionError) -> UInt64? {
+        guard let clock = environment.clock as? ManualClock else {
+            throw FusionError(
+                .invalidArgument,
+                "this \"\(F.name)\" instance runs on the system clock; only a manual clock (create it with {\"clock\":\"manual\"}) has a next wake to tell")
+        }
+        guard let wait = clock.untilNextWake else { return nil }
+        let (seconds, attoseconds) = wait.components
+        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
     }
 
     @usableFromInline func advanceClock(by nanoseconds: UInt64) throws(FusionError) {

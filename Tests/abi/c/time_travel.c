@@ -103,9 +103,21 @@ int main(void) {
     uint64_t effects = 0, requests = 0;
     fk_pending(wifi, &effects, &requests);
     check(effects == 1, "the join is under way");
+    /* fk_next_wake: how far the clock must move before the join's second is up. */
+    uint64_t wake = 0;
+    check(fk_next_wake(wifi, &wake) == FK_OK && wake == 1000000000u, "the join wakes in one second");
+    fk_advance_clock(wifi, 250000000);
+    check(fk_next_wake(wifi, &wake) == FK_OK && wake == 750000000u, "a quarter of it later, in three quarters");
+    check(fk_next_wake(wifi, NULL) == FK_ERR_NULL_ARGUMENT, "fk_next_wake needs somewhere to write");
     check(fk_goto(wifi, before_join, NULL) == FK_OK, "back to before the join");
     fk_pending(wifi, &effects, &requests);
     check(effects == 0, "the join was cancelled");
+    check(fk_next_wake(wifi, &wake) == FK_OK && wake == UINT64_MAX, "nothing sleeps on the clock: UINT64_MAX");
+    fk_instance on_system_clock = 0;
+    fk_create("counter", FK_NUL_TERMINATED, NULL, 0, &on_system_clock);
+    check(fk_next_wake(on_system_clock, &wake) == FK_ERR_INVALID_ARGUMENT, "the system clock has no next wake to tell");
+    check(fk_next_wake(0, &wake) == FK_ERR_INVALID_HANDLE, "nor has no instance");
+    fk_destroy(on_system_clock);
     fk_advance_clock(wifi, 2000000000);
     check(state_has(wifi, "\"isConnecting\":false", NULL), "and nothing joins later");
 

@@ -1,4 +1,4 @@
-"""Time: the manual clock (fk_advance_clock, fk_pending) and time travel (fk_history,
+"""Time: the manual clock (fk_advance_clock, fk_pending, fk_next_wake) and time travel (fk_history,
 fk_goto), the part of `Instance` that moves through versions."""
 from __future__ import annotations
 
@@ -72,6 +72,17 @@ class TimeTravel(InstanceHandle):
         if status != _OK:
             raise self._fail(status, "fk_pending")
         return effects.value, requests.value
+
+    def next_wake(self) -> int | None:
+        """Nanoseconds the manual clock must move before an effect asleep on it wakes (0
+        when one is due already), or None when none sleeps (fk_next_wake).
+        InvalidArgumentError for an instance on the system clock."""
+        self.library.require("fk_next_wake")
+        nanoseconds = c_uint64()
+        status = self._c.fk_next_wake(self.handle, byref(nanoseconds))
+        if status != _OK:
+            raise self._fail(status, "fk_next_wake")
+        return None if nanoseconds.value == 2**64 - 1 else nanoseconds.value
 
     # -- time travel -----------------------------------------------------------------
 

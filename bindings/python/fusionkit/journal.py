@@ -163,11 +163,18 @@ class JournaledInstance(ReplayableInstance):
         else:
             os.fsync(self._file.fileno())
         self._has_pending = "fk_pending" in self.library.optional_functions
+        self._knows_next_wake = "fk_next_wake" in self.library.optional_functions
+        #: Real time the clock has not been moved by yet, since it wakes nothing (see _tick).
+        self._held_ns = 0
         self._start_driving(real_time, f"fusionkit-journal-{self.feature}")
 
     # -- what is journaled -------------------------------------------------------------
 
     def _change(self, kind: str, value: JSON, apply: Callable[[], object]) -> None:
+        # The real time held back first, so that the change runs at the clock's true time.
+        if self._held_ns:
+            held, self._held_ns = self._held_ns, 0
+            self._move(held)
         # Applied from the record, live as on replay: what is journaled is what runs.
         recorder = self._recorder
         if recorder is None:
@@ -237,13 +244,29 @@ class JournaledInstance(ReplayableInstance):
     # -- the clock in real time --------------------------------------------------------
 
     def _tick(self, elapsed_ns: int) -> bool:
-        # With nothing pending no effect can tell that time moved.
+        """Journals a move of the clock when it can change what the session does: when an
+        effect's sleep is due (fk_next_wake). Until then the time is held back, and
+        journaled as one move when due or before the next change of another kind. A move
+        that wakes nothing changes nothing (effects sleep on the clock; they do not read
+        it); with nothing pending no effect can tell that time moved at all."""
         if self._has_pending and self.pending()[0] == 0:
+            self._held_ns = 0
             return True
+        held = self._held_ns + elapsed_ns
+        if self._knows_next_wake:
+            wake = self.next_wake()
+            if wake is None or held < wake:  # an effect waits on a later deadline, or on a host
+                self._held_ns = held
+                return True
+        self._held_ns = 0
+        return self._move(held)
+
+    def _move(self, nanoseconds: int) -> bool:
+        """Journals and applies a move of the real-time clock (and records it, when recording)."""
         try:
-            self._perform({"advance": elapsed_ns})
+            self._perform({"advance": nanoseconds})
         except (FusionError, JournalError, OSError):
             return False
         if self._recorder is not None:
-            self._recorder.moved(elapsed_ns)
+            self._recorder.moved(nanoseconds)
         return True

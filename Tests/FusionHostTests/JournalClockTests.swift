@@ -1,0 +1,49 @@
+import Foundation
+import FusionHost
+import Testing
+
+/// A journaled session on the system clock runs on a manual clock moved in real time;
+/// the journal writes a move only when it can change what a replay does (an effect's
+/// sleep is due, fk_next_wake) or before another record: not every 10 ms.
+@Suite struct JournalClockTests {
+    let library: HostedLibrary
+
+    init() throws {
+        library = try HostedLibrary(path: Support.examplesLibrary())
+    }
+
+    @Test(arguments: [false, true])
+    func theLiveScanIsJournaledWhenAScanIsDueNotEveryTick(groupCommit: Bool) async throws {
+        let path = try Support.temporaryDirectory().appendingPathComponent("wifi.journal").path
+        let final = try await scanForAWhile(path: path, groupCommit: groupCommit)
+        let records = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().map { line in
+            try JSONParser.parse(String(line[..<line.lastIndex(of: " ")!]))
+        }
+        #expect(records.map { $0.members?.first?.key ?? "" } == ["send", "advance", "advance", "send"], "\(records)")
+        let moves = records.compactMap { $0["advance"]?.integerValue }
+        #expect(moves.first.map { $0 >= 2_000_000_000 } == true, "the first move is the one that made the scan due")
+        #expect(moves.last.map { $0 > 0 && $0 < 2_000_000_000 } == true, "then the time held back, before the input")
+        let resumed = try JournaledInstance(path: path, library: library, feature: nil, options: [:], startedBy: "JournalClockTests")
+        #expect(try resumed.instance.state() == final)
+        resumed.stop()
+        try resumed.instance.destroy()
+    }
+
+    /// The Wi-Fi page's live scan on the real-time clock until its first scan and half a
+    /// second more, then an input; the final state. The journal is closed on return.
+    private func scanForAWhile(path: String, groupCommit: Bool) async throws -> InstanceState {
+        let committer = groupCommit ? JournalCommitter() : nil
+        let journal = try JournaledInstance(
+            path: path, library: library, feature: "wifi", options: [:], startedBy: "JournalClockTests", committer: committer)
+        #expect(journal.realTime)
+        try await journal.send("\"screenAppeared\"")
+        #expect(await Support.eventually { ((try? journal.instance.version()) ?? 0) >= 2 }, "the first scan, two seconds in")
+        try await Task.sleep(for: .milliseconds(500))
+        try await journal.send("\"screenDisappeared\"")
+        let final = try journal.instance.state()
+        journal.stop()
+        try journal.instance.destroy()
+        committer?.stop()
+        return final
+    }
+}
