@@ -26,6 +26,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import clock_records  # noqa: E402
 import fusion_bench  # noqa: E402
 import group_commit  # noqa: E402
 import journal_cost  # noqa: E402
@@ -40,7 +41,7 @@ Render = Callable[[dict[str, Any]], str]
 #: The modules that render blocks: each has DOCUMENT, BLOCK, RESULTS and render, or a
 #: BLOCKS list of such (document, block, results, render) for several.
 MODULES: tuple[ModuleType, ...] = (
-    fusion_bench, python_bench, web_load, time_travel, journal_cost, group_commit, reliability)
+    fusion_bench, python_bench, web_load, time_travel, journal_cost, group_commit, clock_records, reliability)
 
 
 def blocks() -> list[tuple[str, str, str, Render]]:

@@ -169,7 +169,8 @@ final class JSONStore<F: Feature>: FeatureInstance {
         guard let clock = environment.clock as? ManualClock else {
             throw FusionError(
                 .invalidArgument,
-                "this \"\(F.name)\" instance runs on the system clock; only a manual clock (create it with {\"clock\":\"manual\"}) has a next wake to tell")
+                "this \"\(F.name)\" instance runs on the system clock; only a manual clock (create it with {\"clock\":\"manual\"}) has a next wake to tell"
+            )
         }
         guard let wait = clock.untilNextWake else { return nil }
         let (seconds, attoseconds) = wait.components
