@@ -29,7 +29,8 @@
 ** Optional functions.  Functions added to the ABI after its first release may be
 **   missing from a library built before them: fk_create_with_options,
 **   fk_state_patch, fk_state_into, fk_send_and_read, fk_send_and_read_call,
-**   fk_advance_clock, fk_pending, fk_next_wake, fk_set_request_handler, fk_poll_request, fk_respond,
+**   fk_advance_clock, fk_pending, fk_next_wake, fk_checkpoint, fk_restart_effects,
+**   fk_set_request_handler, fk_poll_request, fk_respond,
 **   fk_fail_request, fk_history, fk_goto, fk_limit, fk_manifest_summary,
 **   fk_feature_manifest. A host looks each one up (dlsym) before it relies on it;
 **   the manifest lists those a library has under "optionalFunctions". Every other
@@ -130,6 +131,10 @@ typedef int32_t fk_status;
                                            something other than that clock and the host's
                                            answers, so it cannot settle; the message names
                                            the feature and the effects. */
+#define FK_ERR_BUSY                 16  /* The instance has work under way that the call cannot
+                                           wait for or start again (a host request open, an
+                                           effect the feature does not restart); the message
+                                           names it. Try again later. */
 
 /* ---------------------------------------------------------------------------
 ** Types
@@ -326,6 +331,10 @@ fk_status fk_create(const char *feature, size_t feature_len,
 **               fk_goto()), the current one included: 0 (default) keeps none,
 **               at most 100000. Each kept version holds a copy of the state (parts
 **               it shares with its neighbours are stored once).
+**   "checkpoint": what fk_checkpoint() wrote: the new instance goes on from there
+**               (its state, version, clock time and random sequence), then starts
+**               again the effects its feature restarts, as fk_restart_effects().
+**               Needs "clock": "manual"; not with "state", "stateVersion" or "seed".
 **
 ** Errors: as fk_create(), and FK_ERR_INVALID_ARGUMENT for an unknown key or a value
 **         of the wrong kind (the message names it and lists the keys).
@@ -579,6 +588,53 @@ fk_status fk_history(fk_instance instance, char **out_json, size_t *out_len);
 **         not kept; the message says which versions are).
 ** Thread safety: any thread; it is applied between inputs, like an input. */
 fk_status fk_goto(fk_instance instance, uint64_t version, uint64_t *out_version);
+
+/* ---------------------------------------------------------------------------
+** Checkpoints
+**
+** A crash journal replays a session's inputs; a checkpoint lets it drop those before a
+** point. It writes down an instance on a manual clock so that another instance can go
+** on from it exactly: fk_checkpoint() reads it, fk_create_with_options() with
+** "checkpoint" makes the new instance. Running effects cannot be written down, so a
+** checkpoint is taken only when every effect running is one the feature can start
+** again from the state alone (in Swift, Feature.restartableEffects) and no host request
+** is open; the journal then calls fk_restart_effects() on the live instance, which
+** stops those effects and starts them again, as the instance made from the checkpoint
+** does when it is created. Both go on the same way from there.
+*/
+
+/* Writes down an instance on a manual clock, as a JSON object:
+**
+**   {"state":{…},"stateVersion":1,"version":8,"clock":2000000000,
+**    "seed":"1234","random":"5678"}
+**
+** "clock" is the clock's time in nanoseconds; "seed" and "random" (the random
+** source's place in its sequence) are 64-bit unsigned integers written as strings of
+** digits. Pass the object as the "checkpoint" option of fk_create_with_options(). It
+** changes nothing: take it, journal it, then call fk_restart_effects().
+**
+** out_json  receives the JSON (owned: release it with fk_free()).
+** out_len   receives its length in bytes, without the NUL. May be NULL.
+**
+** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_NULL_ARGUMENT (out_json NULL),
+**         FK_ERR_INVALID_ARGUMENT (the instance runs on the system clock),
+**         FK_ERR_BUSY (a host request is open, or an effect runs that the feature does
+**         not restart; the message names them: take it later).
+** Thread safety: any thread; a consistent picture when no other call on the instance
+**         is under way, which is how a journal calls it. */
+fk_status fk_checkpoint(fk_instance instance, char **out_json, size_t *out_len);
+
+/* Stops every effect of an instance on a manual clock and starts again those its
+** feature restarts for the current state (Swift: Feature.restartEffects(for:)), then
+** returns once they have settled, as fk_advance_clock() does. What a checkpoint does to
+** the instance it was taken of; an instance created from the checkpoint does it too.
+** The state changes only if the restarting actions change it (a new version then).
+**
+** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_INVALID_ARGUMENT (the system clock),
+**         FK_ERR_BUSY (as for fk_checkpoint(); nothing is stopped),
+**         FK_ERR_UNSETTLED (as for fk_advance_clock()).
+** Thread safety: any thread. */
+fk_status fk_restart_effects(fk_instance instance);
 
 /* ---------------------------------------------------------------------------
 ** Host requests

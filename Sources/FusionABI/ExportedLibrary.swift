@@ -14,7 +14,7 @@ let exportedLibrary: FusionLibrary = pluginLibrary()
 /// this module exports: all of them. A test checks the list against the exports.
 let optionalFunctions = [
     "fk_create_with_options", "fk_state_patch", "fk_state_into", "fk_send_and_read", "fk_send_and_read_call", "fk_advance_clock",
-    "fk_pending", "fk_next_wake",
+    "fk_pending", "fk_next_wake", "fk_checkpoint", "fk_restart_effects",
     "fk_set_request_handler", "fk_poll_request", "fk_respond", "fk_fail_request", "fk_history", "fk_goto",
     "fk_limit", "fk_manifest_summary", "fk_feature_manifest"
 ]

@@ -30,6 +30,8 @@ private func checkHeaderConformance() {
     sameSignature(CFusionKit.fk_advance_clock, FusionABI.fk_advance_clock)
     sameSignature(CFusionKit.fk_pending, FusionABI.fk_pending)
     sameSignature(CFusionKit.fk_next_wake, FusionABI.fk_next_wake)
+    sameSignature(CFusionKit.fk_checkpoint, FusionABI.fk_checkpoint)
+    sameSignature(CFusionKit.fk_restart_effects, FusionABI.fk_restart_effects)
     sameSignature(CFusionKit.fk_set_request_handler, FusionABI.fk_set_request_handler)
     sameSignature(CFusionKit.fk_poll_request, FusionABI.fk_poll_request)
     sameSignature(CFusionKit.fk_respond, FusionABI.fk_respond)

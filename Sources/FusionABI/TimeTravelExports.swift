@@ -18,6 +18,24 @@ import FusionKit
     }
 }
 
+@c public func fk_checkpoint(
+    _ instance: fk_instance, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?
+) -> fk_status {
+    abiCall { () throws(FusionError) in
+        let target = try InstanceTable.shared.lookup(instance)
+        guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
+        let bytes = JSONWriter.serialize(try target.checkpoint().json)
+        outJSON.pointee = try CArguments.owned(bytes)
+        outLength?.pointee = bytes.count
+    }
+}
+
+@c public func fk_restart_effects(_ instance: fk_instance) -> fk_status {
+    abiCall { () throws(FusionError) in
+        try InstanceTable.shared.lookup(instance).restartEffects()
+    }
+}
+
 @c public func fk_goto(_ instance: fk_instance, _ version: UInt64, _ outVersion: UnsafeMutablePointer<UInt64>?) -> fk_status {
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)

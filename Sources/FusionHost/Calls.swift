@@ -249,6 +249,16 @@ struct Calls {
         } ?? ""
     }
 
+    func checkpoint(_ instance: UInt64) throws(FusionHostError) -> String {
+        try ownedText { (text, length) throws(FusionHostError) in
+            try statusCall(.checkpoint, .uint64(instance), .pointer(text), .pointer(length))
+        } ?? ""
+    }
+
+    func restartEffects(_ instance: UInt64) throws(FusionHostError) {
+        try statusCall(.restartEffects, .uint64(instance))
+    }
+
     func goto(_ instance: UInt64, version: UInt64) throws(FusionHostError) -> UInt64 {
         var reached: UInt64 = 0
         try withUnsafeMutablePointer(to: &reached) { (out) throws(FusionHostError) in

@@ -37,6 +37,8 @@ enum EntryPoint: String, CaseIterable, Sendable {
     case advanceClock = "fk_advance_clock"
     case pending = "fk_pending"
     case nextWake = "fk_next_wake"
+    case checkpoint = "fk_checkpoint"
+    case restartEffects = "fk_restart_effects"
     case setRequestHandler = "fk_set_request_handler"
     case pollRequest = "fk_poll_request"
     case respond = "fk_respond"
@@ -78,6 +80,8 @@ enum EntryPoint: String, CaseIterable, Sendable {
         case .advanceClock: return (.int32, [.uint64, .uint64], false)
         case .pending: return (.int32, [.uint64, .pointer, .pointer], false)
         case .nextWake: return (.int32, [.uint64, .pointer], false)
+        case .checkpoint: return (.int32, [.uint64, .pointer, .pointer], false)
+        case .restartEffects: return (.int32, [.uint64], false)
         case .setRequestHandler: return (.int32, [.uint64, .pointer, .pointer], false)
         case .pollRequest: return (.int32, [.uint64, .pointer, .pointer], false)
         case .respond: return (.int32, [.uint64, .uint64, .pointer, .size], false)

@@ -22,6 +22,7 @@ public struct FusionStatus: RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let invalidResponse = FusionStatus(rawValue: FK_ERR_INVALID_RESPONSE)
     public static let limitExceeded = FusionStatus(rawValue: FK_ERR_LIMIT_EXCEEDED)
     public static let unsettled = FusionStatus(rawValue: FK_ERR_UNSETTLED)
+    public static let busy = FusionStatus(rawValue: FK_ERR_BUSY)
 
     public var description: String { String(rawValue) }
 }

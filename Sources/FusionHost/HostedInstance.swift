@@ -175,6 +175,30 @@ public final class HostedInstance: Sendable {
         try respond(to: requestID, resultJSON: result.jsonText)
     }
 
+    /// fk_checkpoint: the instance written down, to create another from with the option
+    /// "checkpoint". Throws status `busy` while work that cannot restart is under way.
+    public func checkpoint() throws(FusionHostError) -> JSONValue {
+        let json = try calls.checkpoint(handle)
+        guard let value = try? JSONParser.parse(json), value.members != nil else {
+            throw .failed(
+                CallFailure(
+                    function: "fk_checkpoint", status: .internalError, statusName: "FK_ERR_INTERNAL",
+                    message: "fk_checkpoint returned what is not an object: \(json.prefix(200))"))
+        }
+        return value
+    }
+
+    /// fk_restart_effects: stops every effect and starts again those the feature restarts.
+    public func restartEffects() throws(FusionHostError) {
+        try calls.restartEffects(handle)
+    }
+
+    /// Whether the library has checkpoints (fk_checkpoint and fk_restart_effects).
+    public var canCheckpoint: Bool {
+        let listed = library.summary.optionalFunctions ?? []
+        return listed.contains(EntryPoint.checkpoint.symbol) && listed.contains(EntryPoint.restartEffects.symbol)
+    }
+
     /// fk_history: the versions the instance keeps (option "history"), oldest first,
     /// each with what made it.
     public func history() throws(FusionHostError) -> InstanceHistory {

@@ -93,6 +93,14 @@ public struct WiFiSettings: Feature {
 
     public var initialState: State { State() }
 
+    /// The live scan can stop and start again at a checkpoint: it is a loop on the clock
+    /// that the state describes (`isScanning`). A join under way is not: it waits.
+    public static var restartableEffects: Set<EffectID> { [scanEffect] }
+
+    public func restartEffects(for state: State) -> [Action] {
+        state.isScanning ? [.startScanning] : []
+    }
+
     public func transform(_ input: Input, state: State) -> [Action] {
         switch input {
         case .screenAppeared: return liveScan && !state.isScanning ? [.startScanning] : []

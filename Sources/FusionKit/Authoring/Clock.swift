@@ -34,6 +34,11 @@ public final class ManualClock: FusionClock, @unchecked Sendable {
     /// A clock at time zero with no sleepers.
     public init() {}
 
+    /// A clock at `time` (a `now` read before) with no sleepers.
+    public init(startingAt time: Duration) {
+        current = time
+    }
+
     /// Returns once at least `count` effects are asleep on this clock. Tests call it
     /// before `advance(by:)`, so that an effect started by an input (which begins on
     /// another thread) is known to be waiting before time moves.

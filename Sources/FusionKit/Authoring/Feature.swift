@@ -37,6 +37,16 @@ public protocol Feature: Sendable {
     /// migration, so an older state is refused with a message naming both versions.
     static func migrateState(_ state: JSONValue, from version: Int) throws -> JSONValue
 
+    /// The effects, by id, that a checkpoint may stop and start again from the state
+    /// alone (`restartEffects(for:)`): a crash journal checkpoints an instance only when
+    /// every effect it has running is one of these and no host request is open. Default:
+    /// none, so a journal checkpoints it only when no effect runs.
+    static var restartableEffects: Set<EffectID> { get }
+    /// The actions that start again what `state` says is running, among
+    /// `restartableEffects` (the Wi-Fi page: the live scan while `isScanning`). Run at a
+    /// checkpoint, after every effect was stopped, on the live instance and on one
+    /// resumed from the checkpoint alike, so that both go on the same way.
+    func restartEffects(for state: State) -> [Action]
     /// Turns what the person did into what the logic does. It reads the state but
     /// cannot change it.
     func transform(_ input: Input, state: State) -> [Action]
@@ -58,6 +68,10 @@ extension Feature {
     /// The first version of the state's shape.
     public static var stateVersion: Int { 1 }
 
+    /// No effect is restarted: a checkpoint waits until none runs.
+    public static var restartableEffects: Set<EffectID> { [] }
+    /// Nothing to start again.
+    public func restartEffects(for state: State) -> [Action] { [] }
     /// No migration: a state saved at an older `stateVersion` is refused.
     public static func migrateState(_ state: JSONValue, from version: Int) throws -> JSONValue {
         throw NoStateMigration()

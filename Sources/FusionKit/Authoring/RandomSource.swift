@@ -16,6 +16,16 @@ public final class RandomSource: RandomNumberGenerator, @unchecked Sendable {
         self.stateValue = chosen
     }
 
+    /// A source of `seed`'s sequence, at `position` (a `position` read before): it draws
+    /// what that source would have drawn next.
+    public init(seed: UInt64, position: UInt64) {
+        self.seed = seed
+        self.stateValue = position
+    }
+
+    /// Where in its sequence the source is: with the seed, all it takes to go on from here.
+    public var position: UInt64 { lock.withLock { stateValue } }
+
     /// The next number of the sequence; safe from any thread (draws are serialized).
     public func next() -> UInt64 {
         lock.withLock {

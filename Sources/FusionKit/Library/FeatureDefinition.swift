@@ -8,7 +8,7 @@ public struct FeatureDefinition: Sendable {
     public let inputs: InputCatalog
     /// The version of the state's JSON shape (`Feature.stateVersion`).
     public let stateVersion: Int
-    @usableFromInline let make: @Sendable (Environment, JSONValue?, Int?) throws(FusionError) -> any FeatureInstance
+    @usableFromInline let make: @Sendable (Environment, JSONValue?, Int?, UInt64) throws(FusionError) -> any FeatureInstance
 
     /// Inlined into the library that lists the feature, so that the instances it makes
     /// run code specialized for `F` (see `JSONStore`).
@@ -23,11 +23,12 @@ public struct FeatureDefinition: Sendable {
         self.inputs = inputs
         // Decoded on the first instance: a manifest does not need them.
         let fieldless = MadeOnce { FieldlessInputs<F>(inputs) }
-        make = { (environment, state, version) throws(FusionError) in
+        make = { (environment, state, stateVersion, version) throws(FusionError) in
             JSONStore<F>(
                 store: Store(
                     feature: F(environment: environment),
-                    state: try state.map { (given) throws(FusionError) in try StateRestoration.decode(F.self, given, savedAt: version) },
+                    state: try state.map { (given) throws(FusionError) in try StateRestoration.decode(F.self, given, savedAt: stateVersion) },
+                    version: version,
                     host: environment.host,
                     // On a manual clock the instance runs its effects itself (Store.settle).
                     effectExecutor: environment.clock is ManualClock ? EffectExecutor() : nil),
@@ -40,13 +41,16 @@ public struct FeatureDefinition: Sendable {
     public func makeInstance(environment: Environment = .live, state: JSONValue? = nil, stateVersion: Int? = nil) throws(FusionError)
         -> any FeatureInstance
     {
-        try make(environment, state, stateVersion)
+        try make(environment, state, stateVersion, 0)
     }
 
     /// A new instance as the creation options describe it.
     public func makeInstance(options: InstanceOptions) throws(FusionError) -> any FeatureInstance {
-        let instance = try make(options.makeEnvironment(), options.state, options.stateVersion)
+        let instance = try make(options.makeEnvironment(), options.state, options.stateVersion, options.checkpoint?.version ?? 0)
         if options.history > 0 { instance.keepHistory(limit: options.history) }
+        // From a checkpoint, the feature starts again what it stopped there, as the instance
+        // the checkpoint was taken of did right after (see fk_restart_effects).
+        if options.checkpoint != nil { try instance.restartEffects() }
         return instance
     }
 

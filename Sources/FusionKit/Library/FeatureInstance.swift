@@ -27,6 +27,11 @@ public protocol FeatureInstance: AnyObject, Sendable {
     func answering(_ body: () throws(FusionError) -> Void) throws(FusionError)
     /// Effects not finished and host requests not answered (fk_pending).
     var pending: (effects: Int, requests: Int) { get }
+    /// The instance written down so that another can go on from it (fk_checkpoint);
+    /// throws `busy` while work it cannot start again is under way.
+    func checkpoint() throws(FusionError) -> Checkpoint
+    /// Stops every effect and starts again those the feature restarts (fk_restart_effects).
+    func restartEffects() throws(FusionError)
     /// Nanoseconds the manual clock must move before a sleeping effect wakes; nil when
     /// none sleeps (fk_next_wake). Throws for an instance on the system clock.
     func nextWake() throws(FusionError) -> UInt64?
@@ -163,6 +168,38 @@ final class JSONStore<F: Feature>: FeatureInstance {
 
     @usableFromInline var pending: (effects: Int, requests: Int) {
         (store.runningEffectCount, environment.host.openCount)
+    }
+
+    @usableFromInline func checkpoint() throws(FusionError) -> Checkpoint {
+        let clock = try manualClock(for: "a checkpoint")
+        if let blocker = store.checkpointBlocker { throw FusionError(.busy, blocker) }
+        let (bytes, version) = try store.encodedState()
+        let state: JSONValue
+        do {
+            state = try JSONParser.parse(bytes)
+        } catch {
+            throw FusionError(.internalError, "the state of \"\(F.name)\" was written as JSON that does not read back: \(error)")
+        }
+        let (seconds, attoseconds) = clock.now.components
+        return Checkpoint(
+            state: state, stateVersion: F.stateVersion, version: version,
+            clock: UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds / 1_000_000_000)),
+            seed: environment.random.seed, random: environment.random.position)
+    }
+
+    @usableFromInline func restartEffects() throws(FusionError) {
+        _ = try manualClock(for: "restarting its effects")
+        try answering { () throws(FusionError) in try store.restartEffects() }
+    }
+
+    /// The instance's manual clock, or the error saying `what` needs one.
+    func manualClock(for what: String) throws(FusionError) -> ManualClock {
+        guard let clock = environment.clock as? ManualClock else {
+            throw FusionError(
+                .invalidArgument,
+                "this \"\(F.name)\" instance runs on the system clock; \(what) needs the manual clock (create it with {\"clock\":\"manual\"})")
+        }
+        return clock
     }
 
     @usableFromInline func nextWake() throws(FusionError) -> UInt64? {

@@ -11,13 +11,15 @@ public struct InstanceOptions: Sendable, Equatable {
     public var settings: JSONValue = [:]
     /// How many versions to keep for time travel (fk_history, fk_goto); 0 keeps none.
     public var history = 0
+    /// A checkpoint to go on from (fk_checkpoint's JSON), instead of a state and a seed.
+    public var checkpoint: Checkpoint?
 
     public init() {}
 
     /// The most versions `"history"` may ask for: a bound on what one instance can hold.
     public static let historyLimit = 100_000
 
-    static let keys = ["state", "seed", "clock", "requests", "settings", "history", "stateVersion"]
+    static let keys = ["state", "seed", "clock", "requests", "settings", "history", "stateVersion", "checkpoint"]
 
     public init(json: JSONValue) throws(FusionError) {
         guard case .object(let members) = json else {
@@ -67,10 +69,23 @@ public struct InstanceOptions: Sendable, Equatable {
                     )
                 }
                 history = count
+            case "checkpoint":
+                checkpoint = try Checkpoint(json: member.value)
             default:
                 throw FusionError(
                     .invalidArgument, "unknown option \"\(member.key)\"; the options are \(Self.keys.joined(separator: ", "))")
             }
+        }
+        if checkpoint != nil {
+            if let other = ["state", "stateVersion", "seed"].first(where: { json[$0] != nil }) {
+                throw FusionError(.invalidArgument, "option \"checkpoint\" holds the state and the seed; \"\(other)\" cannot be given with it")
+            }
+            guard clock == .manual else {
+                throw FusionError(
+                    .invalidArgument, "option \"checkpoint\" is for an instance on the manual clock: give \"clock\": \"manual\" with it")
+            }
+            state = checkpoint?.state
+            stateVersion = checkpoint?.stateVersion
         }
         if stateVersion != nil && state == nil {
             throw FusionError(
@@ -80,7 +95,13 @@ public struct InstanceOptions: Sendable, Equatable {
 
     /// The environment these options describe.
     public func makeEnvironment() -> Environment {
-        Environment(
+        if let checkpoint {
+            return Environment(
+                clock: ManualClock(startingAt: .nanoseconds(Int64(clamping: checkpoint.clock))),
+                random: RandomSource(seed: checkpoint.seed, position: checkpoint.random),
+                host: HostRequests(mode: requests), settings: settings)
+        }
+        return Environment(
             clock: clock == .manual ? ManualClock() : SystemClock(),
             random: RandomSource(seed: seed),
             host: HostRequests(mode: requests),

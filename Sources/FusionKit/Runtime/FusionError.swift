@@ -36,6 +36,7 @@ public enum FusionStatus: Int32, Sendable, CaseIterable {
     case invalidResponse = 13
     case limitExceeded = 14
     case unsettled = 15
+    case busy = 16
 
     /// The name of the constant in the C header.
     public var symbol: String {
@@ -56,6 +57,7 @@ public enum FusionStatus: Int32, Sendable, CaseIterable {
         case .invalidResponse: return "FK_ERR_INVALID_RESPONSE"
         case .limitExceeded: return "FK_ERR_LIMIT_EXCEEDED"
         case .unsettled: return "FK_ERR_UNSETTLED"
+        case .busy: return "FK_ERR_BUSY"
         }
     }
 }

@@ -102,9 +102,12 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// A store running `feature`, from `state` (the feature's initial state when nil);
     /// `host` receives the work it asks of the host. With `effectExecutor`, effects run
     /// only when `settle` drains it.
-    public init(feature: F, state: F.State? = nil, host: HostRequests = HostRequests(), effectExecutor: EffectExecutor? = nil) {
+    public init(
+        feature: F, state: F.State? = nil, version: UInt64 = 0, host: HostRequests = HostRequests(), effectExecutor: EffectExecutor? = nil
+    ) {
         self.feature = feature
         self.current = state ?? feature.initialState
+        self.currentVersion = version
         self.host = host
         self.effectExecutor = effectExecutor
     }
