@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -14,8 +16,10 @@
 /// never read as something it is not.
 public final class JournalFile: Sendable {
     public let path: String
-    /// Open for appending while the journal is; a `JournalCommitter` syncs it.
-    let descriptor: Int32
+    /// Open for appending while the journal is; a `JournalCommitter` syncs it. Another
+    /// after `replace` (the file is a new one then).
+    private let current: Atomic<Int32>
+    var descriptor: Int32 { current.load(ordering: .acquiring) }
 
     /// What a journal held when it was opened.
     public struct Contents: Sendable {
@@ -42,7 +46,7 @@ public final class JournalFile: Sendable {
             throw error
         }
         self.path = path
-        self.descriptor = descriptor
+        current = Atomic(descriptor)
     }
 
     /// Opens an existing journal: reads it, cuts off a torn last line, and keeps it open
@@ -77,10 +81,43 @@ public final class JournalFile: Sendable {
             throw JournalError(path: path, "cannot cut off its torn last record: \(reason)")
         }
         self.path = path
-        self.descriptor = descriptor
+        current = Atomic(descriptor)
     }
 
     deinit { close(descriptor) }
+
+    /// Replaces the journal, atomically, by `header` and `records` (a checkpoint and what
+    /// follows it): written to a new file beside it, flushed, renamed over it, and the
+    /// folder flushed, so that a crash leaves the old journal or the new one, whole. The
+    /// new file is locked before it takes the name. Call it with no append or sync of
+    /// this journal under way (a committer's included): the old descriptor is closed.
+    func replace(header: JSONValue, records: [JSONValue]) throws(JournalError) {
+        let fresh = path + ".new"
+        let descriptor = systemOpen(fresh, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw JournalError(path: fresh, "cannot create it: \(Self.systemError())") }
+        do throws(JournalError) {
+            try Self.lock(descriptor, fresh)
+            for line in [header] + records { try Self.writeLine(line, to: descriptor, path: fresh) }
+            guard fdatasync(descriptor) == 0 else { throw JournalError(path: fresh, "cannot flush it to disk: \(Self.systemError())") }
+            guard rename(fresh, path) == 0 else { throw JournalError(path: path, "cannot replace it by \(fresh): \(Self.systemError())") }
+        } catch {
+            close(descriptor)
+            unlink(fresh)
+            throw error
+        }
+        let old = current.exchange(descriptor, ordering: .acquiringAndReleasing)
+        close(old)
+        Self.syncFolder(of: path)
+    }
+
+    /// Flushes the folder holding `path`, so that a rename in it is on the disk too.
+    private static func syncFolder(of path: String) {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let descriptor = systemOpen(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
+    }
 
     /// One writer per journal: a second process resuming it would interleave records.
     /// The lock goes with the descriptor, so a crash releases it.

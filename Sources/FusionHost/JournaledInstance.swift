@@ -60,9 +60,19 @@ public final class JournaledInstance: Sendable {
     /// in one order; with a committer, it also holds the records waiting for the disk.
     private let applying = Mutex(Commits())
     private let ticker = RealTimeTicker()
+    /// The journal's first line, written again when a checkpoint replaces what follows it.
+    private let header: JSONValue
+    /// After how many records a checkpoint is tried (0: never).
+    private let checkpointEvery: Int
     /// Whether the library tells when its clock wakes an effect next (fk_next_wake): then
     /// the real-time clock is moved only when that is due, or before another record.
     private let knowsNextWake: Bool
+    /// Whether the library takes checkpoints (fk_checkpoint, fk_restart_effects).
+    private let canCheckpoint: Bool
+
+    /// Records after which a journal replaces what it holds by a checkpoint, when the
+    /// instance allows one then (and tries again after each record until it does).
+    public static let defaultCheckpointEvery = 100
 
     /// The records written and not yet applied (with a committer), in the journal's order.
     private struct Commits {
@@ -74,6 +84,8 @@ public final class JournaledInstance: Sendable {
         var outcomes: [UInt64: Result<Void, JournaledCallError>] = [:]
         /// Real time the clock has not been moved by yet: it wakes nothing (see `tick`).
         var heldTime: UInt64 = 0
+        /// Records in the journal after its header.
+        var records = 0
 
         /// Whether a record's sync has returned (a record applied already has).
         func isSynced(_ ticket: UInt64) -> Bool {
@@ -109,9 +121,12 @@ public final class JournaledInstance: Sendable {
     /// (calling `advanceClock`, so that each move is journaled and recorded alike).
     public init(
         path: String, library: HostedLibrary, feature: String?, options: JSONValue, startedBy: String,
-        extra: JSONValue = .object([]), drivesClock: Bool = true, committer: JournalCommitter? = nil
+        extra: JSONValue = .object([]), drivesClock: Bool = true, committer: JournalCommitter? = nil,
+        checkpointEvery: Int = JournaledInstance.defaultCheckpointEvery
     ) throws(JournalError) {
         self.path = path
+        self.checkpointEvery = checkpointEvery
+        let records: Int
         self.committer = committer
         let realTime: Bool
         if let (existing, contents) = try JournalFile.open(existing: path) {
@@ -142,14 +157,17 @@ public final class JournaledInstance: Sendable {
             self.feature = journaled
             self.options = header["options"] ?? .object([])
             self.extra = header["extra"] ?? .object([])
-            instance = try Self.create(library, journaled, self.options, path)
+            // A journal that starts with a checkpoint goes on from it; the rest replays after.
+            let checkpoint = contents.records.first.flatMap { $0.members?.count == 1 ? $0["checkpoint"] : nil }
+            instance = try Self.create(library, journaled, Self.options(self.options, from: checkpoint), path)
             var answered = Set<UInt64>()
-            for (number, json) in contents.records.enumerated() {
+            for (number, json) in contents.records.enumerated() where !(number == 0 && checkpoint != nil) {
                 let failure: String
                 do throws(JournalError.Reason) {
                     let record = try JournalRecord(json)
                     switch record {
                     case .respond(let id, _), .fail(let id, _): answered.insert(id)
+                    case .checkpoint: throw "is a checkpoint, which only ever starts a journal"
                     default: break
                     }
                     do throws(FusionHostError) {
@@ -165,6 +183,8 @@ public final class JournaledInstance: Sendable {
                 throw JournalError(path: path, "record \(number + 1), \(json.jsonText), \(failure)")
             }
             file = existing
+            self.header = header
+            records = contents.records.count
             realTime = header["realTime"]?.boolValue ?? false
             resumed = Resumption(records: contents.records.count, warning: contents.droppedTail, answeredRequests: answered)
         } else {
@@ -188,6 +208,8 @@ public final class JournaledInstance: Sendable {
                 "options": replayable,
                 "extra": extra
             ]
+            self.header = header
+            records = 0
             do {
                 file = try JournalFile(creating: path, header: header)
             } catch {
@@ -199,6 +221,10 @@ public final class JournaledInstance: Sendable {
         }
         self.realTime = realTime
         knowsNextWake = instance.canTellNextWake
+        // A session with time travel keeps its whole journal: a goto may return to a
+        // version before any checkpoint, which an instance made from it would not have.
+        canCheckpoint = instance.canCheckpoint && (self.options["history"]?.integerValue ?? 0) == 0
+        applying.withLock { $0.records = records }
         if realTime && drivesClock { ticker.start { [weak self] elapsed in self?.tick(elapsed) } }
     }
 
@@ -289,12 +315,15 @@ public final class JournaledInstance: Sendable {
                 // The real time held back first: the record runs at the clock's true time.
                 if let held = Self.releaseHeldTime(&commits) {
                     try file.append(held.json)
+                    commits.records += 1
                     try? Self.apply(held, to: instance, replaying: false)
                 }
                 try file.append(record.json)
+                commits.records += 1
             } catch {
                 throw .notJournaled(error)
             }
+            defer { checkpointIfDue(&commits) }
             do throws(FusionHostError) {
                 try Self.apply(record, to: instance, replaying: false)
             } catch {
@@ -325,6 +354,7 @@ public final class JournaledInstance: Sendable {
         }
         let ticket = commits.nextTicket
         commits.nextTicket += 1
+        commits.records += 1
         let handedOver =
             committer?.commit(descriptor: file.descriptor, path: file.path) { [weak self] failure in
                 self?.synced(ticket, failure)
@@ -384,6 +414,7 @@ public final class JournaledInstance: Sendable {
                 }
                 if first.claimed || first.ticket == ticket { commits.outcomes[first.ticket] = outcome }
             }
+            checkpointIfDue(&commits)
             return commits.outcomes.removeValue(forKey: ticket) ?? .success(())
         }
     }
@@ -401,7 +432,9 @@ public final class JournaledInstance: Sendable {
         guard committer != nil else {
             applying.withLock { commits in
                 guard let move = clockMove(&commits, nanoseconds), (try? file.append(move.json)) != nil else { return }
+                commits.records += 1
                 try? Self.apply(move, to: instance, replaying: false)
+                checkpointIfDue(&commits)
             }
             return
         }
@@ -441,6 +474,26 @@ public final class JournaledInstance: Sendable {
         return .advance(nanoseconds: commits.heldTime)
     }
 
+    // MARK: Checkpoints
+
+    /// Lock held, after a record was applied: when `checkpointEvery` records have piled
+    /// up and nothing is in flight to the disk, replaces the journal by its header and a
+    /// checkpoint (fk_checkpoint), then restarts the instance's effects as one made from
+    /// the checkpoint does (fk_restart_effects), so that both go on alike. An instance
+    /// with work under way that cannot restart (FK_ERR_BUSY) is tried after the next
+    /// record. A checkpoint that cannot be written leaves the journal as it was.
+    private func checkpointIfDue(_ commits: inout Commits) {
+        guard canCheckpoint, checkpointEvery > 0, commits.records >= checkpointEvery, commits.written.isEmpty else { return }
+        guard let checkpoint = try? instance.checkpoint() else { return }
+        do throws(JournalError) {
+            try file.replace(header: header, records: [JournalRecord.checkpoint(checkpoint).json])
+        } catch {
+            return
+        }
+        commits.records = 1
+        try? instance.restartEffects()
+    }
+
     // MARK: Replaying
 
     /// Applies one record, then lets the effects it started settle (fk_advance_clock by
@@ -454,12 +507,21 @@ public final class JournaledInstance: Sendable {
             case .respond(let id, let result): try instance.respond(to: id, result: result)
             case .fail(let id, let message): try instance.failRequest(id, message: message)
             case .advance(let nanoseconds): try instance.advanceClock(byNanoseconds: nanoseconds)
+            case .checkpoint: return  // only ever the first record: the instance was made from it
             }
         } catch {
             let refusal = error.status != nil && error.status != .invalidHandle
             if !(replaying && refusal) { throw error }
         }
         try? instance.advanceClock(byNanoseconds: 0)
+    }
+
+    /// The creation options of an instance that goes on from `checkpoint` (nil: the
+    /// journal's own): the checkpoint holds the state and the seed's place.
+    private static func options(_ journaled: JSONValue, from checkpoint: JSONValue?) -> JSONValue {
+        guard let checkpoint, case .object(let members) = journaled else { return journaled }
+        let kept = members.filter { !["state", "stateVersion", "seed", "checkpoint"].contains($0.key) }
+        return .object(kept + [JSONMember("checkpoint", checkpoint)])
     }
 
     private static func create(_ library: HostedLibrary, _ feature: String, _ options: JSONValue, _ path: String) throws(JournalError)
@@ -480,6 +542,8 @@ enum JournalRecord: Sendable {
     case respond(id: UInt64, result: JSONValue)
     case fail(id: UInt64, message: String)
     case advance(nanoseconds: UInt64)
+    /// What fk_checkpoint wrote: a journal replaced by a checkpoint starts with it.
+    case checkpoint(JSONValue)
 
     /// The record a journal line holds; nil (with why) for one this build cannot read.
     init(_ json: JSONValue) throws(JournalError.Reason) {
@@ -505,6 +569,9 @@ enum JournalRecord: Sendable {
         case "advance":
             guard let nanoseconds = whole(value) else { throw "has an advance that is not whole nanoseconds" }
             self = .advance(nanoseconds: nanoseconds)
+        case "checkpoint":
+            guard value.members != nil else { throw "has a checkpoint that is not an object" }
+            self = .checkpoint(value)
         default:
             throw JournalError.Reason("is of a kind this build does not know, \"\(member.key)\"")
         }
@@ -518,6 +585,7 @@ enum JournalRecord: Sendable {
         case .respond(let id, let result): return ["respond": ["id": .integer(Int(clamping: id)), "result": result]]
         case .fail(let id, let message): return ["fail": ["id": .integer(Int(clamping: id)), "message": .string(message)]]
         case .advance(let nanoseconds): return ["advance": .integer(Int(clamping: nanoseconds))]
+        case .checkpoint(let checkpoint): return ["checkpoint": checkpoint]
         }
     }
 }

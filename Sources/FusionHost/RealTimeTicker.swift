@@ -16,9 +16,11 @@ import Synchronization
 /// Dispatch's pool (which has a limit: tickers beyond it never ran, and stopping one of
 /// them waited forever) and wake the machine 100 times a second per session.
 public final class RealTimeTicker: Sendable {
-    /// The function and when it was last called; nil when not running. Held while the
-    /// function runs, so that `stop` returns only once a call under way has ended.
+    /// The function and when it was last called; nil when not running.
     private let call = Mutex<Call?>(nil)
+    /// Held while the function runs, so that `stop` returns only once a call under way
+    /// has ended (unless `stop` runs on the ticking thread, inside some ticker's call).
+    private let firing = Mutex(())
 
     private struct Call {
         let tick: @Sendable (_ elapsedNanoseconds: UInt64) -> Void
@@ -40,15 +42,22 @@ public final class RealTimeTicker: Sendable {
             defer { call = nil }
             return call != nil
         }
-        if wasRunning { TickerThread.shared.remove(self) }
+        guard wasRunning else { return }
+        TickerThread.shared.remove(self)
+        // On the ticking thread (a tick that let go of the last reference to what owns
+        // this ticker) no call of it is under way, and waiting would wait on itself.
+        if !TickerThread.shared.isCurrent { firing.withLock { _ in } }
     }
 
     /// One call, from the ticking thread, unless stopped meanwhile.
     fileprivate func fire(at now: ContinuousClock.Instant) {
-        call.withLock { call in
-            guard let last = call?.last, let tick = call?.tick else { return }
-            call?.last = now
-            let elapsed = now - last
+        firing.withLock { _ in
+            let due = call.withLock { call -> (@Sendable (UInt64) -> Void, Duration)? in
+                guard let last = call?.last, let tick = call?.tick else { return nil }
+                call?.last = now
+                return (tick, now - last)
+            }
+            guard let (tick, elapsed) = due else { return }
             tick(
                 UInt64(max(0, elapsed.components.seconds)) * 1_000_000_000
                     + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000)))
@@ -66,6 +75,14 @@ private final class TickerThread: Sendable {
         var started = false
     }
     private let tickers = Mutex(Tickers())
+    /// The ticking thread, once it runs.
+    private let thread = Mutex<pthread_t?>(nil)
+
+    /// Whether the caller is the ticking thread (inside a ticker's call).
+    var isCurrent: Bool {
+        guard let ticking = thread.withLock({ $0 }) else { return false }
+        return pthread_equal(ticking, pthread_self()) != 0
+    }
 
     func add(_ ticker: RealTimeTicker) {
         let start = tickers.withLock { tickers in
@@ -81,6 +98,7 @@ private final class TickerThread: Sendable {
     }
 
     private func run() {
+        thread.withLock { $0 = pthread_self() }
         while true {
             var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
             nanosleep(&pause, nil)

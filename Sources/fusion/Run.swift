@@ -161,10 +161,12 @@ struct Run: ParsableCommand {
         let instance: HostedInstance
         if let journalFile {
             do throws(JournalError) {
-                // Recorded too: the recorder moves the clock (through the journal), not the journal.
+                // Recorded too: the recorder moves the clock (through the journal), not the
+                // journal; and no checkpoint restarts effects, which a recording cannot replay.
                 journal = try JournaledInstance(
                     path: journalFile, library: library, feature: feature.name, options: creationOptions,
-                    startedBy: "fusion run", drivesClock: recordFile == nil)
+                    startedBy: "fusion run", drivesClock: recordFile == nil,
+                    checkpointEvery: recordFile == nil ? JournaledInstance.defaultCheckpointEvery : 0)
             } catch {
                 throw CLIError(.journal, error.description)
             }

@@ -76,9 +76,10 @@ import Testing
     /// final state. The journal is closed when this returns.
     private func driveOneInstance(from tasks: Int, steps: Int, path: String) async throws -> InstanceState {
         let committer = JournalCommitter()
+        // No checkpoint: the journal keeps every record, to be replayed in its order.
         let journal = try JournaledInstance(
             path: path, library: library, feature: "counter", options: ["clock": "manual"], startedBy: "GroupCommitTests",
-            committer: committer)
+            committer: committer, checkpointEvery: 0)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<tasks {
                 group.addTask {

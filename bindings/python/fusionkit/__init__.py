@@ -43,6 +43,7 @@ from .errors import (
                      UnknownRequestError,
                      UnknownSubscriptionError,
                      UnsettledError,
+                     BusyError,
 )
 from .journal import JournalWarning
 from .manifest import FeatureSpec, FeatureSummary, InputCase, InputField, LibraryInfo, Manifest, ManifestSummary
@@ -57,5 +58,5 @@ __all__ = [
     "NullArgumentError", "InvalidHandleError", "InvalidUTF8Error", "MalformedJSONError", "UnknownFeatureError",
     "UnknownInputError", "InvalidInputError", "InvalidStateError", "InvalidArgumentError",
     "UnknownSubscriptionError", "InternalError", "UnknownRequestError", "InvalidResponseError",
-    "LimitExceededError", "UnsettledError", "LIMITS", "JournalError", "JournalWarning",
+    "LimitExceededError", "UnsettledError", "BusyError", "LIMITS", "JournalError", "JournalWarning",
 ]

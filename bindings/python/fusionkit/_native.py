@@ -88,6 +88,8 @@ PROTOTYPES: dict[str, tuple[Any, list[Any], bool]] = {
     "fk_advance_clock": (_status, [c_uint64, c_uint64], False),
     "fk_pending": (_status, [c_uint64, POINTER(c_uint64), POINTER(c_uint64)], False),
     "fk_next_wake": (_status, [c_uint64, POINTER(c_uint64)], False),
+    "fk_checkpoint": (_status, [c_uint64, _out_text, POINTER(c_size_t)], False),
+    "fk_restart_effects": (_status, [c_uint64], False),
     "fk_set_request_handler": (_status, [c_uint64, REQUEST_FN, c_void_p], False),
     "fk_poll_request": (_status, [c_uint64, _out_text, POINTER(c_size_t)], False),
     "fk_respond": (_status, [c_uint64, c_uint64, c_char_p, c_size_t], False),

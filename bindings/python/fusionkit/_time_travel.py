@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ._handle import _OK, InstanceHandle
 from ._text import JSON, _owned, _u64
-from .errors import InvalidArgumentError
+from .errors import InternalError, InvalidArgumentError
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +83,31 @@ class TimeTravel(InstanceHandle):
         if status != _OK:
             raise self._fail(status, "fk_next_wake")
         return None if nanoseconds.value == 2**64 - 1 else nanoseconds.value
+
+    # -- checkpoints -----------------------------------------------------------------
+
+    def checkpoint(self) -> dict[str, JSON]:
+        """The instance written down (fk_checkpoint), for `create(..., checkpoint=…)` to go
+        on from: state, versions, the manual clock's time, the random source's place.
+        BusyError while a host request is open or an effect runs that the feature does
+        not restart; InvalidArgumentError on the system clock."""
+        self.library.require("fk_checkpoint")
+        text = c_char_p()
+        status = self._c.fk_checkpoint(self.handle, byref(text), None)
+        if status != _OK:
+            raise self._fail(status, "fk_checkpoint")
+        value = json.loads(_owned(self._c, text))
+        if not isinstance(value, dict):
+            raise InternalError(f"fk_checkpoint returned what is not an object: {value!r}", status="FK_ERR_INTERNAL")
+        return value
+
+    def restart_effects(self) -> None:
+        """Stops every effect and starts again those the feature restarts for the current
+        state (fk_restart_effects): what a checkpoint does to the instance it was taken of."""
+        self.library.require("fk_restart_effects")
+        status = self._c.fk_restart_effects(self.handle)
+        if status != _OK:
+            raise self._fail(status, "fk_restart_effects")
 
     # -- time travel -----------------------------------------------------------------
 

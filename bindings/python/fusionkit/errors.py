@@ -161,12 +161,19 @@ class UnsettledError(FusionError):
     CODE = 15
 
 
+class BusyError(FusionError):
+    """FK_ERR_BUSY: the instance has work under way that the call cannot wait for or
+    start again (a host request open, an effect its feature does not restart); the
+    message names it. Try again later."""
+    CODE = 16
+
+
 _BY_CODE: dict[int, type[FusionError]] = {
     cls.CODE: cls
     for cls in (NullArgumentError, InvalidHandleError, InvalidUTF8Error, MalformedJSONError,
                 UnknownFeatureError, UnknownInputError, InvalidInputError, InvalidStateError,
                 InvalidArgumentError, UnknownSubscriptionError, InternalError, UnknownRequestError,
-                InvalidResponseError, LimitExceededError, UnsettledError)
+                InvalidResponseError, LimitExceededError, UnsettledError, BusyError)
     if cls.CODE is not None
 }
 

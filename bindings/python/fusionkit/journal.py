@@ -101,7 +101,8 @@ class JournaledInstance(ReplayableInstance):
             try:
                 if record is not None:
                     instance._recorder = ScenarioWriter(instance, os.fspath(record), options, real_time)
-                instance._begin(where, truncate_to=0, header=header, real_time=real_time, resumed=None)
+                instance._begin(where, truncate_to=0, header=header, real_time=real_time, resumed=None,
+                                records=0, keeping=header)
             except BaseException:
                 if instance._recorder is not None:
                     instance._recorder.close()
@@ -129,27 +130,46 @@ class JournaledInstance(ReplayableInstance):
         journaled: object = header.get("options", {})
         if not isinstance(journaled, dict):
             raise JournalError(f'journal {where}: its header\'s "options" is not an object')
+        # A journal that starts with a checkpoint goes on from it; the rest replays after.
+        first = records[0] if records else None
+        checkpoint = first["checkpoint"] if isinstance(first, dict) and list(first) == ["checkpoint"] else None
+        if checkpoint is not None:
+            journaled = {key: value for key, value in journaled.items()
+                         if key not in ("state", "stateVersion", "seed", "checkpoint")}
+            journaled["checkpoint"] = checkpoint
         instance = library._create_with_options(feature, journaled, cls)
         try:
             instance.path = where
             instance._drive_lock = threading.RLock()
             for number, line in enumerate(records):
+                if number == 0 and checkpoint is not None:
+                    continue
                 try:
                     instance._apply(line, replaying=True)
                 except FusionError as error:
                     raise JournalError(f"journal {where}: record {number + 1}, {json.dumps(line)}, "
                                        f"cannot be replayed: {error}") from error
             instance._begin(where, truncate_to=good, header=None, real_time=bool(header.get("realTime")),
-                            resumed=Resumption(len(records), dropped))
+                            resumed=Resumption(len(records), dropped), records=len(records), keeping=header)
         except BaseException:
             Instance.close(instance)
             raise
         return instance
 
     def _begin(self, path: str, *, truncate_to: int, header: Mapping[str, Any] | None, real_time: bool,
-               resumed: Resumption | None) -> None:
+               resumed: Resumption | None, records: int, keeping: Mapping[str, Any]) -> None:
         self.path = path
         self.resumed = resumed
+        #: The header, written again when a checkpoint replaces what follows it.
+        self._header = dict(keeping)
+        #: Records after the header.
+        self._records = records
+        # Checkpoints restart effects: not with time travel (a goto may return to before a
+        # checkpoint) nor while recording (a recording cannot replay the restart).
+        options = keeping.get("options")
+        self._can_checkpoint = ({"fk_checkpoint", "fk_restart_effects"} <= set(self.library.optional_functions)
+                                and not (isinstance(options, dict) and options.get("history"))
+                                and self._recorder is None)
         self._file = open(path, "ab")
         try:
             fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -204,10 +224,63 @@ class JournaledInstance(ReplayableInstance):
 
     # -- records -----------------------------------------------------------------------
 
+    #: Records after which the journal is replaced by a checkpoint, when the instance
+    #: allows one then (tried again after each record until it does).
+    checkpoint_every = 100
+
     def _perform(self, record: dict[str, Any]) -> None:
         with self._drive_lock:
             self._write(record)
-            self._apply(record, replaying=False)
+            self._records += 1
+            try:
+                self._apply(record, replaying=False)
+            finally:
+                self._checkpoint_if_due()
+
+    def _checkpoint_if_due(self) -> None:
+        """Replaces the journal by its header and a checkpoint (fk_checkpoint) once
+        `checkpoint_every` records piled up, then restarts the instance's effects as one
+        made from the checkpoint does, so that both go on alike. BusyError (work under way
+        that cannot restart) tries again after the next record; a checkpoint that cannot be
+        written leaves the journal as it was."""
+        if not self._can_checkpoint or self._records < self.checkpoint_every:
+            return
+        try:
+            checkpoint = self.checkpoint()
+        except FusionError:
+            return
+        try:
+            self._replace([self._header, {"checkpoint": checkpoint}])
+        except OSError:
+            return
+        self._records = 1
+        with contextlib.suppress(FusionError):
+            self.restart_effects()
+
+    def _replace(self, lines: list[Mapping[str, Any]]) -> None:
+        """Replaces the journal atomically: a new file beside it, locked, written and
+        flushed, renamed over it, and the folder flushed."""
+        fresh_path = self.path + ".new"
+        fresh = open(fresh_path, "wb")
+        try:
+            fcntl.flock(fresh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            for line in lines:
+                fresh.write(encode_line(line))
+            fresh.flush()
+            os.fsync(fresh.fileno())
+            os.rename(fresh_path, self.path)
+        except BaseException:
+            fresh.close()
+            with contextlib.suppress(OSError):
+                os.unlink(fresh_path)
+            raise
+        old, self._file = self._file, fresh
+        old.close()
+        folder = os.open(os.path.dirname(os.path.abspath(self.path)), os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
 
     def _write(self, record: Mapping[str, Any]) -> None:
         if self._file.closed:
@@ -233,6 +306,8 @@ class JournaledInstance(ReplayableInstance):
                 Instance.fail_request(self, value["id"], value["message"])
             elif kind == "advance":
                 Instance.advance_clock(self, nanoseconds=value)
+            elif kind == "checkpoint":
+                raise JournalError(f"journal {self.path}: a checkpoint only ever starts a journal")
             else:
                 raise JournalError(f'journal {self.path}: a record of a kind this package does not know, "{kind}"')
         except FusionError as error:
