@@ -206,3 +206,55 @@ def test_the_real_time_clock_is_journaled_only_when_it_wakes_an_effect(lib: fusi
     assert 0 < moves[1] < 2_000_000_000, "the time held back since, journaled before the next input"
     with lib.create("wifi", journal=path) as again:
         assert again.snapshot() == final
+
+
+def test_a_journal_keeps_a_checkpoint_and_the_records_since(lib: fusionkit.Library, tmp_path: Path, fusion: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every `checkpoint_every` records the journal is replaced by its header and a
+    checkpoint (fk_checkpoint): it stays as large as the state and a bounded tail, and
+    resumes, here and in `fusion`, to the same state and version."""
+    monkeypatch.setattr(JournaledInstance, "checkpoint_every", 5)
+    path = tmp_path / "counter.journal"
+    with lib.create("counter", journal=path) as counter:
+        for step in range(12):
+            counter.send("show" if step % 4 == 0 else "increase")
+        live = counter.snapshot()
+    lines = [json.loads(line.rsplit(b" ", 1)[0]) for line in path.read_bytes().splitlines()]
+    # Checkpoints at 5 and 9 records (the checkpoint counts as one): it and three since.
+    assert [next(iter(line)) for line in lines[1:]] == ["checkpoint", "send", "send", "send"]
+    assert lines[1]["checkpoint"]["version"] == live[1] - 3
+    assert not (tmp_path / "counter.journal.new").exists()
+    with lib.create("counter", journal=path) as again:
+        assert isinstance(again, JournaledInstance) and again.resumed == Resumption(records=4)
+        assert again.snapshot() == live
+    resumed = subprocess.run([str(fusion), "run", "--journal", str(path), "counter"], input="increase\n",
+                             capture_output=True, text=True, timeout=60)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "4 records replayed" in resumed.stdout and f'v{live[1] + 1} {{"value":10,' in resumed.stdout
+
+
+def test_no_checkpoint_while_an_effect_that_cannot_restart_runs(lib: fusionkit.Library, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Wi-Fi join (not restartable) holds the checkpoint off until it is over; the
+    live scan (restartable) does not. The instance made from the checkpoint goes on as
+    the live one: the same scans at the same times."""
+    monkeypatch.setattr(JournaledInstance, "checkpoint_every", 3)
+    path = tmp_path / "wifi.journal"
+    with lib.create("wifi", journal=path, clock="manual") as wifi:
+        wifi.send("screenAppeared")
+        wifi.send("networkTapped", id="blob")
+        wifi.send("passwordChanged", password="blob")
+        with pytest.raises(fusionkit.BusyError, match="cannot be checkpointed now"):
+            wifi.send("joinButtonTapped")
+            wifi.checkpoint()
+        wifi.advance_clock(0.6)
+        kinds = [next(iter(json.loads(line.rsplit(b" ", 1)[0]))) for line in path.read_bytes().splitlines()[1:]]
+        assert kinds == ["checkpoint", "send", "advance"], "the join is under way: no checkpoint yet"
+        wifi.advance_clock(0.6)
+        kinds = [next(iter(json.loads(line.rsplit(b" ", 1)[0]))) for line in path.read_bytes().splitlines()[1:]]
+        assert kinds == ["checkpoint"], "the join is over: checkpointed"
+        wifi.advance_clock(5)
+        live = wifi.snapshot()
+    with lib.create("wifi", journal=path) as again:
+        assert again.snapshot() == live
+        assert again.state["selectedNetworkID"] == "blob"

@@ -228,7 +228,7 @@ def header_declarations() -> dict[str, int]:
 
 def test_every_header_function_has_its_prototype(lib: fusionkit.Library) -> None:
     declared = header_declarations()
-    assert len(declared) == 30, declared
+    assert len(declared) == 32, declared
     assert set(_native.PROTOTYPES) == set(declared)
     for name, arity in declared.items():
         restype, argtypes, _required = _native.PROTOTYPES[name]
@@ -243,4 +243,4 @@ def test_every_header_function_has_its_prototype(lib: fusionkit.Library) -> None
     owned_out = {name for name, (_, argtypes, _) in _native.PROTOTYPES.items()
                  if ctypes.POINTER(ctypes.c_char_p) in argtypes}
     assert owned_out == {"fk_manifest", "fk_manifest_summary", "fk_feature_manifest", "fk_state", "fk_state_patch",
-                         "fk_poll_request", "fk_history"}
+                         "fk_poll_request", "fk_history", "fk_checkpoint"}

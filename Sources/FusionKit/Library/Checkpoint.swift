@@ -30,7 +30,8 @@ public struct Checkpoint: Sendable, Equatable {
     /// A checkpoint read back from its JSON; every key is required.
     public init(json: JSONValue) throws(FusionError) {
         guard case .object(let members) = json else {
-            throw FusionError(.invalidArgument, "option \"checkpoint\" must be an object (what fk_checkpoint wrote); found \(json.kindDescription)")
+            throw FusionError(
+                .invalidArgument, "option \"checkpoint\" must be an object (what fk_checkpoint wrote); found \(json.kindDescription)")
         }
         func whole(_ key: String) throws(FusionError) -> UInt64 {
             switch json[key] {
@@ -38,11 +39,14 @@ public struct Checkpoint: Sendable, Equatable {
             case .double(let d)? where d >= 0 && d < 18_446_744_073_709_551_616 && d == d.rounded(): return UInt64(d)
             default:
                 throw FusionError(
-                    .invalidArgument, "option \"checkpoint\" needs \"\(key)\", an unsigned integer; found \(json[key]?.jsonText ?? "nothing")")
+                    .invalidArgument,
+                    "option \"checkpoint\" needs \"\(key)\", an unsigned integer; found \(json[key]?.jsonText ?? "nothing")")
             }
         }
         if let unknown = members.first(where: { !Self.keys.contains($0.key) }) {
-            throw FusionError(.invalidArgument, "option \"checkpoint\" has an unknown key \"\(unknown.key)\"; its keys are \(Self.keys.joined(separator: ", "))")
+            throw FusionError(
+                .invalidArgument,
+                "option \"checkpoint\" has an unknown key \"\(unknown.key)\"; its keys are \(Self.keys.joined(separator: ", "))")
         }
         guard let state = json["state"] else { throw FusionError(.invalidArgument, "option \"checkpoint\" needs \"state\"") }
         let stateVersion = try whole("stateVersion")

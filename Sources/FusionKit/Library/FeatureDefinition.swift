@@ -27,7 +27,8 @@ public struct FeatureDefinition: Sendable {
             JSONStore<F>(
                 store: Store(
                     feature: F(environment: environment),
-                    state: try state.map { (given) throws(FusionError) in try StateRestoration.decode(F.self, given, savedAt: stateVersion) },
+                    state: try state.map { (given) throws(FusionError) in try StateRestoration.decode(F.self, given, savedAt: stateVersion)
+                    },
                     version: version,
                     host: environment.host,
                     // On a manual clock the instance runs its effects itself (Store.settle).

@@ -197,7 +197,8 @@ final class JSONStore<F: Feature>: FeatureInstance {
         guard let clock = environment.clock as? ManualClock else {
             throw FusionError(
                 .invalidArgument,
-                "this \"\(F.name)\" instance runs on the system clock; \(what) needs the manual clock (create it with {\"clock\":\"manual\"})")
+                "this \"\(F.name)\" instance runs on the system clock; \(what) needs the manual clock (create it with {\"clock\":\"manual\"})"
+            )
         }
         return clock
     }

@@ -78,7 +78,8 @@ public struct InstanceOptions: Sendable, Equatable {
         }
         if checkpoint != nil {
             if let other = ["state", "stateVersion", "seed"].first(where: { json[$0] != nil }) {
-                throw FusionError(.invalidArgument, "option \"checkpoint\" holds the state and the seed; \"\(other)\" cannot be given with it")
+                throw FusionError(
+                    .invalidArgument, "option \"checkpoint\" holds the state and the seed; \"\(other)\" cannot be given with it")
             }
             guard clock == .manual else {
                 throw FusionError(

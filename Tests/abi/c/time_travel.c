@@ -121,6 +121,57 @@ int main(void) {
     fk_advance_clock(wifi, 2000000000);
     check(state_has(wifi, "\"isConnecting\":false", NULL), "and nothing joins later");
 
+    /* Checkpoints: an instance written down, and another going on from it. */
+    fk_instance scanning = 0;
+    check(fk_create_with_options("wifi", FK_NUL_TERMINATED, "{\"clock\":\"manual\",\"seed\":7}", FK_NUL_TERMINATED,
+                                 &scanning) == FK_OK, "wifi on a manual clock");
+    fk_send(scanning, "\"screenAppeared\"", FK_NUL_TERMINATED);
+    fk_advance_clock(scanning, 4500000000u); /* two scans, and half a second */
+    char *checkpoint = NULL;
+    size_t checkpoint_len = 0;
+    check(fk_checkpoint(scanning, &checkpoint, &checkpoint_len) == FK_OK && checkpoint != NULL &&
+              strlen(checkpoint) == checkpoint_len && strstr(checkpoint, "\"clock\":4500000000") &&
+              strstr(checkpoint, "\"seed\":\"7\""),
+          "fk_checkpoint writes the state, the clock's time and the seed");
+    check(fk_restart_effects(scanning) == FK_OK, "the live scan stops and starts again");
+    check(fk_next_wake(scanning, &wake) == FK_OK && wake == 2000000000u, "its next scan two seconds from now");
+    char from_checkpoint[8192];
+    snprintf(from_checkpoint, sizeof from_checkpoint, "{\"clock\":\"manual\",\"checkpoint\":%s}", checkpoint);
+    fk_instance resumed = 0;
+    check(fk_create_with_options("wifi", FK_NUL_TERMINATED, from_checkpoint, FK_NUL_TERMINATED, &resumed) == FK_OK,
+          "an instance made from the checkpoint");
+    check(fk_next_wake(resumed, &wake) == FK_OK && wake == 2000000000u, "its scan restarted alike");
+    for (int scan = 0; scan < 3; scan++) {
+        fk_advance_clock(scanning, 2000000000u);
+        fk_advance_clock(resumed, 2000000000u);
+    }
+    char *live_state = NULL, *resumed_state = NULL;
+    uint64_t live_version = 0, resumed_version = 0;
+    fk_state(scanning, &live_state, NULL, &live_version);
+    fk_state(resumed, &resumed_state, NULL, &resumed_version);
+    check(live_version == resumed_version && live_version > 0 && strcmp(live_state, resumed_state) == 0,
+          "three scans later both drew the same networks: same state, same version");
+    fk_free(live_state);
+    fk_free(resumed_state);
+    fk_free(checkpoint);
+    fk_send(scanning, "{\"networkTapped\":{\"id\":\"blob\"}}", FK_NUL_TERMINATED);
+    fk_send(scanning, "{\"passwordChanged\":{\"password\":\"blob\"}}", FK_NUL_TERMINATED);
+    fk_send(scanning, "\"joinButtonTapped\"", FK_NUL_TERMINATED);
+    checkpoint = NULL;
+    check(fk_checkpoint(scanning, &checkpoint, NULL) == FK_ERR_BUSY && checkpoint == NULL &&
+              strstr(fk_last_error_message(), "wifi.connect.join"),
+          "a join under way (not restartable) makes it FK_ERR_BUSY, named");
+    check(fk_restart_effects(scanning) == FK_ERR_BUSY, "and nothing is stopped");
+    check(fk_checkpoint(scanning, NULL, NULL) == FK_ERR_NULL_ARGUMENT, "fk_checkpoint needs somewhere to write");
+    check(fk_create_with_options("wifi", FK_NUL_TERMINATED, "{\"checkpoint\":{}}", FK_NUL_TERMINATED, &bad) ==
+              FK_ERR_INVALID_ARGUMENT, "a checkpoint that is not one is refused");
+    fk_instance system_clock = 0;
+    fk_create("counter", FK_NUL_TERMINATED, NULL, 0, &system_clock);
+    check(fk_checkpoint(system_clock, &checkpoint, NULL) == FK_ERR_INVALID_ARGUMENT, "the system clock has no checkpoint");
+    fk_destroy(system_clock);
+    fk_destroy(resumed);
+    fk_destroy(scanning);
+
     fk_destroy(wifi);
     fk_destroy(plain);
     fk_destroy(counter);

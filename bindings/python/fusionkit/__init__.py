@@ -24,6 +24,7 @@ from ._text import JSON
 from ._time_travel import History, HistoryEntry
 from .errors import (
                      AbiVersionError,
+                     BusyError,
                      FusionError,
                      InternalError,
                      InvalidArgumentError,
@@ -43,7 +44,6 @@ from .errors import (
                      UnknownRequestError,
                      UnknownSubscriptionError,
                      UnsettledError,
-                     BusyError,
 )
 from .journal import JournalWarning
 from .manifest import FeatureSpec, FeatureSummary, InputCase, InputField, LibraryInfo, Manifest, ManifestSummary
