@@ -94,3 +94,27 @@ def test_journal_sync_needs_a_journal(fusion: Path) -> None:
     refused = subprocess.run([str(fusion), "serve", "--journal-sync", "each"], capture_output=True, text=True, timeout=30)
     assert refused.returncode == 64, refused
     assert "--journal-sync is for --journal DIR" in refused.stderr
+
+
+def test_a_bridge_journal_is_checkpointed_and_resumes(serve: Callable[..., Server], tmp_path: Path) -> None:
+    """A long session's journal in the bridge is replaced by a checkpoint every hundred
+    records (docs/reliability.md, "Checkpoints"); killed and started again, the bridge
+    resumes it from the checkpoint and the records after it."""
+    journals = tmp_path / "journals"
+    first = serve("--journal", str(journals), "--max-messages-per-second", "100000")
+    client = first.connect()
+    client.create("counter", key="c")
+    for _ in range(250):
+        client.send({"type": "send", "instance": "c", "input": "increase"})
+    assert _acknowledged(client, 250) == 250
+    journal = journals / client.session / "1.journal"
+    lines = [json.loads(line.rsplit(" ", 1)[0]) for line in journal.read_text().splitlines()]
+    assert list(lines[1]) == ["checkpoint"] and lines[1]["checkpoint"]["state"]["value"] >= 150, lines[1]
+    assert len(lines) < 1 + 100, "a checkpoint and fewer than a hundred records since"
+    first.process.kill()
+    first.process.wait(timeout=10)
+    client.close()
+    again = serve("--journal", str(journals))
+    with again.connect(client.session) as rejoined:
+        state = rejoined.next("state", instance="c")
+        assert state["state"]["value"] == 250 and state["to"] == 250
