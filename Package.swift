@@ -100,10 +100,12 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(name: "FusionScenario", dependencies: ["FusionHost"], swiftSettings: strict),
+        // Typed front-end code (TypeScript, Python) from a library's manifest: `fusion types`.
+        .target(name: "FusionTypes", dependencies: ["FusionJSON"], swiftSettings: strict),
         .executableTarget(
             name: "fusion",
             dependencies: [
-                "FusionHost", "FusionWeb", "FusionScenario",
+                "FusionHost", "FusionWeb", "FusionScenario", "FusionTypes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log")
             ],

@@ -10,6 +10,7 @@ enum ExitStatus: Int32 {
     case library = 4
     case stateFile = 5
     case journal = 6
+    case outOfDate = 7
     case usage = 64  // as swift-argument-parser exits for a bad command line
 
     /// The table printed by every command's --help.
@@ -26,6 +27,7 @@ enum ExitStatus: Int32 {
               feature, or a state that does not fit the feature
           6   the journal cannot be used: not a journal, damaged, another feature's
               or state version's, held by another process, or not writable
+          7   fusion types --check: the generated files differ from the library's
           64  bad command line: an unknown option, a missing argument
         """
 }

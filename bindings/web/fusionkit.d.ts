@@ -5,7 +5,26 @@
 export type JSONValue = null | boolean | number | string | JSONValue[] | { [key: string]: JSONValue };
 
 /** An input: a case name ("increase") or a case with its fields ({"answerChanged": {"text": "hi"}}). */
-export type Input = string | { [name: string]: { [field: string]: JSONValue } };
+export type Input = string | { [name: string]: { [field: string]: JSONValue } | null };
+
+/** A feature's types: its state and the inputs it takes. `fusion types --lang ts` writes
+ *  a `Features` map, feature name → FeatureTypes, for a library. */
+export interface FeatureTypes {
+    state: unknown;
+    input: unknown;
+}
+
+/** What a Bridge knows of features without generated types: any name, any input. */
+export type AnyFeatures = { [feature: string]: { state: any; input: Input } };
+
+/** A map of feature names to their types (an interface or a type literal). */
+export type FeatureMap<F> = { [K in keyof F]: FeatureTypes };
+
+/** The case names of input type I that take fields ("networkTapped"). */
+export type FieldCaseName<I> = I extends string ? never : keyof I & string;
+
+/** The fields of case K of input type I ({id: string}). */
+export type CaseFields<I, K extends string> = I extends { [P in K]: infer F } ? Exclude<F, null> : never;
 
 /** The bridge's connection: "connecting" (the first time), "open", "reconnecting"
  *  (dropped, trying again with a growing delay), "closed" (by the page, or for good). */
@@ -142,9 +161,12 @@ export function jsonEqual(a: JSONValue, b: JSONValue): boolean;
  * fails. The session id is kept in sessionStorage ("fusionkit.session"), so a reload
  * rejoins the session; a dropped connection is rejoined the same way.
  */
-export function connect(url?: string, options?: ConnectOptions): Promise<Bridge>;
+export function connect<F extends FeatureMap<F> = AnyFeatures>(url?: string, options?: ConnectOptions): Promise<Bridge<F>>;
 
-export class Bridge {
+/** A connection to a bridge. `F` maps each feature's name to its types (the `Features`
+ *  of a file `fusion types --lang ts` wrote): `create("wifi")` then gives an instance
+ *  that takes only Wi-Fi inputs and whose state is the Wi-Fi state. */
+export class Bridge<F extends FeatureMap<F> = AnyFeatures> {
     /** The WebSocket URL, without the session parameter. */
     readonly url: string;
     /** The session id (32 hex digits). */
@@ -156,10 +178,10 @@ export class Bridge {
     /** The library's manifest. */
     manifest(): Promise<Manifest>;
     /** A new instance (always new; with `key` it is named by it, and a taken key is an error). */
-    create<S = any>(feature: string, args?: { key?: string; options?: CreateOptions }): Promise<Instance<S>>;
+    create<N extends keyof F & string>(feature: N, args?: { key?: string; options?: CreateOptions }): Promise<Instance<F[N]["state"], F[N]["input"]>>;
     /** The session's instance named `key` (default: the feature's name), made if there is
      *  none: after a reload the page gets its old instance back. `options` apply only when it is made. */
-    instance<S = any>(feature: string, args?: { key?: string | null; options?: CreateOptions }): Promise<Instance<S>>;
+    instance<N extends keyof F & string>(feature: N, args?: { key?: string | null; options?: CreateOptions }): Promise<Instance<F[N]["state"], F[N]["input"]>>;
     /** Calls fn(status) now and on every change; returns a function that stops it. */
     onStatus(fn: (status: Status) => void): () => void;
     /** Errors no pending call receives (refusals without an id, a session limit, a failed
@@ -169,7 +191,8 @@ export class Bridge {
     close(): void;
 }
 
-export class Instance<S = any> {
+/** An instance of a feature: `S` its state, `I` its inputs (from a `Features` map). */
+export class Instance<S = any, I = Input> {
     /** The instance's id in the session: its key, or a name the server gave ("#1"). */
     readonly id: string;
     readonly feature: string;
@@ -185,8 +208,9 @@ export class Instance<S = any> {
 
     /** Applies an input; resolves with the version after it once the state it produced is
      *  here; rejects with a FusionError. */
-    send(input: Input): Promise<{ version: number }>;
-    send(name: string, fields: { [field: string]: JSONValue }): Promise<{ version: number }>;
+    send(input: I): Promise<{ version: number }>;
+    /** The shorthand: send("networkTapped", {id: "blob"}) is send({networkTapped: {id: "blob"}}). */
+    send<K extends FieldCaseName<I>>(name: K, fields: CaseFields<I, K>): Promise<{ version: number }>;
     /** Calls fn(state, version) now if a state is known and after every change. */
     onState(fn: (state: S, version: number) => void): () => void;
     /** Answers host requests (the open ones and every later one): the handler's result,

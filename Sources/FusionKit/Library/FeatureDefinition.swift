@@ -81,8 +81,8 @@ public struct FeatureDefinition: Sendable {
                     }
                     return entry
                 }),
-            "inputSchema": inputShape.jsonSchema,
-            "stateSchema": stateShape.jsonSchema
+            "inputSchema": inputs.wireSchema(title: inputShape.title),
+            "stateSchema": stateShape.writtenJSONSchema
         ]
     }
 }

@@ -38,11 +38,19 @@ enum EnumMetadata {
         return names
     }
 
-    /// The type's name as written in Swift, without its module.
+    /// The type's name as written in Swift, without its module: `Network`, and for a
+    /// nested type its enclosing types too (`ConnectToNetwork.State`), so that two
+    /// features' `State`s keep apart in the manifest and in the code generated from it.
     static func typeName(of type: Any.Type) -> String {
         // _typeName, not String(describing:): that asks the metatype for three protocols
         // (CustomStringConvertible and others), each a scan of every loaded conformance.
-        let full = _typeName(type, qualified: false)
-        return full.split(separator: ".").last.map(String.init) ?? full
+        let full = _typeName(type, qualified: true)
+        let parts = full.split(separator: ".", omittingEmptySubsequences: false)
+        // A generic or local type's name holds punctuation and nested module names; its
+        // last part is as far as a plain path goes.
+        if full.contains(where: { "<>(), $".contains($0) }) || parts.count < 2 {
+            return _typeName(type, qualified: false).split(separator: ".").last.map(String.init) ?? full
+        }
+        return parts.dropFirst().joined(separator: ".")
     }
 }

@@ -70,6 +70,14 @@ public indirect enum Shape: Sendable, Equatable {
         }
     }
 
+    /// The Swift name of a named shape (a struct, an enum), "" for others.
+    public var title: String {
+        switch self {
+        case .stringEnum(let name, _), .object(let name, _), .taggedUnion(let name, _), .reference(let name): return name
+        default: return ""
+        }
+    }
+
     /// The JSON type a value of this shape is written as, for error messages.
     public var expectedKind: String {
         switch self {

@@ -17,7 +17,7 @@ from __future__ import annotations
 # The public names, each from the one module that holds its concept (docs/layout.md).
 from ._host_requests import HostEvent
 from ._instance import Instance
-from ._library import LIMITS, Library, load
+from ._library import LIMITS, CreateOptions, Library, load
 from ._native import ABI_VERSION, LIBRARY_ENV, Buffer, candidate_paths, find_library
 from ._subscriptions import Subscription
 from ._text import JSON
@@ -52,7 +52,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ABI_VERSION", "LIBRARY_ENV", "JSON", "load", "find_library", "candidate_paths", "Buffer",
-    "Library", "Instance", "Subscription", "HostEvent", "History", "HistoryEntry",
+    "Library", "CreateOptions", "Instance", "Subscription", "HostEvent", "History", "HistoryEntry",
     "Manifest", "ManifestSummary", "LibraryInfo", "FeatureSpec", "FeatureSummary", "InputCase", "InputField",
     "FusionError", "LibraryLoadError", "AbiVersionError", "MissingFunctionError",
     "NullArgumentError", "InvalidHandleError", "InvalidUTF8Error", "MalformedJSONError", "UnknownFeatureError",

@@ -4,6 +4,7 @@ JSON text the library takes."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from ._text import JSON, _to_json
 
@@ -12,7 +13,7 @@ _encoded_names: dict[str, bytes] = {}
 _ENCODED_NAMES_LIMIT = 4096
 
 
-def _input_json(input: str | Mapping[str, JSON], fields: Mapping[str, JSON]) -> bytes:
+def _input_json(input: str | Mapping[str, Any], fields: Mapping[str, JSON]) -> bytes:
     """An input as `Instance.send` takes it, as JSON text."""
     if isinstance(input, str):
         if fields:

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Mapping
 from ctypes import byref, c_char_p, c_size_t, c_uint64, string_at
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol
 
 from . import _lifetime
 from ._callback_errors import CallbackErrors
@@ -31,9 +31,23 @@ from ._text import JSON, _owned, _parse, _scan_once, _u64, _utf8
 from ._time_travel import TimeTravel
 from .manifest import FeatureSpec, Manifest
 
+if TYPE_CHECKING:
+    # Defaults (PEP 696) for the checkers; at run time a type variable is only a name.
+    from typing_extensions import Self, TypeVar
+    StateT = TypeVar("StateT", bound=Mapping[str, Any], default=dict[str, JSON])
+    InputT = TypeVar("InputT", bound=str | Mapping[str, Any], default=str | Mapping[str, JSON])
+else:
+    from typing import TypeVar
+    StateT = TypeVar("StateT")
+    InputT = TypeVar("InputT")
 
-class Instance(Subscriptions, TimeTravel, HostRequests):
+
+class Instance(Subscriptions, TimeTravel, HostRequests, Generic[StateT, InputT]):
     """A running instance of a feature (fk_create … fk_destroy).
+
+    Typed by the feature's state and inputs (`Instance[WiFiSettingsState,
+    WiFiSettingsInput]`) through the module `fusion types --lang python` writes for a
+    library; a plain `Instance` takes any input and gives the state as a dict.
 
     `close()` destroys it (also on leaving a `with` block, and when the object is
     garbage collected); the native instance is freed exactly once. After close every
@@ -111,7 +125,7 @@ class Instance(Subscriptions, TimeTravel, HostRequests):
             for listener in listeners:
                 listener()
 
-    def __enter__(self) -> Instance:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -138,7 +152,7 @@ class Instance(Subscriptions, TimeTravel, HostRequests):
 
     # -- inputs ----------------------------------------------------------------------
 
-    def send(self, input: str | Mapping[str, JSON], /, **fields: JSON) -> None:
+    def send(self, input: InputT, /, **fields: JSON) -> None:
         """Sends an input and applies it before returning (fk_send).
 
         send("increase")                          -> "increase"
@@ -150,7 +164,7 @@ class Instance(Subscriptions, TimeTravel, HostRequests):
         if status != _OK:
             raise self._fail(status, "fk_send")
 
-    def send_and_read(self, input: str | Mapping[str, JSON], /, **fields: JSON) -> dict[str, JSON]:
+    def send_and_read(self, input: InputT, /, **fields: JSON) -> StateT:
         """Sends an input (as `send` takes it) and returns the state right after it, as a
         new dict: `send` then `state` in one call into the library (fk_send_and_read).
         The state is the one this input produced, even if other threads send inputs to
@@ -295,10 +309,10 @@ class Instance(Subscriptions, TimeTravel, HostRequests):
             return data, version.value
         return _owned(self._c, text), version.value
 
-    def snapshot(self) -> tuple[dict[str, JSON], int]:
+    def snapshot(self) -> tuple[StateT, int]:
         """The state and the version it belongs to, read together."""
         text, version = self.state_json()
-        state: dict[str, JSON] = _parse(text)
+        state: StateT = _parse(text)
         return state, version
 
     def save(self, path: str | os.PathLike[str] | None = None) -> dict[str, JSON]:
@@ -325,7 +339,7 @@ class Instance(Subscriptions, TimeTravel, HostRequests):
         return document
 
     @property
-    def state(self) -> dict[str, JSON]:
+    def state(self) -> StateT:
         """The current state, as a new dict (changing it changes nothing in the instance)."""
         # The hot path of a round trip, so the buffer read and _parse are written out here
         # (a Python call costs about as much as scanning the Counter's state).

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from ctypes import byref, c_char_p, c_uint64
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from ._handle import _OK
 from ._instance import Instance, LibraryFace
@@ -21,6 +21,21 @@ from .recording import RecordingInstance
 #: The limits of fk_limit() by name, as `Library.limit` takes them (the FK_LIMIT_
 #: constants of include/fusionkit.h, which documents each default and maximum).
 LIMITS: dict[str, int] = {"length": 0, "json_depth": 1, "subscribers": 2, "host_requests": 3, "instances": 4}
+
+
+class CreateOptions(TypedDict, total=False):
+    """The keyword arguments of `Library.create` (see there), as one type: what a typed
+    library module (`fusion types --lang python`) passes on with `**options`."""
+    state: Mapping[str, JSON] | str | bytes | None
+    seed: int | None
+    clock: Literal["system", "manual"] | None
+    requests: Literal["builtin", "host"] | None
+    settings: Mapping[str, JSON] | None
+    history: int | None
+    state_version: int | None
+    options: Mapping[str, JSON] | str | bytes | None
+    record: str | os.PathLike[str] | None
+    journal: str | os.PathLike[str] | None
 
 
 def load(path: str | os.PathLike[str] | None = None) -> Library:
