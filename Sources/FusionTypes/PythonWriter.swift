@@ -16,25 +16,36 @@ public enum PythonWriter {
             generate again when the library changes (`--check` says when).
 
                 import \(module)
-                lib = \(module).load()           # or \(module).Library(path)
-                instance = lib.create("\(types.features.first?.name ?? "feature")")  # a fusionkit.Instance typed for it
+                lib = \(module).load()  # or \(module).Library(path)
+                instance = lib.create(\(quoted(types.features.first?.name ?? "feature")))  # a typed fusionkit.Instance
             \"\"\"
 
             from __future__ import annotations
 
             import os
-            from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, Union, Unpack, overload
+            from typing import {typing}
 
             import fusionkit
+
+
+            class \(noFields)(TypedDict):
+                \"\"\"The payload of a case without fields: `{}` (or None where the case may be sent bare).\"\"\"
+
+
 
             """
         var written: [String] = []
         for declaration in types.declarations {
             written.append(contentsOf: write(declaration, names: &names))
         }
-        out += written.joined(separator: "\n")
-        out += "\n" + library(types, names: names)
-        return out
+        out += written.joined(separator: "\n\n")
+        out += "\n\n" + library(types, names: names)
+        // Only what the module uses is imported (a linter would flag the rest).
+        let used = ["Any", "Literal", "NotRequired", "TypeAlias", "TypedDict", "Unpack", "final", "overload"].filter { name in
+            out.contains("\(name)[") || out.contains(": \(name)") || out.contains("(\(name))") || out.contains("@\(name)")
+                || out.contains("-> \(name)")
+        }
+        return out.replacing("from typing import {typing}", with: "from typing import " + used.joined(separator: ", "))
     }
 
     private static func write(_ declaration: Declaration, names: inout PythonNames) -> [String] {
@@ -55,15 +66,14 @@ public enum PythonWriter {
                 let payload: String
                 switch item.payload {
                 case .fields(let fields):
-                    payload = variant + "Fields"
-                    parts.append(typedDict(payload, fields, doc: nil, names: &names, extra: &parts))
+                    payload = fieldsType(variant + "Fields", fields, names: &names, parts: &parts)
                 case .value(let value):
                     payload = expression(value, names: &names, owner: variant, extra: &parts)
                 }
-                parts.append(typedDict(variant, [(item.name, payload, true)], doc: nil))
+                parts.append("@final\n" + typedDict(variant, [(item.name, payload, true)], doc: nil))
                 members.append(variant)
             }
-            return parts + [alias(name, "Union[\(members.joined(separator: ", "))]", doc: doc)]
+            return parts + [alias(name, union(members), doc: doc)]
         case .input(let cases):
             var parts: [String] = []
             var members: [String] = []
@@ -75,15 +85,28 @@ public enum PythonWriter {
                 if let value = item.value {
                     payload = expression(value, names: &names, owner: variant, extra: &parts)
                 } else {
-                    payload = variant + "Fields"
-                    parts.append(typedDict(payload, item.fields, doc: nil, names: &names, extra: &parts))
+                    payload = fieldsType(variant + "Fields", item.fields, names: &names, parts: &parts)
                     if item.canBeBare { payload += " | None" }
                 }
-                parts.append(typedDict(variant, [(item.name, payload, true)], doc: nil))
+                parts.append("@final\n" + typedDict(variant, [(item.name, payload, true)], doc: nil))
                 members.append(variant)
             }
-            return parts + [alias(name, "Union[\(members.joined(separator: ", "))]", doc: doc)]
+            return parts + [alias(name, union(members), doc: doc)]
         }
+    }
+
+    /// The payload type of a case with labeled fields: a TypedDict of its own, or for a
+    /// case without fields the one empty `NoFields` all such cases share.
+    private static func fieldsType(_ name: String, _ fields: [Property], names: inout PythonNames, parts: inout [String]) -> String {
+        if fields.isEmpty { return noFields }
+        parts.append(typedDict(name, fields, doc: nil, names: &names, extra: &parts))
+        return name
+    }
+
+    static let noFields = "NoFields"
+
+    private static func union(_ members: [String]) -> String {
+        members.count == 1 ? members[0] : "(\n    " + members.joined(separator: "\n    | ") + "\n)"
     }
 
     private static func typedDict(
@@ -149,14 +172,15 @@ public enum PythonWriter {
             let state = expression(feature.state, names: &mutableNames, owner: "State", extra: &ignored)
             out += """
                     @overload
-                    def create(self, feature: Literal[\(quoted(feature.name))],
-                               **options: Unpack[fusionkit.CreateOptions]) -> fusionkit.Instance[\(state), \(names[feature.input])]: ...
+                    def create(
+                        self, feature: Literal[\(quoted(feature.name))], **options: Unpack[fusionkit.CreateOptions]
+                    ) -> fusionkit.Instance[\(state), \(names[feature.input])]: ...
 
                 """
         }
         out += """
                 @overload
-                def create(self, feature: str | bytes, **options: Unpack[fusionkit.CreateOptions]) -> fusionkit.Instance: ...
+                def create(self, feature: str | bytes, **options: Unpack[fusionkit.CreateOptions]) -> fusionkit.Instance[Any, Any]: ...
 
                 def create(self, feature: str | bytes, **options: Any) -> Any:
                     return super().create(feature, **options)

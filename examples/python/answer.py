@@ -12,28 +12,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 try:
-    import fusionkit
+    import fusionkit  # noqa: F401 (found first, for fusion_examples)
 except ImportError:  # not installed: use the checkout's copy
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python"))
-    import fusionkit
+    import fusionkit  # noqa: F401 (found first, for fusion_examples)
+
+# The library's types, written beside this script by `fusion types --lang python`:
+# lib.create("…") gives an instance typed by the feature's state and inputs.
+import fusion_examples  # noqa: E402
 
 
-def show(label: str, state: dict[str, object]) -> None:
+def show(label: str, state: fusion_examples.AnswerState | Mapping[str, object]) -> None:
     print(f"{label:<22} answer={state['answer']!r} submit enabled={state['isSubmitEnabled']} "
           f"submitting={state['isSubmitting']} submitted={state['submitted']!r}")
 
 
 async def main() -> int:
-    lib = fusionkit.load()
+    lib = fusion_examples.load()
     with lib.create("answer") as answer:
         show("start", answer.state)
-        answer.send("answerChanged", text="   ")
+        answer.send({"answerChanged": {"text": "   "}})
         show("typed spaces", answer.state)
         answer.send("submitTapped")  # not enabled: ignored by the feature
-        answer.send("answerChanged", text="  blue  ")
+        answer.send({"answerChanged": {"text": "  blue  "}})
         show("typed '  blue  '", answer.state)
         # The subscription starts with the iteration; the current state comes first.
         async with contextlib.aclosing(answer.changes(include_current=True)) as changes:

@@ -15,9 +15,13 @@ except ImportError:  # not installed (`pip install bindings/python`): use the ch
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python"))
     import fusionkit
 
+# The library's types, written beside this script by `fusion types --lang python`:
+# lib.create("…") gives an instance typed by the feature's state and inputs.
+import fusion_examples  # noqa: E402
+
 
 def main() -> int:
-    lib = fusionkit.load()  # $FUSIONKIT_LIBRARY, a bundled library, or the checkout's .build
+    lib = fusion_examples.load()  # $FUSIONKIT_LIBRARY, a bundled library, or the checkout's .build
     print(f"{lib.manifest.library.name} {lib.version}, ABI {lib.abi_version}")
 
     with lib.create("counter") as counter:
@@ -25,7 +29,7 @@ def main() -> int:
         # The Counter has no asynchronous effects, so this runs on our own thread.
         subscription = counter.subscribe(changes.append)
 
-        def send(input: str) -> None:
+        def send(input: fusion_examples.CounterInput) -> None:
             print(f"send {input}")
             try:
                 counter.send(input)
@@ -37,8 +41,15 @@ def main() -> int:
             print(f"state v{version}: {state}")
 
         print(f"state v{counter.version}: {counter.state}")
-        for input in ("increase", "increase", "decrease", "show", "alertDismissed", "reset", "jump"):
+        inputs: list[fusion_examples.CounterInput] = ["increase", "increase", "decrease", "show", "alertDismissed", "reset"]
+        for input in inputs:
             send(input)
+        # An input the Counter does not have: a type error here, so sent as JSON text,
+        # and the library refuses it.
+        try:
+            counter.send_json('"jump"')
+        except fusionkit.UnknownInputError as error:
+            print(f"send jump\n  refused: {error}")
         subscription.unsubscribe()
         send("increase")  # no callback any more
         print(f"told about {len(changes)} changes, the last at version {changes[-1]}")

@@ -10,15 +10,19 @@ import sys
 from pathlib import Path
 
 try:
-    import fusionkit
+    import fusionkit  # noqa: F401 (found first, for fusion_examples)
 except ImportError:  # not installed: use the checkout's copy
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python"))
-    import fusionkit
+    import fusionkit  # noqa: F401 (found first, for fusion_examples)
+
+# The library's types, written beside this script by `fusion types --lang python`:
+# lib.create("…") gives an instance typed by the feature's state and inputs.
+import fusion_examples  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
     seed = int(argv[1]) if len(argv) > 1 else 2024
-    lib = fusionkit.load()
+    lib = fusion_examples.load()
     print(f"home, seeded with {seed}")
     with lib.create("home", seed=seed) as home:
         print(f"  {'(created)':<12} {home.state['title']!r:<24} {home.state['desc']!r}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import queue
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,10 @@ except ImportError:  # not installed: use the checkout's copy
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python"))
     import fusionkit
 
+# The library's types, written beside this script by `fusion types --lang python`:
+# lib.create("…") gives an instance typed by the feature's state and inputs.
+import fusion_examples  # noqa: E402
+
 ANSWERS: dict[str, Any] = {
     "fetchPet": {"name": "Dubu", "species": "cat", "age": 4},
     "fetchFamily": {"members": [{"name": "Yuna", "relation": "mother"}]},
@@ -31,7 +36,8 @@ ANSWERS: dict[str, Any] = {
 }
 
 
-def wait(instance: fusionkit.Instance, done: Any, timeout: float = 10) -> dict[str, Any]:
+def wait(instance: fusionkit.Instance[fusion_examples.ProfileStoreState, fusion_examples.ProfileStoreInput],
+         done: Callable[[fusion_examples.ProfileStoreState], bool], timeout: float = 10) -> fusion_examples.ProfileStoreState:
     deadline = time.monotonic() + timeout
     while not done(state := instance.state):
         if time.monotonic() > deadline:
@@ -41,7 +47,7 @@ def wait(instance: fusionkit.Instance, done: Any, timeout: float = 10) -> dict[s
 
 
 def main() -> int:
-    lib = fusionkit.load()
+    lib = fusion_examples.load()
     events: queue.Queue[fusionkit.HostEvent] = queue.Queue()
     cancelled: list[int] = []
 
@@ -62,7 +68,8 @@ def main() -> int:
             profile.respond(event.id, ANSWERS[event.kind or ""])
             print(f"  answered {event.kind} (request {event.id})")
         state = wait(profile, lambda s: not s["isLoading"])
-        print(f"loaded: pet={state['pet']} school={state['school']['name']!r} baby={state['babyProfile']['name']!r}")
+        school, baby = state["school"], state["babyProfile"]
+        print(f"loaded: pet={state['pet']} school={school and school['name']!r} baby={baby and baby['name']!r}")
 
         print("load again, and the family fetch fails:")
         profile.send("retryTapped")

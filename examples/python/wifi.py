@@ -13,13 +13,16 @@ from __future__ import annotations
 import sys
 import threading
 from pathlib import Path
-from typing import Any
 
 try:
-    import fusionkit
+    import fusionkit  # noqa: F401 (found first, for fusion_examples)
 except ImportError:  # not installed: use the checkout's copy
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python"))
-    import fusionkit
+    import fusionkit  # noqa: F401 (found first, for fusion_examples)
+
+# The library's types, written beside this script by `fusion types --lang python`:
+# lib.create("…") gives an instance typed by the feature's state and inputs.
+import fusion_examples  # noqa: E402
 
 
 class Latest:
@@ -40,10 +43,10 @@ class Latest:
                 raise TimeoutError(f"no version {version} after {timeout} s")
 
 
-def describe(state: dict[str, Any]) -> str:
-    destination = state["destination"] or {}
-    connect = destination.get("connect")
-    screen = "connect screen" if connect else "detail screen" if "detail" in destination else "no screen"
+def describe(state: fusion_examples.WiFiSettingsState) -> str:
+    destination = state["destination"]
+    connect = destination["connect"] if destination is not None and "connect" in destination else None
+    screen = "connect screen" if connect else "detail screen" if destination is not None else "no screen"
     extra = ""
     if connect and connect["isConnecting"]:
         extra += ", connecting"
@@ -55,7 +58,7 @@ def describe(state: dict[str, Any]) -> str:
 
 
 def main() -> int:
-    lib = fusionkit.load()
+    lib = fusion_examples.load()
     # No live scan: the list stays as it is while we watch the join.
     with lib.create("wifi", settings={"liveScan": False}) as wifi:
         latest = Latest()
@@ -69,14 +72,14 @@ def main() -> int:
         show("start")
         print("networks:", ", ".join(f"{n['name']} ({'secured, ' if n['isSecured'] else ''}{n['signalBars']} of 3 bars)"
                                      for n in wifi.state["otherNetworks"]))
-        wifi.send("networkTapped", id="blob")
+        wifi.send({"networkTapped": {"id": "blob"}})
         show("tapped Blob's WiFi")
-        wifi.send("passwordChanged", password="hunter2")
+        wifi.send({"passwordChanged": {"password": "hunter2"}})
         wifi.send("joinButtonTapped")
         latest.wait_for(show("join with hunter2") + 1)  # a second later, on a library thread
         show("after the join")
         wifi.send("incorrectPasswordAlertDismissed")
-        wifi.send("passwordChanged", password="blob")
+        wifi.send({"passwordChanged": {"password": "blob"}})
         wifi.send("joinButtonTapped")
         latest.wait_for(show("join with blob") + 1)
         show("after the join")

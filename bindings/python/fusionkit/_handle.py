@@ -50,7 +50,7 @@ class InstanceHandle:
     callback_errors: CallbackErrors
 
     if TYPE_CHECKING:
-        def snapshot(self) -> tuple[dict[str, JSON], int]: ...
+        def snapshot(self) -> tuple[Any, int]: ...
 
     def _fail(self, status: int, function: str) -> FusionError:
         return self.library.error(status, function)
