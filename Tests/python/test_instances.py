@@ -281,5 +281,11 @@ def test_every_header_function_is_reachable_through_the_package(library_path: An
         # gets it, with its length, and refuses it.
         with pytest.raises(fusionkit.MalformedJSONError):
             travelling.send_and_read_json(b'"increase"\x00')
+    with lib.create("counter", clock="manual") as written:
+        written.send("increase")
+        checkpoint = written.checkpoint()  # fk_checkpoint
+        written.restart_effects()  # fk_restart_effects: the Counter has none to restart
+        with lib.create("counter", options={"clock": "manual", "checkpoint": checkpoint}) as resumed:
+            assert resumed.snapshot() == ({"value": 1, "isReset": False, "alert": None}, 1)
     missing = [name for name, count in counts.items() if count == 0]
     assert missing == [], f"not reached through the package: {missing}"
