@@ -12,10 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import fusionkit
 import jsonschema
 import pytest
-
-import fusionkit
 from fusionkit.scenario import _runner
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,8 +115,8 @@ def test_mypy_catches_a_wrong(tmp_path: Path, mistake: str) -> None:
 def tsc(folder: Path) -> subprocess.CompletedProcess[str]:
     tsc = shutil.which("tsc")
     assert tsc is not None, "tsc (Debian's node-typescript) is missing: run scripts/setup"
-    return subprocess.run([tsc, "-p", str(folder), "--noEmit", "--strict", "--checkJs"], capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run([tsc, "-p", ".", "--noEmit", "--strict", "--checkJs"], capture_output=True,
+                          text=True, timeout=600, cwd=folder)
 
 
 @pytest.fixture
@@ -132,15 +131,18 @@ def ts_project(tmp_path: Path) -> Iterator[Path]:
     yield folder
 
 
+RIGHT_TS = ['import { connect } from "/fusionkit.js";',
+            f'import type {{ Features }} from "{WEB / "types" / "fusion-examples"}";',
+            "const bridge = await connect<Features>();",
+            'const wifi = await bridge.create("wifi");',
+            'void wifi.send({ networkTapped: { id: "blob" } });',
+            "console.log(wifi.state?.selectedNetworkID);",
+            "export {};"]
+
+
 @pytest.mark.parametrize("mistake", sorted(WRONG_TS))
 def test_tsc_catches_a_wrong(ts_project: Path, mistake: str) -> None:
-    lines = ['import { connect } from "/fusionkit.js";',
-             f'import type {{ Features }} from "{WEB / "types" / "fusion-examples"}";',
-             "const bridge = await connect<Features>();",
-             'const wifi = await bridge.create("wifi");',
-             'void wifi.send({ networkTapped: { id: "blob" } });',
-             "console.log(wifi.state?.selectedNetworkID);",
-             "export {};"]
+    lines = RIGHT_TS
     (ts_project / "program.ts").write_text("\n".join(lines) + "\n")
     result = tsc(ts_project)
     assert result.returncode == 0, result.stdout  # the right program passes
@@ -148,6 +150,15 @@ def test_tsc_catches_a_wrong(ts_project: Path, mistake: str) -> None:
     result = tsc(ts_project)
     assert result.returncode != 0
     assert "program.ts(8," in result.stdout, result.stdout
+
+
+def test_the_docs_show_what_tsc_says(ts_project: Path) -> None:
+    program = [*RIGHT_TS, WRONG_TS["input name"], WRONG_TS["state field"]]
+    (ts_project / "program.ts").write_text("\n".join(program) + "\n")
+    printed = tsc(ts_project).stdout.splitlines()
+    doc = (ROOT / "docs" / "typed-front-ends.md").read_text()
+    shown = doc.split("<!-- output of a run: tsc on a program with two mistakes")[1].split("```text\n")[1].split("```")[0]
+    assert shown.splitlines() == printed
 
 
 def test_the_demo_pages_type_check() -> None:
