@@ -1,4 +1,5 @@
 import FusionHost
+import FusionTypes
 
 #if canImport(Glibc)
     import Glibc
@@ -56,7 +57,10 @@ struct Scaffold {
                 throw Failure(message: "cannot create \(parent): \(String(cString: strerror(errno)))")
             }
         }
-        for directory in [folder, "\(folder)/Sources", "\(folder)/Sources/\(name)", "\(folder)/Tests", "\(folder)/Tests/\(name)Tests"] {
+        for directory in [
+            folder, "\(folder)/Sources", "\(folder)/Sources/\(name)", "\(folder)/Tests", "\(folder)/Tests/\(name)Tests",
+            "\(folder)/frontend", "\(folder)/frontend/\(GeneratedFiles.snake(name))"
+        ] {
             guard mkdir(directory, 0o755) == 0 else {
                 throw Failure(message: "cannot create \(directory): \(String(cString: strerror(errno)))")
             }
@@ -84,7 +88,149 @@ struct Scaffold {
             ("Sources/\(name)/Library.swift", librarySwift),
             ("Tests/\(name)Tests/\(typeName)Tests.swift", testSwift),
             ("README.md", readme)
+        ] + frontendFiles
+    }
+
+    // -- frontend/: the starter feature's generated types and typed uses of them ----------
+
+    /// What `fusion types` writes for the built library, and a typed Python program and
+    /// page script beside them. The types come from the manifest the starter feature gives
+    /// (`starterManifest`; Tests/plugins checks them against the built library's with
+    /// `fusion types --check`), so a new package has them before its first build.
+    var frontendFiles: [(String, String)] {
+        let types: LibraryTypes
+        do {
+            types = try ManifestTypes.read(starterManifest)
+        } catch {
+            preconditionFailure("the starter manifest is the generator's to read: \(error)")
+        }
+        let generated = [TypesLanguage.typescript, .python].flatMap {
+            GeneratedFiles(types, language: $0, command: "fusion types --lang \($0.rawValue)").files
+        }
+        return generated.map { ("frontend/\($0.path)", $0.text) } + [
+            ("frontend/app.py", appPython), ("frontend/app.js", appScript), ("frontend/tsconfig.json", frontendConfig)
         ]
+    }
+
+    /// The manifest entry of the starter feature, as FusionKit writes it for `featureSwift`.
+    var starterManifest: JSONValue {
+        // Only what the generator reads: the library, and each feature's inputs and schemas.
+        return [
+            "library": ["name": .string(name), "version": "0.1.0"],
+            "features": [
+                [
+                    "name": .string(featureName),
+                    "summary": "Type a name and greet it; a starting point for your own feature.",
+                    "inputs": [
+                        ["name": "nameChanged", "fields": [["name": "name", "type": "string", "required": true, "schema": ["type": "string"]]]],
+                        ["name": "greetTapped", "fields": []],
+                        ["name": "reset", "fields": []]
+                    ],
+                    "inputSchema": ["title": .string("\(typeName).Input")],
+                    "stateSchema": [
+                        "title": .string("\(typeName).State"),
+                        "type": "object",
+                        "properties": [
+                            "name": ["type": "string"], "greetings": ["type": "integer"],
+                            "message": ["anyOf": [["type": "string"], ["type": "null"]]], "canGreet": ["type": "boolean"]
+                        ],
+                        "required": ["name", "greetings", "message", "canGreet"],
+                        "additionalProperties": false
+                    ]
+                ]
+            ]
+        ]
+    }
+
+    /// Where the `fusionkit` Python package and `fusionkit.d.ts` are: in the FusionKit
+    /// checkout the package depends on, or where SwiftPM checks a URL dependency out.
+    private var fusionKitFolder: (path: String, relativeToFrontend: Bool) {
+        switch dependency {
+        case .path(let path): return (path, false)
+        case .url: return ("../.build/checkouts/\(packageIdentity)", true)
+        }
+    }
+
+    private var appPython: String {
+        let module = GeneratedFiles.snake(name)
+        let folder = fusionKitFolder
+        let bindings =
+            folder.relativeToFrontend
+            ? "Path(__file__).resolve().parent / \(quoted(folder.path + "/bindings/python"))"
+            : "Path(\(quoted(folder.path + "/bindings/python")))"
+        return """
+            \"\"\"Drives \(featureName) through its generated types (\(module)/, written by
+            `fusion types --lang python`): `mypy --strict frontend/app.py` checks every input
+            and every state field it reads against the feature.
+
+                swift build && python3 frontend/app.py
+            \"\"\"
+            from __future__ import annotations
+
+            import sys
+            from pathlib import Path
+
+            try:
+                import fusionkit  # noqa: F401 (found first, for \(module))
+            except ImportError:  # not installed: FusionKit's own copy
+                sys.path.insert(0, str(\(bindings)))
+
+            import \(module)  # noqa: E402
+
+            LIBRARY = Path(__file__).resolve().parents[1] / ".build" / "debug" / \(quoted(Self.libraryFileName(name)))
+
+
+            def main() -> int:
+                lib = \(module).load(LIBRARY)
+                with lib.create(\(quoted(featureName))) as feature:
+                    feature.send({"nameChanged": {"name": "Ada"}})
+                    state = feature.send_and_read("greetTapped")
+                    print(state["message"], f"({state['greetings']} greeting)")
+                return 0
+
+
+            if __name__ == "__main__":
+                sys.exit(main())
+
+            """
+    }
+
+    private var appScript: String {
+        """
+        // @ts-check
+        // A page script for `fusion serve .build/debug/\(Self.libraryFileName(name))`, typed by
+        // \(GeneratedFiles.kebab(name)).d.ts (`fusion types --lang ts`): `tsc -p frontend` checks
+        // every input it sends and every state field it reads against the feature.
+        import { connect } from "/fusionkit.js";
+        /** @typedef {import("./\(GeneratedFiles.kebab(name))").Features} Features */
+
+        const bridge = /** @type {import("/fusionkit.js").Bridge<Features>} */ (await connect());
+        const feature = await bridge.instance(\(quoted(featureName)));
+        feature.onState((state) => {
+            document.body.textContent = state.message ?? `Type a name (${state.name.length} letters so far)`;
+        });
+        await feature.send({ nameChanged: { name: "Ada" } });
+        if (feature.state?.canGreet) await feature.send("greetTapped");
+
+        """
+    }
+
+    private var frontendConfig: String {
+        let folder = fusionKitFolder
+        let declarations = JSONValue.string(folder.path + "/bindings/web/fusionkit.d.ts").jsonText
+        return """
+            {
+              "compilerOptions": {
+                "allowJs": true, "checkJs": true, "noEmit": true, "strict": true,
+                "target": "es2022", "module": "es2022", "moduleResolution": "node",
+                "lib": ["es2022", "dom"],
+                "baseUrl": ".",
+                "paths": { "/fusionkit.js": [\(declarations)] }
+              },
+              "include": ["*.js", "*.d.ts"]
+            }
+
+            """
     }
 
     // The template of a plugin's Package.swift: the shape of examples/plugins/chores's, on purpose.
@@ -302,10 +448,26 @@ struct Scaffold {
             From C: include FusionKit's `include/fusionkit.h` and link `-l\(name)`, or `dlopen`
             the library and look up the `fk_` functions.
 
+            ## Typed front ends
+
+            `frontend/` holds the feature's types for TypeScript (`\(GeneratedFiles.kebab(name)).d.ts`) and
+            Python (`\(GeneratedFiles.snake(name))/`), and a typed use of each: `app.py` and the page
+            script `app.js`. Check them, and generate them again after changing a feature:
+
+            ```sh
+            python3 frontend/app.py                # Hello, Ada! (1 greeting)
+            mypy --strict frontend/app.py          # with FusionKit's bindings/python on MYPYPATH
+            tsc -p frontend                        # Debian's node-typescript
+            fusion types --lang ts .build/debug/\(file) --out frontend
+            fusion types --lang python .build/debug/\(file) --out frontend
+            fusion types --lang ts .build/debug/\(file) --check frontend   # exit 7 when stale
+            ```
+
             ## Grow it
 
             Add a feature as a new type conforming to `Feature`, list it in
             `Sources/\(name)/Library.swift`, and write its spec as tests with `Store`.
+            Then generate the front-end types again (above).
 
             """
     }

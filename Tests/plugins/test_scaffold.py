@@ -3,7 +3,9 @@ with no edits, and every host drives the library it builds."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import fusionkit
@@ -41,6 +43,23 @@ def test_the_scaffold_builds_passes_its_test_and_is_driven_by_every_host(tmp_pat
     with examples.create("counter") as counter:
         assert counter.send_and_read("increase")["value"] == 1
 
+    # frontend/: the types `fusion new` wrote are what `fusion types` gives for the built
+    # library, and the typed uses beside them run and pass both checkers.
+    for lang in ("ts", "python"):
+        checked = subprocess.run([str(fusion), "types", "--lang", lang, str(library), "--check", str(package / "frontend")],
+                                 capture_output=True, text=True)
+        assert checked.returncode == 0, checked.stderr
+    app = subprocess.run([sys.executable, "frontend/app.py"], cwd=package, capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": ""})
+    assert app.returncode == 0, app.stderr
+    assert app.stdout == "Hello, Ada! (1 greeting)\n"
+    mypy = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "mypy"), "frontend/app.py"],
+                          cwd=package, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "MYPYPATH": str(ROOT / "bindings" / "python")})
+    assert mypy.returncode == 0, mypy.stdout
+    tsc = subprocess.run(["tsc", "-p", "frontend"], cwd=package, capture_output=True, text=True, timeout=600)
+    assert tsc.returncode == 0, tsc.stdout
+
 
 def test_new_refuses_what_it_cannot_do(tmp_path: Path, fusion: Path) -> None:
     bad_name = subprocess.run([str(fusion), "new", "9lives", "--path", str(tmp_path)], capture_output=True, text=True)
@@ -59,6 +78,9 @@ def test_new_can_depend_on_a_url_and_version(tmp_path: Path, fusion: Path) -> No
     manifest = (tmp_path / "Remote" / "Package.swift").read_text()
     assert '.package(url: "https://example.com/team/FusionKit.git", from: "0.2.0")' in manifest
     assert '.product(name: "FusionABI", package: "FusionKit")' in manifest
+    # The typed front end finds FusionKit's declarations where SwiftPM checks it out.
+    config = json.loads((tmp_path / "Remote" / "frontend" / "tsconfig.json").read_text())
+    assert config["compilerOptions"]["paths"]["/fusionkit.js"] == ["../.build/checkouts/FusionKit/bindings/web/fusionkit.d.ts"]
     # The manifest is valid Swift that SwiftPM reads (no network: dump-package only parses).
     dumped = subprocess.run(["swift", "package", "dump-package"], cwd=tmp_path / "Remote", capture_output=True, text=True)
     assert dumped.returncode == 0, dumped.stderr

@@ -2,6 +2,9 @@
 // sends answerChanged {text}, submitTapped, resultDismissed.
 import { $, Page, bindTextField, setText } from "/common.js";
 
+/** @typedef {import("./types/fusion-examples").Features} Features */
+
+/** @type {Page<Features, "answer">} */
 const page = new Page();
 // The elements this page draws into, found once by their data-test names (listed at the
 // top of the page's HTML); every page script starts this way.
@@ -13,6 +16,7 @@ const resultText = $('[data-test="result-text"]');
 
 const syncAnswer = bindTextField(field, page, (text) => ({ answerChanged: { text } }));
 
+/** @param {Features["answer"]["state"]} state */
 function render(state) {
     syncAnswer(state.answer);
     submit.disabled = !state.isSubmitEnabled;
@@ -23,7 +27,7 @@ function render(state) {
 }
 
 submit.addEventListener("click", () => page.send("submitTapped"));
-field.addEventListener("keydown", (event) => {
+field.addEventListener("keydown", (/** @type {KeyboardEvent} */ event) => {
     // The feature decides whether a submit counts (it ignores one while not enabled).
     if (event.key === "Enter") page.send("submitTapped");
 });

@@ -6,18 +6,44 @@ import { connect, FusionError } from "/fusionkit.js";
 
 export { FusionError };
 
+/** @typedef {import("/fusionkit.js").JSONValue} JSONValue */
+/** @typedef {import("/fusionkit.js").CreateOptions} CreateOptions */
+/** @typedef {import("/fusionkit.js").AnyFeatures} AnyFeatures */
+/**
+ * The instance of feature N of the feature map F, as a page holds it.
+ * @template {import("/fusionkit.js").FeatureMap<F>} F
+ * @template {keyof F & string} N
+ * @typedef {import("/fusionkit.js").Instance<F[N]["state"], F[N]["input"]>} FeatureInstance
+ */
+
+// `any`, not Element: the pages find their elements by the data-test names their markup
+// has, and what the types guard is the feature's state and inputs, not the markup.
+/** @param {string} selector @param {ParentNode} [root] @returns {any} */
 export const $ = (selector, root = document) => root.querySelector(selector);
+/** @param {string} selector @param {ParentNode} [root] @returns {any[]} */
 export const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
 
-/** A DOM element: h("button", {class: "btn", "data-test": "increase", onclick}, "+"). */
+/** @typedef {string | number | boolean | null | undefined | ((event: any) => void)} Prop */
+/** @typedef {Node | string | number | boolean | null | undefined} Leaf */
+/** @typedef {Leaf | Array<Leaf | Leaf[]>} Child (lists, as map() gives them, nested once: a list of pairs) */
+
+/**
+ * A DOM element: h("button", {class: "btn", "data-test": "increase", onclick}, "+").
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {{[name: string]: Prop} | null} [props]
+ * @param {...Child} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function h(tag, props = {}, ...children) {
     const element = document.createElement(tag);
     for (const [name, value] of Object.entries(props ?? {})) {
         if (value === undefined || value === null || value === false) continue;
         if (name.startsWith("on") && typeof value === "function") element.addEventListener(name.slice(2), value);
-        else if (name === "class") element.className = value;
-        else if (name === "text") element.textContent = value;
-        else if (name in element && typeof value !== "string") element[name] = value;
+        else if (name === "class") element.className = /** @type {string} */ (value);
+        else if (name === "text") element.textContent = /** @type {string} */ (value);
+        // A property of the element (hidden, rows, value...), set by name.
+        else if (name in element && typeof value !== "string") /** @type {any} */ (element)[name] = value;
         else element.setAttribute(name, value === true ? "" : String(value));
     }
     for (const child of children.flat(Infinity)) {
@@ -27,7 +53,11 @@ export function h(tag, props = {}, ...children) {
     return element;
 }
 
-/** Sets text only when it changed (keeps selections and avoids needless layout). */
+/**
+ * Sets text only when it changed (keeps selections and avoids needless layout).
+ * @param {Node} element
+ * @param {string | number | boolean} text
+ */
 export function setText(element, text) {
     const value = String(text);
     if (element.textContent !== value) element.textContent = value;
@@ -36,7 +66,11 @@ export function setText(element, text) {
 // ---------------------------------------------------------------------------------
 // Creation options from the query string
 
-/** A query value as JSON when it reads as JSON (false, 3, {"a":1}), else as text. */
+/**
+ * A query value as JSON when it reads as JSON (false, 3, {"a":1}), else as text.
+ * @param {string} raw
+ * @returns {JSONValue}
+ */
 function parseValue(raw) {
     try {
         return JSON.parse(raw);
@@ -53,6 +87,9 @@ const PAGE_PARAMETERS = new Set(["feature", "key"]);
  * `settings` (a JSON object); any other parameter is a feature setting
  * (`?liveScan=false` → {"settings": {"liveScan": false}}). `base` holds what the page
  * always asks for. Undefined when there are none.
+ * @param {string} [search]
+ * @param {CreateOptions} [base]
+ * @returns {CreateOptions | undefined}
  */
 export function optionsFromQuery(search = location.search, base = {}) {
     const params = new URLSearchParams(search);
@@ -83,7 +120,10 @@ export function optionsFromQuery(search = location.search, base = {}) {
     return Object.keys(options).length > 0 ? options : undefined;
 }
 
-/** A short stable hash (FNV-1a, 32 bits) as 8 hex digits. */
+/**
+ * A short stable hash (FNV-1a, 32 bits) as 8 hex digits.
+ * @param {string} text
+ */
 function hash(text) {
     let value = 0x811c9dc5;
     for (let i = 0; i < text.length; i++) {
@@ -98,15 +138,19 @@ function hash(text) {
  * without options, else the name and the options ("wifi.liveScan-false"), so pages
  * asking for different options never share an instance, and pages asking for the same
  * (a demo page and the generic page) do. At most 64 characters of A–Z a–z 0–9 _ . -.
+ * @param {string} feature
+ * @param {CreateOptions} [options]
+ * @returns {string}
  */
 export function keyFor(feature, options) {
-    const clean = (text) => String(text).replace(/[^A-Za-z0-9_.-]/g, "_");
+    const clean = (/** @type {string} */ text) => String(text).replace(/[^A-Za-z0-9_.-]/g, "_");
     if (!options || Object.keys(options).length === 0) return clean(feature).slice(0, 64);
     const parts = [];
     for (const name of Object.keys(options).sort()) {
         const value = options[name];
         if (name === "settings" && value && typeof value === "object") {
-            for (const setting of Object.keys(value).sort()) parts.push(`${setting}-${JSON.stringify(value[setting])}`);
+            const settings = /** @type {{[name: string]: JSONValue}} */ (value); // CreateOptions.settings
+            for (const setting of Object.keys(settings).sort()) parts.push(`${setting}-${JSON.stringify(settings[setting])}`);
         } else if (name === "state") {
             parts.push(`state-${hash(JSON.stringify(value))}`);
         } else {
@@ -141,42 +185,62 @@ function buildChrome() {
     placeholder.replaceWith(bar, errorArea);
 }
 
+/**
+ * A page's bridge and its instance of one feature. A demo page names its feature's types,
+ * declaring `const page = new Page()` with the type `Page<Features, "wifi">`, so that what
+ * it sends and the state it draws are checked against them; the generic pages take any.
+ * @template {import("/fusionkit.js").FeatureMap<F>} [F=AnyFeatures]
+ * @template {keyof F & string} [N=keyof F & string]
+ */
 export class Page {
     constructor() {
         buildChrome();
+        /** @type {HTMLElement | null} */
         this.statusElement = $('[data-role="status"]');
+        /** @type {HTMLElement | null} */
         this.sessionElement = $('[data-role="session"]');
+        /** @type {HTMLElement | null} */
         this.versionElement = $('[data-role="version"]');
+        /** @type {HTMLElement | null} */
         this.errorElement = $('[data-role="server-error"]');
         this.errorStatus = this.errorElement?.querySelector(".error-status");
         this.errorMessage = this.errorElement?.querySelector(".error-message");
         this.errorElement?.querySelector("button")?.addEventListener("click", () => this.clearError());
+        /** @type {import("/fusionkit.js").Bridge<F> | null} */
         this.bridge = null;
+        /** @type {FeatureInstance<F, N> | null} */
         this.instance = null;
-        /** Instances the page destroys itself: no notice for those. */
+        /** Instances the page destroys itself: no notice for those.
+         *  @type {WeakSet<FeatureInstance<F, N>>} */
         this.destroying = new WeakSet();
         this.showError = this.showError.bind(this);
     }
 
+    /** @param {import("/fusionkit.js").Status} status */
     setStatus(status) {
         if (!this.statusElement) return;
         this.statusElement.dataset.status = status;
         setText(this.statusElement, status);
     }
 
-    /** Shows an error in the page's error area: the server's status and message. */
+    /**
+     * Shows an error in the page's error area: the server's status and message.
+     * @param {unknown} error a FusionError, another Error, or whatever a promise rejected with
+     */
     showError(error) {
         console.error(error);
         if (!this.errorElement) return;
-        const status = error instanceof FusionError ? error.status : error?.name ?? "Error";
-        const message = error?.message ?? String(error);
-        setText(this.errorStatus, status);
-        setText(this.errorMessage, message);
+        const status = error instanceof FusionError ? error.status : /** @type {Partial<Error> | null | undefined} */ (error)?.name ?? "Error";
+        const message = /** @type {Partial<Error> | null | undefined} */ (error)?.message ?? String(error);
+        // Both are built with the error area (buildChrome).
+        setText(/** @type {Element} */ (this.errorStatus), status);
+        setText(/** @type {Element} */ (this.errorMessage), message);
         this.errorElement.dataset.status = status;
         this.errorElement.hidden = false;
         // Where the person looks: an error caused low on a long page would otherwise
         // appear above the window, and nothing they see would change.
-        this.errorElement.scrollIntoView({ block: "nearest", behavior: "instant" });
+        // ("instant" is newer than TypeScript 4.8's ScrollBehavior.)
+        this.errorElement.scrollIntoView({ block: "nearest", behavior: /** @type {ScrollBehavior} */ ("instant") });
         // Restart the attention animation.
         this.errorElement.classList.remove("flash");
         void this.errorElement.offsetWidth;
@@ -189,7 +253,10 @@ export class Page {
         delete this.errorElement.dataset.status;
     }
 
-    /** Connects; the status line follows the bridge. */
+    /**
+     * Connects; the status line follows the bridge.
+     * @returns {Promise<import("/fusionkit.js").Bridge<F>>}
+     */
     async connect() {
         this.setStatus("connecting");
         try {
@@ -207,7 +274,7 @@ export class Page {
             this.sessionElement.title = session;
         }
         this.bridge.onStatus(() => {
-            const session = this.bridge.session ?? "";
+            const session = /** @type {import("/fusionkit.js").Bridge<F>} */ (this.bridge).session ?? "";
             if (this.sessionElement && this.sessionElement.title !== session) {
                 setText(this.sessionElement, session ? `${session.slice(0, 8)}…` : "–");
                 this.sessionElement.title = session;
@@ -219,12 +286,15 @@ export class Page {
     /**
      * Connects and gets the page's instance (`bridge.instance`: a reload finds it again),
      * then attach()es it.
+     * @param {N} feature
+     * @param {{options?: CreateOptions, key?: string, render?: (state: F[N]["state"], version: number) => void, ready?: boolean}} how
+     * @returns {Promise<FeatureInstance<F, N>>}
      */
     async open(feature, { options, key, render, ready = true } = {}) {
         await this.connect();
         let instance;
         try {
-            instance = await this.bridge.instance(feature, { key: key ?? keyFor(feature, options), options });
+            instance = await /** @type {import("/fusionkit.js").Bridge<F>} */ (this.bridge).instance(feature, { key: key ?? keyFor(feature, options), options });
         } catch (error) {
             this.showError(error);
             throw error;
@@ -237,8 +307,12 @@ export class Page {
      * `open` with the creation options of the page's query string (optionsFromQuery):
      * a query that is not valid is shown in the error area and the page opens without
      * options; a failure to open is shown there too (the promise then resolves to null).
+     * @param {N} feature
+     * @param {(state: F[N]["state"], version: number) => void} render
+     * @returns {Promise<FeatureInstance<F, N> | null>}
      */
     openFromQuery(feature, render) {
+        /** @type {CreateOptions | undefined} */
         let options;
         try {
             options = optionsFromQuery();
@@ -252,6 +326,8 @@ export class Page {
      * Makes `instance` the page's: `render(state, version)` draws every state, the
      * status line's version follows, and `document.body.dataset.ready` becomes "true"
      * after the first draw (unless `ready: false`: then the page calls markReady()).
+     * @param {FeatureInstance<F, N>} instance
+     * @param {{render?: (state: F[N]["state"], version: number) => void, ready?: boolean}} how
      */
     attach(instance, { render, ready = true } = {}) {
         this.instance = instance;
@@ -271,11 +347,15 @@ export class Page {
         document.body.dataset.ready = "true";
     }
 
-    /** Sends an input; a refusal is shown in the error area. Returns the send's promise
-     *  (resolving to undefined when refused). */
-    send(...input) {
+    /**
+     * Sends an input; a refusal is shown in the error area. Returns the send's promise
+     * (resolving to undefined when refused).
+     * @param {F[N]["input"]} input
+     * @returns {Promise<{version: number} | void>}
+     */
+    send(input) {
         if (!this.instance) return Promise.resolve();
-        return this.instance.send(...input).catch(this.showError);
+        return this.instance.send(input).catch(this.showError);
     }
 }
 
@@ -287,11 +367,17 @@ export class Page {
  * event sends `makeInput(value)`; the state's value is written back only once every
  * edit sent has been acknowledged, so fast typing never loses characters.
  * Returns sync(value), to call from render.
+ * @template {import("/fusionkit.js").FeatureMap<F>} F
+ * @template {keyof F & string} N
+ * @param {HTMLInputElement | HTMLTextAreaElement} field
+ * @param {Page<F, N>} page
+ * @param {(value: string) => F[N]["input"]} makeInput
+ * @returns {(value: string | null | undefined) => void}
  */
 export function bindTextField(field, page, makeInput) {
     let inFlight = 0;
     let latest = field.value;
-    const sync = (value) => {
+    const sync = (/** @type {string | null | undefined} */ value) => {
         latest = value ?? "";
         if (inFlight === 0 && field.value !== latest) field.value = latest;
     };
@@ -308,6 +394,8 @@ export function bindTextField(field, page, makeInput) {
 /**
  * Shows a <dialog> as a modal while `open`, closes it otherwise. When the person closes
  * it themselves (Escape), `onDismiss` sends the input that says so; the state decides.
+ * @param {HTMLDialogElement} dialog
+ * @param {boolean} open
  */
 export function setDialog(dialog, open) {
     if (open && !dialog.open) {
@@ -318,6 +406,10 @@ export function setDialog(dialog, open) {
     }
 }
 
+/**
+ * @param {HTMLDialogElement} dialog
+ * @param {() => void} onDismiss
+ */
 export function onDialogDismiss(dialog, onDismiss) {
     dialog.addEventListener("cancel", (event) => {
         if (!event.cancelable) return; // the browser closes it anyway: `close` sends

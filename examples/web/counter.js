@@ -1,6 +1,9 @@
 // Counter: draws {value, isReset, alert}; sends increase, decrease, reset, show, alertDismissed.
 import { $, Page, setDialog, onDialogDismiss, setText } from "/common.js";
 
+/** @typedef {import("./types/fusion-examples").Features} Features */
+
+/** @type {Page<Features, "counter">} */
 const page = new Page();
 // The elements this page draws into, found once by their data-test names (listed at the
 // top of the page's HTML); every page script starts this way.
@@ -9,6 +12,7 @@ const isReset = $('[data-test="is-reset"]');
 const alert = $('[data-test="alert"]');
 const alertMessage = $('[data-test="alert-message"]');
 
+/** @param {Features["counter"]["state"]} state */
 function render(state) {
     setText(value, state.value);
     isReset.dataset.value = String(state.isReset);
@@ -18,7 +22,7 @@ function render(state) {
     setDialog(alert, state.alert != null);
 }
 
-for (const input of ["increase", "decrease", "reset", "show"]) {
+for (const input of /** @type {const} */ (["increase", "decrease", "reset", "show"])) {
     $(`[data-test="${input}"]`).addEventListener("click", () => page.send(input));
 }
 $('[data-test="alert-ok"]').addEventListener("click", () => page.send("alertDismissed"));

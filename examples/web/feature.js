@@ -1,6 +1,13 @@
 // The generic page: any feature of any library, driven from its manifest.
 import { $, $$, h, Page, optionsFromQuery, keyFor, setText, FusionError } from "/common.js";
 
+/** @typedef {import("/fusionkit.js").JSONValue} JSONValue */
+/** @typedef {import("/fusionkit.js").CreateOptions} CreateOptions */
+/** @typedef {import("/fusionkit.js").Instance} Instance (of any feature: any state, any input) */
+/** @typedef {import("/fusionkit.js").RequestID} RequestID */
+/** @typedef {import("/fusionkit.js").HostRequest} HostRequest */
+
+// Any feature: its types are the manifest's, known only at run time.
 const page = new Page();
 const params = new URLSearchParams(location.search);
 const featureName = params.get("feature");
@@ -11,14 +18,20 @@ const featureName = params.get("feature");
 const tree = $('[data-test="state-tree"]');
 const json = $('[data-test="state-json"]');
 const rawToggle = $('[data-test="raw-toggle"]');
-/** JSON Pointer → open or not, as the person left it; default: open to depth 2. */
+/** JSON Pointer → open or not, as the person left it; default: open to depth 2.
+ *  @type {Map<string, boolean>} */
 const expanded = new Map();
+/** @type {JSONValue | undefined} */
 let previousState;
+/** @type {JSONValue | undefined} */
 let currentState;
 
+/** @type {(path: string, key: string | number) => string} */
 const pointer = (path, key) => `${path}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+/** @type {(value: JSONValue | undefined) => value is JSONValue[] | {[key: string]: JSONValue}} */
 const isContainer = (value) => value !== null && typeof value === "object";
 
+/** @param {JSONValue} value */
 function leafText(value) {
     if (value === null) return h("span", { class: "null" }, "null");
     switch (typeof value) {
@@ -29,15 +42,26 @@ function leafText(value) {
     }
 }
 
+/** @param {string | null} key */
 function keyLabel(key) {
     return key === null ? null : [h("span", { class: "key" }, key), ": "];
 }
 
-/** One value as a tree node; `before` is the value at the same place in the last state drawn. */
+/**
+ * One value as a tree node; `before` is the value at the same place in the last state drawn.
+ * @param {string | null} key
+ * @param {JSONValue} value
+ * @param {JSONValue | undefined} before
+ * @param {string} path
+ * @param {number} depth
+ * @param {boolean} first
+ * @returns {HTMLElement}
+ */
 function node(key, value, before, path, depth, first) {
     const changed = !first && (before === undefined ? true : isContainer(value) !== isContainer(before) || (!isContainer(value) && value !== before));
     if (isContainer(value) && Object.keys(value).length > 0) {
         const isArray = Array.isArray(value);
+        /** @type {[string | number, JSONValue][]} */
         const entries = isArray ? value.map((item, index) => [index, item]) : Object.entries(value);
         const meta = isArray ? `[${value.length}]` : `{${entries.length}}`;
         const metaChanged = !first && (!isContainer(before) || Object.keys(before).length !== entries.length);
@@ -46,7 +70,8 @@ function node(key, value, before, path, depth, first) {
         details.open = expanded.get(path) ?? depth < 2;
         details.addEventListener("toggle", () => expanded.set(path, details.open));
         for (const [childKey, child] of entries) {
-            const childBefore = isContainer(before) ? before[childKey] : undefined;
+            // An array's items read by key too ("0"), as JavaScript does.
+            const childBefore = isContainer(before) ? /** @type {{[key: string]: JSONValue}} */ (before)[childKey] : undefined;
             details.append(node(String(childKey), child, childBefore, pointer(path, childKey), depth + 1, first));
         }
         return details;
@@ -55,6 +80,7 @@ function node(key, value, before, path, depth, first) {
     return h("div", { class: changed ? "leaf changed" : "leaf", "data-path": path || "/" }, keyLabel(key), text);
 }
 
+/** @param {JSONValue} state @param {number} version */
 function drawState(state, version) {
     const first = previousState === undefined;
     tree.replaceChildren(node(null, state, previousState, "", 0, first));
@@ -64,6 +90,7 @@ function drawState(state, version) {
     currentState = state;
 }
 
+/** @param {boolean} open */
 function setAll(open) {
     for (const details of $$("details", tree)) {
         details.open = open;
@@ -85,12 +112,17 @@ $('[data-test="resync"]').addEventListener("click", () => page.instance?.resync(
 // Input forms, typed from the manifest
 
 const log = $('[data-test="log"]');
+/** @param {string} text */
 function note(text, failed = false) {
     log.prepend(h("li", { style: failed ? "color: var(--danger)" : null }, text));
     while (log.children.length > 40) log.lastChild.remove();
 }
 
-/** A control for one field, and how to read its value (throws on a bad one). */
+/**
+ * A control for one field, and how to read its value (throws on a bad one).
+ * @param {string} caseName
+ * @param {import("/fusionkit.js").ManifestField} field
+ */
 function fieldControl(caseName, field) {
     let type = field.type ?? "any";
     let optional = field.required === false;
@@ -99,12 +131,16 @@ function fieldControl(caseName, field) {
         type = type.slice(0, -1);
     }
     const test = `field-${caseName}-${field.name}`;
+    /** @type {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} */
     let control;
+    /** @type {() => JSONValue} */
     let read;
-    const choices = Array.isArray(field.schema?.enum) ? field.schema.enum : null;
+    // A JSON Schema, when there is one: an object.
+    const schema = /** @type {{enum?: JSONValue} | null | undefined} */ (field.schema);
+    const choices = Array.isArray(schema?.enum) ? /** @type {{enum: JSONValue[]}} */ (schema).enum : null;
     switch (choices ? "enum" : type) {
         case "enum":  // a fixed set of values (a String-backed Swift enum): pick one
-            control = h("select", { "data-test": test }, choices.map((choice) => h("option", { value: JSON.stringify(choice) }, String(choice))));
+            control = h("select", { "data-test": test }, /** @type {JSONValue[]} */ (choices).map((choice) => h("option", { value: JSON.stringify(choice) }, String(choice))));
             read = () => JSON.parse(control.value);
             break;
         case "string":
@@ -114,7 +150,7 @@ function fieldControl(caseName, field) {
         case "boolean":
         case "bool":
             control = h("input", { type: "checkbox", "data-test": test });
-            read = () => control.checked;
+            read = () => /** @type {HTMLInputElement} */ (control).checked;
             break;
         case "integer":
         case "int":
@@ -124,7 +160,7 @@ function fieldControl(caseName, field) {
             const integer = type === "integer" || type === "int";
             control = h("input", { type: "number", "data-test": test, step: integer ? "1" : "any", value: "0" });
             read = () => {
-                const value = control.valueAsNumber;
+                const value = /** @type {HTMLInputElement} */ (control).valueAsNumber;
                 if (!Number.isFinite(value)) throw new FusionError("PAGE_INVALID_FIELD", `${caseName}.${field.name}: not a number`);
                 if (integer && !Number.isInteger(value)) throw new FusionError("PAGE_INVALID_FIELD", `${caseName}.${field.name}: not an integer`);
                 return value;
@@ -137,7 +173,7 @@ function fieldControl(caseName, field) {
                 try {
                     return JSON.parse(control.value);
                 } catch (error) {
-                    throw new FusionError("PAGE_INVALID_JSON", `${caseName}.${field.name}: ${error.message}`);
+                    throw new FusionError("PAGE_INVALID_JSON", `${caseName}.${field.name}: ${/** @type {Error} */ (error).message}`);
                 }
             };
     }
@@ -153,6 +189,7 @@ function fieldControl(caseName, field) {
     return { line, read, name: field.name };
 }
 
+/** @param {import("/fusionkit.js").ManifestInput} input */
 function inputForm(input) {
     const fields = (input.fields ?? []).map((field) => fieldControl(input.name, field));
     const button = h("button", { class: "btn", type: "submit", "data-test": `input-${input.name}` }, input.name);
@@ -161,11 +198,13 @@ function inputForm(input) {
         button);
     form.addEventListener("submit", (event) => {
         event.preventDefault();
+        /** @type {import("/fusionkit.js").Input} */
         let message;
         try {
             if (fields.length === 0) {
                 message = input.name;
             } else {
+                /** @type {{[field: string]: JSONValue}} */
                 const values = {};
                 for (const field of fields) values[field.name] = field.read();
                 message = { [input.name]: values };
@@ -197,6 +236,7 @@ const requestsCard = $('[data-test="host-requests"]');
 const requestList = $('[data-role="request-list"]');
 let hostRequests = false;
 
+/** @param {ReadonlyMap<RequestID, HostRequest>} requests */
 function drawRequests(requests) {
     requestsCard.hidden = !hostRequests && requests.size === 0;
     const items = [...requests].map(([id, request]) => {
@@ -205,17 +245,19 @@ function drawRequests(requests) {
         const respond = h("button", { class: "btn small", type: "button", "data-test": "respond" }, "Respond");
         const fail = h("button", { class: "btn small danger-tinted", type: "button", "data-test": "fail" }, "Fail");
         respond.addEventListener("click", () => {
+            /** @type {JSONValue} */
             let value;
             try {
                 value = JSON.parse(result.value);
             } catch (error) {
-                page.showError(new FusionError("PAGE_INVALID_JSON", `result: ${error.message}`));
+                page.showError(new FusionError("PAGE_INVALID_JSON", `result: ${/** @type {Error} */ (error).message}`));
                 return;
             }
-            page.instance.respond(id, value).then(() => note(`← respond #${id} (${request.kind})`), page.showError);
+            // The requests drawn are the instance's: there is one.
+            /** @type {Instance} */ (page.instance).respond(id, value).then(() => note(`← respond #${id} (${request.kind})`), page.showError);
         });
         fail.addEventListener("click", () => {
-            page.instance.fail(id, failMessage.value).then(() => note(`← fail #${id} (${request.kind})`), page.showError);
+            /** @type {Instance} */ (page.instance).fail(id, failMessage.value).then(() => note(`← fail #${id} (${request.kind})`), page.showError);
         });
         return h("div", { class: "request-item", "data-test": "request", "data-kind": request.kind, "data-id": String(id) },
             h("div", { class: "row" }, h("strong", { class: "mono" }, request.kind), h("span", { class: "muted mono" }, `#${id}`)),
@@ -254,6 +296,7 @@ $('[data-test="advance"]').addEventListener("click", () => {
 // ---------------------------------------------------------------------------------
 // Creation options
 
+/** @param {CreateOptions | undefined} options */
 function fillOptionsForm(options) {
     $('[data-test="opt-seed"]').value = options?.seed ?? "";
     $('[data-test="opt-manual-clock"]').checked = options?.clock === "manual";
@@ -262,9 +305,10 @@ function fillOptionsForm(options) {
     $('[data-test="opt-key"]').value = params.get("key") ?? "";
 }
 
-$('[data-test="options-form"]').addEventListener("submit", (event) => {
+$('[data-test="options-form"]').addEventListener("submit", (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
-    const next = new URLSearchParams({ feature: featureName });
+    // The form is in the workbench, shown only for a feature.
+    const next = new URLSearchParams({ feature: /** @type {string} */ (featureName) });
     const seed = $('[data-test="opt-seed"]').value.trim();
     if (seed !== "") next.set("seed", seed);
     if ($('[data-test="opt-manual-clock"]').checked) next.set("clock", "manual");
@@ -276,7 +320,7 @@ $('[data-test="options-form"]').addEventListener("submit", (event) => {
             if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not a JSON object");
             next.set("settings", JSON.stringify(parsed));
         } catch (error) {
-            page.showError(new FusionError("PAGE_INVALID_JSON", `settings: ${error.message}`));
+            page.showError(new FusionError("PAGE_INVALID_JSON", `settings: ${/** @type {Error} */ (error).message}`));
             return;
         }
     }
@@ -288,6 +332,7 @@ $('[data-test="options-form"]').addEventListener("submit", (event) => {
 // ---------------------------------------------------------------------------------
 // Start
 
+/** @param {import("/fusionkit.js").Manifest} manifest */
 function showPicker(manifest) {
     $('[data-role="picker"]').hidden = false;
     setText($('[data-test="feature-name"]'), "Pick a feature");
@@ -296,6 +341,7 @@ function showPicker(manifest) {
     page.markReady();
 }
 
+/** @param {Instance} instance */
 function attach(instance) {
     page.attach(instance, { render: drawState });
     setText($('[data-test="instance-id"]'), instance.id);
@@ -341,7 +387,7 @@ async function start() {
             previousState = undefined;
             expanded.clear();
             attach(await bridge.instance(feature.name, { key, options }));
-            note(`↻ restarted: ${page.instance.id}`);
+            note(`↻ restarted: ${/** @type {Instance} */ (page.instance).id}`);
         } catch (error) {
             page.showError(error);
         }

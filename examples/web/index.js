@@ -10,7 +10,11 @@ const list = $('[data-test="features"]');
  *  same name (Chores' "counter") is not the feature a demo page knows. */
 const DEMO_LIBRARY = "FusionExamples";
 
-/** Whether examples/web has a demo page for the feature. */
+/**
+ * Whether examples/web has a demo page for the feature.
+ * @param {string} name
+ * @param {string | undefined} library
+ */
 async function hasDemo(name, library) {
     if (library !== DEMO_LIBRARY) return false;
     if (["index", "feature"].includes(name)) return false; // pages of their own, not demos
@@ -22,6 +26,10 @@ async function hasDemo(name, library) {
     }
 }
 
+/**
+ * @param {import("/fusionkit.js").ManifestFeature} feature
+ * @param {boolean} demo
+ */
 function card(feature, demo) {
     const generic = `/feature.html?feature=${encodeURIComponent(feature.name)}`;
     return h("article", { class: "card feature-card", "data-test": "feature", "data-name": feature.name },

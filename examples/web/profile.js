@@ -3,11 +3,27 @@
 // the feature's host requests (the "network"), automatically or by hand.
 import { $, h, Page, optionsFromQuery, setText } from "/common.js";
 
+/** @typedef {import("./types/fusion-examples").Features} Features */
+/** @typedef {Features["profile"]["state"]} ProfileState */
+/** @typedef {import("./types/fusion-examples").ProfileStore.Fetch} Fetch */
+/** @typedef {import("/common.js").FeatureInstance<Features, "profile">} ProfileInstance */
+/** @typedef {import("/fusionkit.js").JSONValue} JSONValue */
+/** @typedef {import("/fusionkit.js").RequestID} RequestID */
+/** @typedef {import("/fusionkit.js").HostRequest} HostRequest */
+
+/** @type {Page<Features, "profile">} */
 const page = new Page();
 
 // ---------------------------------------------------------------------------------
 // The feature's view
 
+/**
+ * A card: the state field it shows, and how it draws the field's value (when not null).
+ * @typedef {{ [K in "pet" | "family" | "school" | "babyProfile"]: { card: any, field: K, draw: (value: NonNullable<ProfileState[K]>) => HTMLElement } }} Parts
+ * @typedef {Parts[keyof Parts]} Part
+ */
+
+/** @type {Record<Fetch, Part>} */
 const parts = {
     pet: { card: $('[data-test="part-pet"]'), field: "pet", draw: drawPet },
     family: { card: $('[data-test="part-family"]'), field: "family", draw: drawFamily },
@@ -18,24 +34,29 @@ const loading = $('[data-test="loading"]');
 const banner = $('[data-test="error"]');
 const bannerMessage = $('[data-test="error-message"]');
 
-const facts = (pairs) => h("dl", {}, pairs.map(([name, value]) => [h("dt", {}, name), h("dd", {}, value)]));
+const facts = (/** @type {[string, string | number][]} */ pairs) => h("dl", {}, pairs.map(([name, value]) => [h("dt", {}, name), h("dd", {}, value)]));
+/** @param {import("./types/fusion-examples").PetEntity} pet */
 function drawPet(pet) {
     return facts([["Name", pet.name], ["Species", pet.species], ["Age", pet.age]]);
 }
+/** @param {import("./types/fusion-examples").FamilyEntity} family */
 function drawFamily(family) {
     return h("ul", { class: "members" },
         family.members.map((member) => h("li", {}, h("span", {}, member.name), h("span", { class: "muted" }, member.relation))));
 }
+/** @param {import("./types/fusion-examples").PreSchoolEntity} school */
 function drawSchool(school) {
     return facts([["Name", school.name], ["Class", school.className], ["Teacher", school.teacher]]);
 }
+/** @param {import("./types/fusion-examples").BabyProfile} baby */
 function drawBaby(baby) {
     return facts([["Name", baby.name], ["Born", baby.birthDate], ["Height", `${baby.heightCm} cm`], ["Weight", `${baby.weightKg} kg`]]);
 }
 const skeleton = () => h("div", { class: "skeleton", "aria-label": "Loading" }, h("i"), h("i"), h("i"));
 
+/** @param {ProfileState} state */
 function render(state) {
-    for (const [name, part] of Object.entries(parts)) {
+    for (const [name, part] of /** @type {[Fetch, Part][]} */ (Object.entries(parts))) {
         const isLoading = state.pending.includes(name);
         const value = state[part.field];
         // Redraw only when what the card shows changed.
@@ -45,7 +66,8 @@ function render(state) {
         part.card.dataset.loading = String(isLoading);
         part.card.dataset.loaded = String(value != null);
         const body = part.card.querySelector(".part-body");
-        body.replaceChildren(isLoading ? skeleton() : value != null ? part.draw(value) : h("p", { class: "empty" }, "Not loaded yet."));
+        // `any`: TypeScript cannot pair the union's value with its draw; Parts pairs them.
+        body.replaceChildren(isLoading ? skeleton() : value != null ? part.draw(/** @type {any} */ (value)) : h("p", { class: "empty" }, "Not loaded yet."));
     }
     loading.hidden = !state.isLoading;
     banner.hidden = state.error == null;
@@ -59,6 +81,7 @@ $('[data-test="dismiss-error"]').addEventListener("click", () => page.send("erro
 // ---------------------------------------------------------------------------------
 // The host: answering host requests, as a network would
 
+/** @type {{[kind: string]: JSONValue}} */
 const SAMPLES = {
     fetchPet: { name: "Mochi", species: "dog", age: 3 },
     fetchFamily: { members: [{ name: "Jiwoo", relation: "mother" }, { name: "Minho", relation: "father" }] },
@@ -70,37 +93,46 @@ const requestList = $('[data-test="requests"]');
 const log = $('[data-test="request-log"]');
 const autoAnswer = $('[data-test="auto-answer"]');
 
+/** @param {string} text */
 function note(text) {
     const time = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
     log.prepend(h("li", {}, `${time}  ${text}`));
     while (log.children.length > 30) log.lastChild.remove();
 }
 
+/** @param {string} kind */
 function sample(kind) {
     if (!(kind in SAMPLES)) throw new Error(`this host cannot answer "${kind}"`);
     return SAMPLES[kind];
 }
 
 // Why each request we answered left the list: "answered", "failed", "answered automatically".
+/** @type {Map<RequestID, string>} */
 const outcome = new Map();
 
+// answer() and fail() are the buttons of requests the instance has: there is one.
+
+/** @param {RequestID} id @param {string} kind */
 function answer(id, kind) {
     outcome.set(id, "answered");
-    page.instance.respond(id, sample(kind)).catch((error) => {
+    /** @type {ProfileInstance} */ (page.instance).respond(id, sample(kind)).catch((error) => {
         outcome.delete(id);
         page.showError(error);
     });
 }
 
+/** @param {RequestID} id @param {string} kind */
 function fail(id, kind) {
     outcome.set(id, "failed");
-    page.instance.fail(id, `${kind} failed: the network is unreachable`).catch((error) => {
+    /** @type {ProfileInstance} */ (page.instance).fail(id, `${kind} failed: the network is unreachable`).catch((error) => {
         outcome.delete(id);
         page.showError(error);
     });
 }
 
+/** @type {ReadonlyMap<RequestID, HostRequest>} */
 let previous = new Map();
+/** @param {ReadonlyMap<RequestID, HostRequest>} requests */
 function renderRequests(requests) {
     for (const [id, request] of requests) if (!previous.has(id)) note(`heard ${request.kind} #${id}`);
     for (const [id, request] of previous) {
@@ -119,6 +151,7 @@ function renderRequests(requests) {
     if (requests.size === 0) requestList.append(h("li", { class: "none" }, "No open requests."));
 }
 
+/** @type {(ms: number, signal?: AbortSignal) => Promise<void>} */
 const delay = (ms, signal) => new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
     signal?.addEventListener("abort", () => {
@@ -127,7 +160,9 @@ const delay = (ms, signal) => new Promise((resolve, reject) => {
     });
 });
 
+/** @type {(() => void) | null} */
 let stopAnswering = null;
+/** @param {boolean} on */
 function setAutoAnswer(on) {
     stopAnswering?.();
     stopAnswering = null;

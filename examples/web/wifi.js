@@ -2,6 +2,17 @@
 // isScanning, destination) and sends the screen's inputs. No derived values here.
 import { $, h, Page, optionsFromQuery, bindTextField, setDialog, onDialogDismiss, setText } from "/common.js";
 
+/** @typedef {import("./types/fusion-examples").Features} Features */
+/** @typedef {import("./types/fusion-examples").Network} Network */
+/** @typedef {Features["wifi"]["state"]} WiFiState */
+/**
+ * A union of one-field cases ({connect: …} | {detail: …}) as one object whose fields are
+ * all optional, so render can ask for each case (`destination?.connect`) as it did.
+ * @template T
+ * @typedef {{ [K in T extends unknown ? keyof T : never]?: T extends Record<K, infer V> ? V : never }} EitherCase
+ */
+
+/** @type {Page<Features, "wifi">} */
 const page = new Page();
 // The elements this page draws into, found once by their data-test names (listed at the
 // top of the page's HTML); every page script starts this way.
@@ -33,7 +44,11 @@ const INFO = `<svg viewBox="0 0 22 22" aria-hidden="true"><circle cx="11" cy="11
 // ---------------------------------------------------------------------------------
 // Network rows
 
-/** A row: [✓] name … 🔒 bars (i). Its buttons send the network's id. */
+/**
+ * A row: [✓] name … 🔒 bars (i). Its buttons send the network's id.
+ * @param {Network} network
+ * @param {boolean} selected
+ */
 function makeRow(network, selected) {
     const main = h("button", { class: "net-main", type: "button" },
         h("span", { class: "checkmark", "aria-hidden": "true" }, selected ? "✓" : ""),
@@ -42,16 +57,22 @@ function makeRow(network, selected) {
     const info = h("button", { class: "info-button", type: "button", "data-test": "info-button" });
     info.innerHTML = INFO;
     const row = h("li", { class: "net", "data-test": selected ? "selected-network" : "network-row" }, main, icons, info);
-    main.addEventListener("click", () => page.send({ networkTapped: { id: row.dataset.id } }));
-    info.addEventListener("click", () => page.send({ infoButtonTapped: { id: row.dataset.id } }));
+    // updateRow sets the id before the row is shown.
+    main.addEventListener("click", () => page.send({ networkTapped: { id: /** @type {string} */ (row.dataset.id) } }));
+    info.addEventListener("click", () => page.send({ infoButtonTapped: { id: /** @type {string} */ (row.dataset.id) } }));
     return row;
 }
 
+/**
+ * @param {HTMLElement} row
+ * @param {Network} network
+ */
 function updateRow(row, network) {
     row.dataset.id = network.id;
-    setText(row.querySelector('[data-test="network-name"]'), network.name);
-    row.querySelector(".info-button").setAttribute("aria-label", `About ${network.name}`);
-    const icons = row.querySelector(".icons");
+    // The parts makeRow made.
+    setText(/** @type {Element} */ (row.querySelector('[data-test="network-name"]')), network.name);
+    /** @type {Element} */ (row.querySelector(".info-button")).setAttribute("aria-label", `About ${network.name}`);
+    const icons = /** @type {HTMLElement} */ (row.querySelector(".icons"));
     const level = String(network.signalBars);
     const key = `${network.isSecured}:${level}`;
     if (icons.dataset.key !== key) {
@@ -61,9 +82,16 @@ function updateRow(row, network) {
     icons.title = `Signal ${network.signalPercent} %`;
 }
 
-/** Draws `networks` into `list` in order, keeping each network's row (and focus). */
+/**
+ * Draws `networks` into `list` in order, keeping each network's row (and focus).
+ * @param {HTMLElement} list
+ * @param {Network[]} networks
+ * @param {boolean} animate
+ */
 function renderList(list, networks, animate) {
-    const rows = new Map([...list.children].map((row) => [row.dataset.id, row]));
+    // Its children are the rows makeRow made.
+    const rows = new Map([.../** @type {HTMLCollectionOf<HTMLElement>} */ (list.children)].map((row) => [row.dataset.id, row]));
+    /** @type {HTMLElement | null} */
     let previous = null;
     for (const network of networks) {
         let row = rows.get(network.id);
@@ -74,6 +102,7 @@ function renderList(list, networks, animate) {
             if (animate) row.classList.add("appearing");
         }
         updateRow(row, network);
+        /** @type {ChildNode | null} */
         const expected = previous ? previous.nextSibling : list.firstChild;
         if (row !== expected) list.insertBefore(row, expected);
         previous = row;
@@ -81,8 +110,10 @@ function renderList(list, networks, animate) {
     for (const row of rows.values()) row.remove();
 }
 
+/** @type {HTMLElement | null} */
 let selectedRow = null;
 
+/** @param {Network | null} network */
 function renderSelected(network) {
     if (!network) {
         selectedRow?.remove();
@@ -103,6 +134,7 @@ function renderSelected(network) {
 const syncPassword = bindTextField(password, page, (value) => ({ passwordChanged: { password: value } }));
 let drawn = false;
 
+/** @param {WiFiState} state */
 function render(state) {
     toggle.checked = state.isOn;
     renderSelected(state.selectedNetwork);
@@ -110,8 +142,9 @@ function render(state) {
     renderList(networksList, state.otherNetworks, drawn);
     scanning.hidden = !state.isScanning;
 
-    const connect = state.destination?.connect ?? null;
-    const detail = state.destination?.detail ?? null;
+    const destination = /** @type {EitherCase<NonNullable<WiFiState["destination"]>> | null} */ (state.destination);
+    const connect = destination?.connect ?? null;
+    const detail = destination?.detail ?? null;
 
     // Close from the top down, open from the bottom up: alerts sit on their sheets.
     if (!connect?.incorrectPasswordAlertIsPresented) setDialog(incorrectAlert, false);
@@ -148,7 +181,7 @@ toggle.addEventListener("change", () => {
 });
 
 join.addEventListener("click", () => page.send("joinButtonTapped"));
-password.addEventListener("keydown", (event) => {
+password.addEventListener("keydown", (/** @type {KeyboardEvent} */ event) => {
     if (event.key === "Enter") page.send("joinButtonTapped");
 });
 $('[data-test="cancel"]').addEventListener("click", () => page.send("destinationDismissed"));

@@ -33,7 +33,9 @@ from .manifest import FeatureSpec, Manifest
 
 if TYPE_CHECKING:
     # Defaults (PEP 696) for the checkers; at run time a type variable is only a name.
-    from typing_extensions import Self, TypeVar
+    from typing import Self
+
+    from typing_extensions import TypeVar
     StateT = TypeVar("StateT", bound=Mapping[str, Any], default=dict[str, JSON])
     InputT = TypeVar("InputT", bound=str | Mapping[str, Any], default=str | Mapping[str, JSON])
 else:
