@@ -122,7 +122,10 @@ struct Scaffold {
                     "name": .string(featureName),
                     "summary": "Type a name and greet it; a starting point for your own feature.",
                     "inputs": [
-                        ["name": "nameChanged", "fields": [["name": "name", "type": "string", "required": true, "schema": ["type": "string"]]]],
+                        [
+                            "name": "nameChanged",
+                            "fields": [["name": "name", "type": "string", "required": true, "schema": ["type": "string"]]]
+                        ],
                         ["name": "greetTapped", "fields": []],
                         ["name": "reset", "fields": []]
                     ],
