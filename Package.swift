@@ -117,7 +117,7 @@ let package = Package(
         .testTarget(name: "FusionCLITests", dependencies: ["fusion", "FusionHost", "RuleVectors"], swiftSettings: strict),
         .testTarget(name: "FusionWebTests", dependencies: ["FusionWeb", "FusionHost"], swiftSettings: strict),
         // Every scenario of examples/scenarios (and Tests/scenarios/failing) as a Swift test.
-        .testTarget(name: "ScenarioTests", dependencies: ["FusionScenario", "FusionHost"], swiftSettings: strict)
+        .testTarget(name: "ScenarioTests", dependencies: ["FusionScenario", "FusionHost", "RuleVectors"], swiftSettings: strict)
     ]
 )
 
@@ -127,7 +127,7 @@ let package = Package(
 // build several times longer. The dependencies stay declared so that resolution, and
 // Package.resolved, are the same as in the full build.
 if Context.environment["FUSIONKIT_CORE_ONLY"] != nil {
-    let left = Set(["FusionWeb", "fusion", "FusionWebTests", "FusionCLITests", "fusion-bench", "HeapProbe"])
+    let left = Set(["FusionWeb", "FusionTypes", "fusion", "FusionWebTests", "FusionCLITests", "fusion-bench", "HeapProbe"])
     package.targets.removeAll { left.contains($0.name) }
     package.products.removeAll { left.contains($0.name) }
 }
