@@ -125,6 +125,10 @@ import Testing
                 ["name": "submitTapped", "fields": []],
                 ["name": "resultDismissed", "fields": []]
             ])
-        #expect(answer?["stateSchema"]?["required"] == ["answer", "isSubmitEnabled", "isSubmitting"])
+        // The state as written: every key present, the optional `submitted` as null when absent.
+        #expect(answer?["stateSchema"]?["required"] == ["answer", "isSubmitEnabled", "isSubmitting", "submitted"])
+        #expect(answer?["stateSchema"]?["title"] == "Answer.State")
+        // An input as sent: a field-less case may come bare.
+        #expect(answer?["inputSchema"]?["oneOf"]?.elements?.first == ["type": "string", "enum": ["submitTapped", "resultDismissed"]])
     }
 }

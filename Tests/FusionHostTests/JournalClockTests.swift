@@ -19,9 +19,13 @@ import Testing
         let records = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().map { line in
             try JSONParser.parse(String(line[..<line.lastIndex(of: " ")!]))
         }
-        #expect(records.map { $0.members?.first?.key ?? "" } == ["send", "advance", "advance", "send"], "\(records)")
+        // A move per scan that fell due (one, or more when a loaded machine lets the scan
+        // run late), then the time held back: never one per 10 ms tick.
+        let kinds = records.map { $0.members?.first?.key ?? "" }
+        #expect(kinds.first == "send" && kinds.last == "send" && kinds.dropFirst().dropLast().allSatisfy { $0 == "advance" }, "\(records)")
         let moves = records.compactMap { $0["advance"]?.integerValue }
-        #expect(moves.first.map { $0 >= 2_000_000_000 } == true, "the first move is the one that made the scan due")
+        #expect((2...4).contains(moves.count), "\(records)")
+        #expect(moves.dropLast().allSatisfy { $0 >= 2_000_000_000 }, "each move but the last made a scan due")
         #expect(moves.last.map { $0 > 0 && $0 < 2_000_000_000 } == true, "then the time held back, before the input")
         let resumed = try JournaledInstance(path: path, library: library, feature: nil, options: [:], startedBy: "JournalClockTests")
         #expect(try resumed.instance.state() == final)
