@@ -12,7 +12,7 @@ COUNTER_0 = '{"value":0,"isReset":false,"alert":null}'
 COUNTER_2 = '{"value":2,"isReset":false,"alert":null}'
 
 # The exit codes the --help pages promise.
-OK, FAILURE, UNKNOWN_FEATURE, BAD_INPUT, LIBRARY, STATE_FILE, JOURNAL, USAGE = 0, 1, 2, 3, 4, 5, 6, 64
+OK, FAILURE, UNKNOWN_FEATURE, BAD_INPUT, LIBRARY, STATE_FILE, JOURNAL, OUT_OF_DATE, USAGE = 0, 1, 2, 3, 4, 5, 6, 7, 64
 
 # Each exit status docs/shell.md defines, and the test that produces it and asserts it
 # exactly (a new status without a test fails test_every_exit_status_is_produced_by_a_test).
@@ -24,10 +24,11 @@ PRODUCED_BY = {
     LIBRARY: "test_oneshot.py::test_unusable_libraries_exit_4_naming_the_problem",
     STATE_FILE: "test_oneshot.py::test_state_file_problems_exit_5",
     JOURNAL: "test_journal.py::test_a_journal_is_of_one_feature_and_one_process",
+    OUT_OF_DATE: "test_oneshot.py::test_stale_generated_types_exit_7_naming_the_difference",
     USAGE: "test_oneshot.py::test_command_line_mistakes_exit_64",
 }
 NAMES = {OK: "OK", FAILURE: "FAILURE", UNKNOWN_FEATURE: "UNKNOWN_FEATURE", BAD_INPUT: "BAD_INPUT", LIBRARY: "LIBRARY",
-         STATE_FILE: "STATE_FILE", JOURNAL: "JOURNAL", USAGE: "USAGE"}
+         STATE_FILE: "STATE_FILE", JOURNAL: "JOURNAL", OUT_OF_DATE: "OUT_OF_DATE", USAGE: "USAGE"}
 
 
 def assert_one_line_error(result, code: int, *words: str) -> None:
@@ -310,3 +311,19 @@ def test_run_options_are_checked(fusion):
     assert system.returncode == OK
     assert "FK_ERR_INVALID_ARGUMENT" in system.stderr and "system clock" in system.stderr
     assert ":advance takes the seconds to move the clock by" in system.stderr
+
+
+def test_stale_generated_types_exit_7_naming_the_difference(fusion, examples_library, tmp_path: Path):
+    """`fusion types --check` (docs/typed-front-ends.md): the files as written pass; one
+    changed by hand, or one missing, is named, with exit status 7."""
+    written = run(fusion, "types", "--lang", "ts", str(examples_library), "--out", str(tmp_path))
+    assert written.returncode == OK, written.stderr
+    declarations = tmp_path / "fusion-examples.d.ts"
+    assert run(fusion, "types", "--lang", "ts", str(examples_library), "--check", str(tmp_path)).returncode == OK
+    declarations.write_text(declarations.read_text().replace("value: number;", "value: string;"))
+    stale = run(fusion, "types", "--lang", "ts", str(examples_library), "--check", str(tmp_path))
+    assert stale.returncode == OUT_OF_DATE
+    assert f"{declarations}:" in stale.stderr and "value: number;" in stale.stderr and "value: string;" in stale.stderr
+    declarations.unlink()
+    missing = run(fusion, "types", "--lang", "ts", str(examples_library), "--check", str(tmp_path))
+    assert missing.returncode == OUT_OF_DATE and f"{declarations}: missing" in missing.stderr
