@@ -49,6 +49,16 @@ public final class JournalFile: Sendable {
         current = Atomic(descriptor)
     }
 
+    /// The header of the journal at `path`, read without opening it for writing (no lock
+    /// taken): which library, feature and options it holds, before resuming it.
+    public static func header(of path: String) throws(JournalError) -> JSONValue {
+        let bytes: [UInt8]
+        do throws(FileBytes.Failure) { bytes = try FileBytes.read(path) } catch {
+            throw JournalError(path: path, error.reason)
+        }
+        return try parse(bytes, path: path).0.header
+    }
+
     /// Opens an existing journal: reads it, cuts off a torn last line, and keeps it open
     /// for appending. nil when there is no file, or an empty one, at `path`.
     public static func open(existing path: String) throws(JournalError) -> (file: JournalFile, contents: Contents)? {

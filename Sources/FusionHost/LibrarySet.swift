@@ -20,6 +20,13 @@ public struct LibrarySet: Sendable {
 
     /// The library and feature a name means: "feature" or "Library/feature".
     public func resolve(_ name: String) throws(FeatureLookupError) -> (library: HostedLibrary, feature: Manifest.Feature) {
+        let (library, feature) = try locate(name)
+        return (library, try Self.described(feature, in: library))
+    }
+
+    /// The library a name means and the feature's name in it, from the summaries alone
+    /// (nothing described): what a host needs to create an instance.
+    public func locate(_ name: String) throws(FeatureLookupError) -> (library: HostedLibrary, feature: String) {
         if let slash = name.firstIndex(of: "/") {
             let libraryName = String(name[..<slash])
             let featureName = String(name[name.index(after: slash)...])
@@ -29,14 +36,28 @@ public struct LibrarySet: Sendable {
             guard library.summary.feature(named: featureName) != nil else {
                 throw .unknownFeature(name: name, known: qualifiedNames)
             }
-            return (library, try Self.described(featureName, in: library))
+            return (library, featureName)
         }
         let matches = libraries.filter { $0.summary.feature(named: name) != nil }
         switch matches.count {
         case 0: throw .unknownFeature(name: name, known: qualifiedNames)
-        case 1: return (matches[0], try Self.described(name, in: matches[0]))
+        case 1: return (matches[0], name)
         default: throw .ambiguous(name: name, libraries: matches.map { ($0.summary.libraryName, $0.path) })
         }
+    }
+
+    /// The name that reaches `feature` of `library`: bare where no other library has a
+    /// feature of that name, "Library/feature" where one does.
+    public func name(of feature: String, in library: HostedLibrary) -> String {
+        let shared = libraries.filter { $0.summary.feature(named: feature) != nil }.count > 1
+        return shared ? "\(library.summary.libraryName)/\(feature)" : feature
+    }
+
+    /// The library a journal was written by, from its header's "library" ("Name
+    /// version"); nil when none of these has that name.
+    public func library(writing header: JSONValue) -> HostedLibrary? {
+        guard let writer = header["library"]?.stringValue else { return nil }
+        return libraries.first { writer == $0.summary.libraryName || writer.hasPrefix($0.summary.libraryName + " ") }
     }
 
     /// A feature the summary lists, with its inputs and schemas (read now, once).

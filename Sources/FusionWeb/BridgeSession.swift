@@ -15,7 +15,9 @@ import Synchronization
 /// the library calls back (changes, host requests) on the thread of the call.
 final class BridgeSession: Sendable {
     let id: String
-    private let library: HostedLibrary
+    /// The libraries whose features the bridge serves; a feature is named as
+    /// `LibrarySet` names it ("todo", or "Chores/counter" where two have one).
+    private let libraries: LibrarySet
     private let maxInstances: Int
     /// This session's folder of crash journals, one per instance; nil: no journals.
     let journalFolder: String?
@@ -39,9 +41,9 @@ final class BridgeSession: Sendable {
     /// journal syncs its own records.
     private let committer: JournalCommitter?
 
-    init(id: String, library: HostedLibrary, maxInstances: Int, journals: String? = nil, committer: JournalCommitter? = nil) {
+    init(id: String, libraries: LibrarySet, maxInstances: Int, journals: String? = nil, committer: JournalCommitter? = nil) {
         self.id = id
-        self.library = library
+        self.libraries = libraries
         self.maxInstances = maxInstances
         journalFolder = journals.map { "\($0)/\(id)" }
         self.committer = committer
@@ -114,6 +116,8 @@ final class BridgeSession: Sendable {
         if let key, let existing = try reusable(key: key, feature: feature, reuse: reuse) { return (existing, true) }
         let full = state.withLock { $0.instances.count >= maxInstances }
         if full { throw .instanceLimit(maxInstances) }
+        // Which library, by the name the page sent (checked before anything is made).
+        let (library, featureName) = try locate(feature)
 
         let hosted: HostedInstance
         var journal: JournaledInstance?
@@ -130,7 +134,7 @@ final class BridgeSession: Sendable {
             mkdir(journalFolder, 0o755)
             do throws(JournalError) {
                 journal = try JournaledInstance(
-                    path: "\(journalFolder)/\(number).journal", library: library, feature: feature,
+                    path: "\(journalFolder)/\(number).journal", library: library, feature: featureName,
                     options: options ?? .object([]), startedBy: "fusion serve", extra: ["instance": .string(id)],
                     committer: committer)
             } catch {
@@ -139,7 +143,7 @@ final class BridgeSession: Sendable {
             hosted = journal!.instance
         } else {
             do throws(FusionHostError) {
-                hosted = try library.create(feature: feature, options: options ?? .object([]))
+                hosted = try library.create(feature: featureName, options: options ?? .object([]))
             } catch {
                 throw BridgeError(error)
             }
@@ -256,6 +260,16 @@ final class BridgeSession: Sendable {
         if forgettingJournals, let journalFolder { rmdir(journalFolder) }
     }
 
+    /// The library a feature name (as pages send it) is in, and its name there.
+    private func locate(_ feature: String) throws(BridgeError) -> (HostedLibrary, String) {
+        if libraries.libraries.count == 1 { return (libraries.libraries[0], feature) }
+        do throws(FeatureLookupError) {
+            return try libraries.locate(feature)
+        } catch {
+            throw BridgeError(status: "FK_ERR_UNKNOWN_FEATURE", message: error.description)
+        }
+    }
+
     // MARK: Resuming after a crash
 
     /// The session whose journals are in `folder/id` (`fusion serve --journal DIR`: a
@@ -263,9 +277,9 @@ final class BridgeSession: Sendable {
     /// creation order), every instance resumed from its
     /// journal; problems (a journal that cannot be resumed is left where it is) in words.
     static func resume(
-        id: String, library: HostedLibrary, maxInstances: Int, journals folder: String, committer: JournalCommitter?
+        id: String, libraries: LibrarySet, maxInstances: Int, journals folder: String, committer: JournalCommitter?
     ) -> (BridgeSession, [String]) {
-        let session = BridgeSession(id: id, library: library, maxInstances: maxInstances, journals: folder, committer: committer)
+        let session = BridgeSession(id: id, libraries: libraries, maxInstances: maxInstances, journals: folder, committer: committer)
         var problems: [String] = []
         let numbered = FileBytes.names(inFolder: "\(folder)/\(id)").compactMap { name -> (Int, String)? in
             guard name.hasSuffix(".journal"), let number = Int(name.dropLast(8)) else { return nil }
@@ -274,6 +288,10 @@ final class BridgeSession: Sendable {
         for (number, name) in numbered {
             let path = "\(folder)/\(id)/\(name)"
             do throws(JournalError) {
+                // The library that wrote it; another one refuses it, naming both.
+                let library =
+                    libraries.libraries.count == 1
+                    ? libraries.libraries[0] : libraries.library(writing: try JournalFile.header(of: path)) ?? libraries.libraries[0]
                 let journal = try JournaledInstance(
                     path: path, library: library, feature: nil, options: .object([]), startedBy: "fusion serve",
                     committer: committer)
@@ -281,7 +299,8 @@ final class BridgeSession: Sendable {
                     throw JournalError(path: path, "its header names no bridge instance")
                 }
                 if let warning = journal.resumed?.warning { problems.append("journal \(path): \(warning)") }
-                let instance = BridgeInstance(id: instanceID, feature: journal.feature, hosted: journal.instance, journal: journal)
+                let instance = BridgeInstance(
+                    id: instanceID, feature: libraries.name(of: journal.feature, in: library), hosted: journal.instance, journal: journal)
                 session.state.withLock { state in
                     state.instances[instanceID] = instance
                     state.order.append(instanceID)

@@ -74,7 +74,7 @@ struct ConnectionHandler: Sendable {
         connection.send(
             ServerMessage.welcome(
                 session: session.id, resumed: resumed, instances: instances.map { ($0.id, $0.feature) },
-                library: registry.library, configuration: configuration))
+                libraries: registry.libraries, configuration: configuration))
         for instance in instances {
             connection.resend(instance.id)
             instance.openRequestMessages.forEach(connection.send)

@@ -6,12 +6,17 @@ import FusionHost
 enum ServerMessage {
     static func welcome(
         session: String, resumed: Bool, instances: [(id: String, feature: String)],
-        library: HostedLibrary, configuration: BridgeConfiguration
+        libraries: LibrarySet, configuration: BridgeConfiguration
     ) -> String {
         let list = instances.map { "{\"instance\":\(JSONValue.quoted($0.id)),\"feature\":\(JSONValue.quoted($0.feature))}" }
-        let manifest = library.summary
+        let described = libraries.libraries.map { library -> String in
+            let manifest = library.summary
+            return "{\"name\":\(JSONValue.quoted(manifest.libraryName)),\"version\":\(JSONValue.quoted(manifest.libraryVersion)),"
+                + "\"abiVersion\":\(manifest.abiVersion)}"
+        }
+        // "library": the first (what a page written for one library reads); "libraries": each.
         return "{\"type\":\"welcome\",\"session\":\"\(session)\",\"resumed\":\(resumed),\"instances\":[\(list.joined(separator: ","))],"
-            + "\"library\":{\"name\":\(JSONValue.quoted(manifest.libraryName)),\"version\":\(JSONValue.quoted(manifest.libraryVersion)),\"abiVersion\":\(manifest.abiVersion)},"
+            + "\"library\":\(described[0]),\"libraries\":[\(described.joined(separator: ","))],"
             + "\"limits\":{\"maxMessageBytes\":\(configuration.maxMessageBytes),\"messagesPerSecond\":\(configuration.maxMessagesPerSecond),"
             + "\"instancesPerSession\":\(configuration.maxInstancesPerSession)}}"
     }

@@ -4,7 +4,7 @@ import Synchronization
 /// Every session of the bridge by id: joins, rejoins, the timeout after a session's
 /// last connection, the limit on sessions, and shutdown.
 final class SessionRegistry: Sendable {
-    let library: HostedLibrary
+    let libraries: LibrarySet
     let configuration: BridgeConfiguration
 
     private struct State {
@@ -18,8 +18,8 @@ final class SessionRegistry: Sendable {
     /// The journals' shared syncs (group commit); nil without journals or with `each`.
     let committer: JournalCommitter?
 
-    init(library: HostedLibrary, configuration: BridgeConfiguration) {
-        self.library = library
+    init(libraries: LibrarySet, configuration: BridgeConfiguration) {
+        self.libraries = libraries
         self.configuration = configuration
         committer =
             configuration.journalFolder != nil && configuration.journalSync == .group
@@ -28,11 +28,13 @@ final class SessionRegistry: Sendable {
 
     var sessionCount: Int { state.withLock { $0.sessions.count } }
 
-    /// The library's whole manifest as JSON text, parsed and checked on first use, then
-    /// kept: a library's text that is not a manifest is a host failure, never passed on.
+    /// The whole manifest as JSON text, parsed and checked on first use, then kept: a
+    /// library's text that is not a manifest is a host failure, never passed on. With
+    /// several libraries, one manifest of them all (`ServedManifest`).
     func manifestJSON() throws(FusionHostError) -> String {
         if let known = manifest.withLock({ $0 }) { return known }
-        let text = try library.manifest().json.jsonText
+        let manifests = try libraries.libraries.map { (library) throws(FusionHostError) in try library.manifest() }
+        let text = manifests.count == 1 ? manifests[0].json.jsonText : ServedManifest.combining(manifests, of: libraries).jsonText
         manifest.withLock { $0 = text }
         return text
     }
@@ -63,7 +65,7 @@ final class SessionRegistry: Sendable {
             var id = SessionID.make()
             while state.sessions[id] != nil { id = SessionID.make() }
             let session = BridgeSession(
-                id: id, library: library, maxInstances: configuration.maxInstancesPerSession,
+                id: id, libraries: libraries, maxInstances: configuration.maxInstancesPerSession,
                 journals: configuration.journalFolder, committer: committer)
             _ = session.attach(connection, greet: { greet(session, false, $0) })
             state.sessions[id] = session
@@ -82,7 +84,7 @@ final class SessionRegistry: Sendable {
         var resumed: [BridgeSession] = []
         for id in FileBytes.names(inFolder: folder) where SessionID.isWellFormed(Substring(id)) {
             let (session, found) = BridgeSession.resume(
-                id: id, library: library, maxInstances: configuration.maxInstancesPerSession,
+                id: id, libraries: libraries, maxInstances: configuration.maxInstancesPerSession,
                 journals: folder, committer: committer)
             problems += found
             resumed.append(session)

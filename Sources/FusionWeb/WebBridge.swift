@@ -9,26 +9,35 @@ import NIOWebSocket
 import ServiceLifecycle
 
 /// The web bridge: an HTTP server for the pages and the web client, and one WebSocket
-/// through which pages drive a library's features. It is a host like `fusion run`: it
-/// reaches the library only through `HostedLibrary` (the C ABI), never its Swift types.
+/// through which pages drive the features of one or several libraries. It is a host like
+/// `fusion run`: it reaches each library only through `HostedLibrary` (the C ABI), never
+/// its Swift types.
 ///
 /// `run()` serves until SIGINT or SIGTERM; then every socket is closed with the reason
 /// "server shutting down" and every instance destroyed before it returns.
 public struct WebBridge: Sendable {
-    public let library: HostedLibrary
+    /// The libraries served, side by side: a feature two of them have is created by its
+    /// qualified name ("Chores/counter").
+    public let libraries: LibrarySet
     public let configuration: BridgeConfiguration
     private let registry: SessionRegistry
     private let origins: OriginPolicy
     private let pages: StaticFiles?
     private let client: StaticFiles?
 
-    public init(library: HostedLibrary, configuration: BridgeConfiguration) {
-        self.library = library
+    public init(libraries: LibrarySet, configuration: BridgeConfiguration) {
+        self.libraries = libraries
         self.configuration = configuration
-        registry = SessionRegistry(library: library, configuration: configuration)
+        registry = SessionRegistry(libraries: libraries, configuration: configuration)
         origins = OriginPolicy(host: configuration.host, allowed: configuration.allowedOrigins)
         pages = StaticFiles(folder: configuration.staticFolder)
         client = StaticFiles(folder: configuration.clientFolder)
+    }
+
+    /// One library's features.
+    public init(library: HostedLibrary, configuration: BridgeConfiguration) {
+        // One library cannot clash with itself.
+        self.init(libraries: try! LibrarySet([library]), configuration: configuration)
     }
 
     /// Resumes the sessions whose crash journals are in `configuration.journalFolder`

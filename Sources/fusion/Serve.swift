@@ -9,16 +9,17 @@ import Logging
     import Darwin
 #endif
 
-/// `fusion serve [LIB]`: the web bridge. Serves the web client and the demo pages, and
-/// one WebSocket through which pages drive the library's features.
+/// `fusion serve [LIB…]`: the web bridge. Serves the web client and the demo pages, and
+/// one WebSocket through which pages drive the features of the libraries given.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve a library's features to the browser: pages, the web client, one WebSocket.",
-        usage: "fusion serve [LIB] [--host 127.0.0.1] [--port 8080] [--static DIR]",
+        abstract: "Serve the features of one or several libraries to the browser: pages, the web client, one WebSocket.",
+        usage: "fusion serve [LIB…] [--host 127.0.0.1] [--port 8080] [--static DIR]",
         discussion: """
-            Open the URL it prints. The index page lists the library's features, with the \
+            Open the URL it prints. The index page lists every library's features, with the \
             demo page of each example feature and a generic page for any feature of any \
-            library. Pages import the client module from /fusionkit.js and speak the \
+            library. Several libraries are served side by side, as fusion run loads them: a \
+            feature two of them have is created by its qualified name (Chores/counter). Pages import the client module from /fusionkit.js and speak the \
             protocol of docs/web-protocol.md. Each tab gets its own session; a reload \
             rejoins it. Ctrl-C (or SIGTERM) closes every socket with a reason and destroys \
             every instance.
@@ -31,7 +32,7 @@ struct Serve: AsyncParsableCommand {
             \(ExitStatus.help)
             """)
 
-    @Argument(help: ArgumentHelp("The library (optional).", valueName: "lib"))
+    @Argument(help: ArgumentHelp("The libraries (optional; several are served side by side).", valueName: "lib"))
     var words: [String] = []
 
     @Option(help: "The address to listen on.")
@@ -91,11 +92,10 @@ struct Serve: AsyncParsableCommand {
     var verbose = false
 
     func validate() throws {
-        let (libraries, rest) = LibraryChoice.split(words)
-        if libraries.count > 1 { throw ValidationError("serve takes one library (\(libraries.count) given); run one bridge per library") }
+        let rest = LibraryChoice.split(words).rest
         if !rest.isEmpty {
             throw ValidationError(
-                "serve takes no feature: it serves every feature of the library (unexpected \(rest.joined(separator: " ")))")
+                "serve takes no feature: it serves every feature of the libraries (unexpected \(rest.joined(separator: " ")))")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port is from 0 to 65535") }
         for (name, value) in [
@@ -111,7 +111,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let library = try LibraryChoice.load(LibraryChoice.split(words).libraries.first)
+        let libraries = try LibraryChoice.load(LibraryChoice.split(words).libraries)
         let checkout = WebFolders.checkout()
         guard let pages = staticFolder ?? checkout.map({ $0 + "/" + WebFolders.pagesFolder }) else {
             throw CLIError(
@@ -138,7 +138,7 @@ struct Serve: AsyncParsableCommand {
             configuration.journalSync = journalSync
         }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)  // stdout is for the URL
-        let bridge = WebBridge(library: library, configuration: configuration)
+        let bridge = WebBridge(libraries: libraries, configuration: configuration)
         let (resumed, problems) = bridge.resumeJournaledSessions()
         for problem in problems { Terminal.write("warning: \(problem)\n", to: STDERR_FILENO) }
         if resumed > 0 {
@@ -146,13 +146,14 @@ struct Serve: AsyncParsableCommand {
                 "Resumed \(resumed) session\(resumed == 1 ? "" : "s") from the journals in \(journalFolder ?? ""); their tabs rejoin them.\n",
                 to: STDERR_FILENO)
         }
-        let features = library.summary.features.count
+        let served = libraries.libraries.map { "\($0.summary.libraryName) \($0.summary.libraryVersion)" }.joined(separator: " and ")
+        let features = libraries.libraries.reduce(0) { $0 + $1.summary.features.count }
         do {
             try await bridge.run(
                 logLevel: verbose ? .info : .warning,
                 onListening: { url in
                     Terminal.write(
-                        "Serving \(library.summary.libraryName) \(library.summary.libraryVersion) (\(features) features) at \(url)\nOpen it in a browser; Ctrl-C stops.\n",
+                        "Serving \(served) (\(features) features) at \(url)\nOpen it in a browser; Ctrl-C stops.\n",
                         to: STDOUT_FILENO)
                 },
                 onStuck: {

@@ -100,7 +100,10 @@ export interface ManifestInput {
 }
 
 export interface ManifestFeature {
+    /** As a page creates it: "todo", or "Chores/counter" when the bridge serves two libraries with a "counter". */
     name: string;
+    /** The library it is in, when the bridge serves several. */
+    library?: string;
     summary: string;
     inputs: ManifestInput[];
     inputSchema?: JSONValue;
@@ -111,6 +114,8 @@ export interface ManifestFeature {
 export interface Manifest {
     abiVersion: number;
     library: { name: string; version: string };
+    /** Every library, when the bridge serves several (`library` is then the first). */
+    libraries?: { name: string; version: string }[];
     features: ManifestFeature[];
     [key: string]: unknown;
 }
@@ -171,7 +176,10 @@ export class Bridge<F extends FeatureMap<F> = AnyFeatures> {
     readonly url: string;
     /** The session id (32 hex digits). */
     readonly session: string | null;
+    /** The library the server hosts (the first, when it serves several). */
     readonly library: LibraryInfo | null;
+    /** Every library the server hosts. */
+    readonly libraries: LibraryInfo[] | null;
     readonly limits: Limits | null;
     readonly status: Status;
 

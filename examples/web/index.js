@@ -17,6 +17,9 @@ const DEMO_LIBRARY = "FusionExamples";
  */
 async function hasDemo(name, library) {
     if (library !== DEMO_LIBRARY) return false;
+    // "FusionExamples/counter": served beside a library with a "counter" of its own, the
+    // demo page (which opens "counter") cannot tell them apart; the generic page can.
+    if (name.includes("/")) return false;
     if (["index", "feature"].includes(name)) return false; // pages of their own, not demos
     try {
         const response = await fetch(`/${encodeURIComponent(name)}.html`, { method: "HEAD" });
@@ -34,6 +37,7 @@ function card(feature, demo) {
     const generic = `/feature.html?feature=${encodeURIComponent(feature.name)}`;
     return h("article", { class: "card feature-card", "data-test": "feature", "data-name": feature.name },
         h("h2", { "data-test": "feature-name" }, feature.name),
+        feature.library ? h("p", { class: "summary mono", "data-test": "feature-library" }, feature.library) : null,
         h("p", { class: "summary", "data-test": "summary" }, feature.summary || "No summary."),
         h("div", { class: "chips", "aria-label": "Inputs" },
             feature.inputs.map((input) => h("span", {
@@ -49,10 +53,11 @@ function card(feature, demo) {
 try {
     const bridge = await page.connect();
     const manifest = await bridge.manifest();
-    const library = bridge.library ?? manifest.library;
-    setText($('[data-test="library"]'), `${library.name} ${library.version}`);
-    document.title = `${library.name} · FusionKit`;
-    const demos = await Promise.all(manifest.features.map((feature) => hasDemo(feature.name, manifest.library?.name)));
+    // Every library the bridge serves (`fusion serve LIB1 LIB2`), each feature marked with its own.
+    const libraries = manifest.libraries ?? [manifest.library];
+    setText($('[data-test="library"]'), libraries.map((library) => `${library.name} ${library.version}`).join(" · "));
+    document.title = `${libraries.map((library) => library.name).join(" + ")} · FusionKit`;
+    const demos = await Promise.all(manifest.features.map((feature) => hasDemo(feature.name, feature.library ?? manifest.library?.name)));
     list.replaceChildren(...manifest.features.map((feature, index) => card(feature, demos[index])));
     page.markReady();
 } catch (error) {

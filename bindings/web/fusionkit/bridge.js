@@ -51,8 +51,10 @@ export class Bridge {
         this.url = url;
         /** The session id (32 hex digits), from the last welcome. */
         this.session = null;
-        /** The library the server hosts: {name, version, abiVersion}. */
+        /** The library the server hosts: {name, version, abiVersion} (the first, when it serves several). */
         this.library = null;
+        /** Every library the server hosts, in the order it was given them. */
+        this.libraries = null;
         /** The server's limits: {maxMessageBytes, messagesPerSecond, instancesPerSession}. */
         this.limits = null;
         /** "connecting", "open", "reconnecting" or "closed". */
@@ -330,6 +332,7 @@ export class Bridge {
     _welcome(message) {
         this.session = typeof message.session === "string" ? message.session : null;
         this.library = message.library ?? null;
+        this.libraries = message.libraries ?? (message.library ? [message.library] : null);
         this.limits = message.limits ?? null;
         if (this.session) writeStorage(this._storage, this._storageKey, this.session);
         this._welcomed = true;
