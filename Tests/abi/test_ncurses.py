@@ -1,0 +1,338 @@
+"""The ncurses front end (examples/c/wifi_screen.c) in a real terminal: compiled against
+include/fusionkit.h and libncursesw, run in tmux (80x24, TERM=xterm-256color), driven
+with keys, read back with capture-pane. Every wait polls the screen until what it waits
+for shows (or a timeout), never a bare sleep. The seed-003 flow runs again under
+valgrind, quitting with q, which must exit 0."""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, clean_env, plain_build_only
+from ncurses_report import report
+
+SOURCE = ROOT / "examples/c/wifi_screen.c"
+SUPPRESSIONS = ROOT / "Tests/abi/valgrind.supp"
+WIDTH, HEIGHT = 80, 24
+
+
+@pytest.fixture(scope="module")
+def wifi_screen(compile_c) -> Path:
+    return compile_c(SOURCE, "-lncursesw")
+
+
+class Terminal:
+    """One tmux server of its own (-L socket) running one program in an 80x24 pane.
+    When the program ends its exit status is written to a file and the pane stays, so
+    the screen can still be read."""
+
+    def __init__(self, workdir: Path, timeout: float) -> None:
+        self.socket = f"fk-ncurses-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.workdir = workdir
+        self.timeout = timeout
+        self.status_file = workdir / "exit-status"
+
+    def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        env = {**clean_env(), "LANG": "C.UTF-8"}
+        return subprocess.run(["tmux", "-u", "-L", self.socket, *args], capture_output=True, text=True,
+                              check=check, timeout=30, env=env)
+
+    def start(self, *command: str) -> None:
+        variables = {**clean_env(), "LANG": "C.UTF-8", "TERM": "xterm-256color"}
+        assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in variables.items())
+        shell = (f"env -i {assignments} {shlex.join(command)}; "
+                 f"echo EXIT=$? > {shlex.quote(str(self.status_file))}; sleep 600")
+        self._tmux("-f", "/dev/null", "new-session", "-d", "-x", str(WIDTH), "-y", str(HEIGHT), "-s", "main",
+                   "-c", str(self.workdir), shell)
+
+    def keys(self, *keys: str) -> None:
+        """tmux key names (Enter, Escape, Up, Down, BSpace) and literal text."""
+        for key in keys:
+            if re.fullmatch(r"Enter|Escape|Up|Down|BSpace|C-[a-z]", key):
+                self._tmux("send-keys", "-t", "main", key)
+            else:
+                self._tmux("send-keys", "-t", "main", "-l", key)
+
+    def screen(self, escapes: bool = False) -> str:
+        return self._tmux("capture-pane", "-p", "-t", "main", *(["-e"] if escapes else [])).stdout
+
+    def wait(self, ready: Callable[[str], bool], what: str, escapes: bool = False) -> str:
+        """Polls the screen until `ready(screen)`; returns that screen."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            screen = self.screen(escapes)
+            if ready(screen):
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {self.timeout}s waiting for {what}; the screen shows:\n{screen}")
+            time.sleep(0.05)
+
+    def wait_for_text(self, text: str) -> str:
+        return self.wait(lambda screen: text in screen, repr(text))
+
+    def wait_for_report(self, **expected: object) -> str:
+        """Waits until the screen's report has these values."""
+        def ready(screen: str) -> bool:
+            shown = report(screen)
+            return all(shown[key] == value for key, value in expected.items())
+        return self.wait(ready, f"a screen with {expected}")
+
+    def wait_for_exit(self) -> int:
+        deadline = time.monotonic() + self.timeout
+        while not self.status_file.exists() or not self.status_file.read_text().strip():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the program did not exit; the screen shows:\n{self.screen()}")
+            time.sleep(0.05)
+        return int(self.status_file.read_text().strip().removeprefix("EXIT="))
+
+    def kill(self) -> None:
+        """Ends the server and removes its socket file (tmux leaves it behind)."""
+        socket_path = self._tmux("display-message", "-p", "#{socket_path}", check=False).stdout.strip()
+        self._tmux("kill-server", check=False)
+        if socket_path:
+            Path(socket_path).unlink(missing_ok=True)
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[Terminal]:
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is not installed (scripts/setup installs it)")
+    term = Terminal(tmp_path, timeout=15)
+    try:
+        yield term
+    finally:
+        term.kill()
+
+
+# --- What the screen shows, beyond the report ---------------------------------------
+
+def row(screen: str, name: str) -> str:
+    """The list row of a network (not a sheet's title)."""
+    rows = [line for line in screen.splitlines() if re.match(rf"^ [> ] [✓ ] {re.escape(name)} ", line)]
+    assert len(rows) == 1, f"no single row for {name!r} in:\n{screen}"
+    return rows[0]
+
+
+def password_dots(screen: str) -> int:
+    match = re.search(r"Password: (•*)", screen)
+    assert match, screen
+    return len(match.group(1))
+
+
+def join_button_attributes(escaped_screen: str) -> set[str]:
+    """The SGR attributes ("bold", "dim") in force where "[ Join ]" is drawn, read from
+    `capture-pane -e` output."""
+    line = next(line for line in escaped_screen.splitlines() if "[ Join ]" in line)
+    active: set[str] = set()
+    for codes in re.findall(r"\x1b\[([0-9;]*)m", line[:line.index("[ Join ]")]):
+        for code in (codes or "0").split(";"):
+            if code in ("0", ""):
+                active.clear()
+            elif code == "1":
+                active.add("bold")
+            elif code == "2":
+                active.add("dim")
+            elif code == "22":
+                active -= {"bold", "dim"}
+    return active
+
+
+# --- The flows, shared by the plain run and the valgrind run ------------------------
+
+def list_rows(screen: str) -> list[str]:
+    """The network rows of the list, top to bottom: " > ✓ Name    ▂▄·  🔒"."""
+    return [line for line in screen.splitlines() if re.match(r"^ [> ] [✓ ] \S", line)]
+
+
+def move_to(term: Terminal, name: str) -> None:
+    """Moves the cursor to a network's row with Up and Down."""
+    for _ in range(20):
+        screen = term.screen()
+        rows = list_rows(screen)
+        targets = [i for i, line in enumerate(rows) if re.match(rf"{re.escape(name)}( |$)", line[5:])]
+        cursors = [i for i, line in enumerate(rows) if line.startswith(" >")]
+        assert len(targets) == 1, f"no single row for {name!r} in:\n{screen}"
+        if cursors == targets:
+            return
+        if len(cursors) == 1:
+            term.keys("Down" if targets[0] > cursors[0] else "Up")
+            term.wait(lambda shown, before=screen: shown != before, "the cursor to move")
+    raise AssertionError(f"the cursor never reached {name!r}")
+
+
+def join_flow(term: Terminal) -> None:
+    """Blob Jr's WiFi: hunter2 is refused after a second, blob joins."""
+    term.wait_for_text("manual clock: 0s")
+    move_to(term, "Blob Jr's WiFi")
+    term.keys("Enter")
+    term.wait_for_report(screen="connect", alert=None, joining=False, selected=None)
+    assert 'Join "Blob Jr\'s WiFi"' in term.screen()
+    assert join_button_attributes(term.screen(escapes=True)) == {"bold"}  # enabled
+
+    term.keys("hunter2")
+    term.wait(lambda screen: password_dots(screen) == 7, "seven dots")
+    term.keys("Enter")
+    screen = term.wait_for_report(screen="connect", joining=True)
+    assert "hunter2" not in screen
+    assert "dim" in join_button_attributes(term.screen(escapes=True))  # isJoinEnabled is false
+    term.keys("x")  # not editable while joining: nothing is sent
+    term.keys("+")
+    screen = term.wait_for_report(screen="connect", alert="incorrect-password", joining=False)
+    assert "manual clock: 1s" in screen
+    assert 'The password for "Blob Jr\'s WiFi"' in screen
+    # The alert is a centered box.
+    box = [line for line in screen.splitlines() if "Incorrect Password" in line][0]
+    left, right = box.index("│"), box.rindex("│")
+    title = box.index("Incorrect Password")
+    assert abs((title - left) - (right - title - len("Incorrect Password"))) <= 2, box
+
+    term.keys("Enter")
+    screen = term.wait_for_report(screen="connect", alert=None)
+    assert password_dots(screen) == 7
+    assert join_button_attributes(term.screen(escapes=True)) == {"bold"}
+    term.keys(*["BSpace"] * 7)
+    term.wait(lambda screen: password_dots(screen) == 0, "an empty password")
+    term.keys("blob")
+    term.wait(lambda screen: password_dots(screen) == 4, "four dots")
+    term.keys("Enter")
+    term.wait_for_report(screen="connect", joining=True)
+    term.keys("+")
+    screen = term.wait_for_report(screen="list", selected="Blob Jr's WiFi", alert=None, joining=False)
+    assert "manual clock: 2s" in screen
+    assert "My Network" in screen and "Other Networks" in screen
+    # Shown apart: above the others' heading, and not among them.
+    lines = screen.splitlines()
+    assert lines.index(row(screen, "Blob Jr's WiFi")) < next(i for i, line in enumerate(lines) if "Other Networks" in line)
+
+
+def forget_flow(term: Terminal) -> None:
+    """The selected network's detail, forget, cancel, forget again, confirm."""
+    move_to(term, "Blob Jr's WiFi")
+    term.keys("Enter")  # tapping the selected network opens its detail
+    screen = term.wait_for_report(screen="detail", alert=None, selected="Blob Jr's WiFi")
+    assert "[ Forget This Network ]" in screen and "Security: Secured" in screen and "60%" in screen
+    term.keys("f")
+    screen = term.wait_for_report(screen="detail", alert="forget")
+    assert 'Forget "Blob Jr\'s WiFi"?' in screen
+    term.keys("n")
+    term.wait_for_report(screen="detail", alert=None, selected="Blob Jr's WiFi")
+    term.keys("f")
+    term.wait_for_report(screen="detail", alert="forget")
+    term.keys("Escape")
+    term.wait_for_report(screen="detail", alert=None, selected="Blob Jr's WiFi")
+    term.keys("f")
+    term.wait_for_report(screen="detail", alert="forget")
+    term.keys("y")
+    term.wait_for_report(screen="list", alert=None, selected=None)
+
+
+def cancel_flow(term: Terminal) -> None:
+    """Escape during a join closes the sheet and cancels the join: a second later
+    nothing is selected."""
+    move_to(term, "Blob's WiFi")
+    term.keys("Enter")
+    term.wait_for_report(screen="connect", selected=None)
+    term.keys("blob")
+    term.wait(lambda screen: password_dots(screen) == 4, "four dots")
+    term.keys("Enter")
+    term.wait_for_report(screen="connect", joining=True)
+    term.keys("Escape")
+    term.wait_for_report(screen="list", joining=False, selected=None)
+    clock = int(re.search(r"manual clock: (\d+)s", term.screen()).group(1))
+    term.keys("+", "+")
+    screen = term.wait_for_text(f"manual clock: {clock + 2}s")
+    assert report(screen) == {"screen": "list", "selected": None, "alert": None, "joining": False}
+
+
+# --- Tests --------------------------------------------------------------------------
+
+def test_list_draws_the_state(terminal: Terminal, wifi_screen: Path):
+    terminal.start(str(wifi_screen), "--manual-clock")
+    screen = terminal.wait_for_text("Café Guest")
+    lines = screen.splitlines()
+    assert lines[0].strip() == "Wi-Fi"
+    assert "Wi-Fi: On" in screen
+    assert report(screen) == {"screen": "list", "selected": None, "alert": None, "joining": False}
+    # A lock where isSecured, bars as signalBars (3, 2, 1, 2).
+    assert re.search(r"Blob's WiFi +▂▄▆ +🔒", row(screen, "Blob's WiFi"))
+    assert re.search(r"Blob Jr's WiFi +▂▄· +🔒", row(screen, "Blob Jr's WiFi"))
+    assert re.search(r"Blob Sr's WiFi +▂·· +🔒", row(screen, "Blob Sr's WiFi"))
+    assert re.search(r"Café Guest +▂▄·$", row(screen, "Café Guest").rstrip())
+    assert "+ clock +1s" in lines[HEIGHT - 1]
+    assert row(screen, "Blob's WiFi").startswith(" >")
+
+    # An open network joins at once; its name is UTF-8.
+    move_to(terminal, "Café Guest")
+    terminal.keys("Enter")
+    screen = terminal.wait_for_report(screen="list", selected="Café Guest")
+    assert row(screen, "Café Guest").startswith(" > ✓")
+
+    terminal.keys("w")
+    screen = terminal.wait_for_text("Wi-Fi: Off")
+    assert report(screen)["selected"] is None and "Blob's WiFi" not in screen
+    terminal.keys("w")
+    terminal.wait_for_report(selected="Café Guest")
+
+    terminal.keys("q")
+    assert terminal.wait_for_exit() == 0
+
+
+def test_join_then_forget_with_manual_clock(terminal: Terminal, wifi_screen: Path):
+    terminal.start(str(wifi_screen), "--manual-clock")
+    join_flow(terminal)
+    forget_flow(terminal)
+    terminal.keys("q")
+    assert terminal.wait_for_exit() == 0
+
+
+def test_escape_during_a_join_cancels_it(terminal: Terminal, wifi_screen: Path):
+    terminal.start(str(wifi_screen), "--manual-clock")
+    terminal.wait_for_text("manual clock: 0s")
+    cancel_flow(terminal)
+    terminal.keys("q")
+    assert terminal.wait_for_exit() == 0
+
+
+def test_system_clock_join_arrives_from_a_library_thread(terminal: Terminal, wifi_screen: Path):
+    """Without --manual-clock the join's second passes on a library thread; the
+    callback only wakes the main loop, which redraws."""
+    terminal.start(str(wifi_screen))
+    screen = terminal.wait_for_text("Café Guest")
+    assert "manual clock" not in screen and "+ clock" not in screen
+    move_to(terminal, "Blob Sr's WiFi")
+    terminal.keys("Enter")
+    terminal.wait_for_report(screen="connect")
+    terminal.keys("blob", "Enter")
+    terminal.wait_for_report(screen="list", selected="Blob Sr's WiFi")
+    terminal.keys("C-c")  # quits cleanly too
+    assert terminal.wait_for_exit() == 0
+
+
+@plain_build_only
+def test_flow_is_clean_under_valgrind(tmp_path: Path, wifi_screen: Path):
+    term = Terminal(tmp_path, timeout=60)
+    log = tmp_path / "valgrind.log"
+    try:
+        term.start("valgrind", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite",
+                   "--num-callers=50", f"--suppressions={SUPPRESSIONS}", f"--log-file={log}",
+                   str(wifi_screen), "--manual-clock")
+        join_flow(term)
+        forget_flow(term)
+        cancel_flow(term)
+        term.keys("q")
+        status = term.wait_for_exit()
+    finally:
+        term.kill()
+    output = log.read_text()
+    assert "Memcheck" in output
+    assert status == 0, output[-4000:]
+    assert "ERROR SUMMARY: 0 errors" in output
+    assert "definitely lost: 0 bytes" in output or "no leaks are possible" in output
