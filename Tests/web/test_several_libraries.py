@@ -101,7 +101,7 @@ def test_the_index_and_the_generic_page_serve_a_plugins_feature(browser: Browser
     assert [card.get_attribute("data-name") for card in cards] == [
         "FusionExamples/counter", "answer", "home", "wifi", "profile", "todo", "Chores/counter"]
     todo = cards[5]
-    assert b.text("feature-library", todo) == "Chores"
+    assert b.text("feature-library", todo) == "CHORES"  # drawn in capitals (CSS), the text is "Chores"
     assert not b.find_all("demo-link", todo) and not b.find_all("demo-link", cards[0])
     assert b.find_all("demo-link", cards[3])  # wifi: only the example library has it
     b.screenshot("index-two-libraries")

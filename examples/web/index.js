@@ -37,7 +37,7 @@ function card(feature, demo) {
     const generic = `/feature.html?feature=${encodeURIComponent(feature.name)}`;
     return h("article", { class: "card feature-card", "data-test": "feature", "data-name": feature.name },
         h("h2", { "data-test": "feature-name" }, feature.name),
-        feature.library ? h("p", { class: "summary mono", "data-test": "feature-library" }, feature.library) : null,
+        feature.library ? h("p", { class: "eyebrow", "data-test": "feature-library" }, feature.library) : null,
         h("p", { class: "summary", "data-test": "summary" }, feature.summary || "No summary."),
         h("div", { class: "chips", "aria-label": "Inputs" },
             feature.inputs.map((input) => h("span", {
