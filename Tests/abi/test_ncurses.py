@@ -16,6 +16,7 @@ from ncurses_report import report
 from ncurses_terminal import HEIGHT, Terminal
 
 SOURCE = ROOT / "examples/c/wifi_screen.c"
+DOCS_SCREEN = ROOT / "docs/front-ends.md"
 SUPPRESSIONS = ROOT / "Tests/abi/valgrind.supp"
 
 
@@ -116,6 +117,10 @@ def join_flow(term: Terminal) -> None:
     left, right = box.index("│"), box.rindex("│")
     title = box.index("Incorrect Password")
     assert abs((title - left) - (right - title - len("Incorrect Password"))) <= 2, box
+    # docs/front-ends.md shows this screen as it is.
+    shown_in_docs = DOCS_SCREEN.read_text().split("<!-- output of a run: examples/c/wifi_screen.c", 1)[1]
+    pictured = shown_in_docs.split("```text\n", 1)[1].split("```", 1)[0]
+    assert pictured.rstrip("\n").splitlines() == [line.rstrip() for line in screen.rstrip("\n").splitlines()]
 
     term.keys("Enter")
     screen = term.wait_for_report(screen="connect", alert=None)
