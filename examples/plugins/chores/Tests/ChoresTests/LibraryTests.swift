@@ -30,8 +30,8 @@ import Testing
         #expect(
             filterChanged["fields"] == [
                 [
-                    "name": "filter", "type": "Filter", "required": true,
-                    "schema": ["title": "Filter", "type": "string", "enum": ["all", "active", "completed"]]
+                    "name": "filter", "type": "TodoList.Filter", "required": true,
+                    "schema": ["title": "TodoList.Filter", "type": "string", "enum": ["all", "active", "completed"]]
                 ]
             ])
         let toggle = try #require(inputs.first { $0["name"] == "toggleTapped" })
