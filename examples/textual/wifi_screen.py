@@ -115,19 +115,30 @@ class WiFiLayer(ModalScreen[None]):
         """Makes the widgets show `self.state`."""
 
 
-class ConnectSheet(WiFiLayer):
-    """The connect sheet: a password, Join, and "Joining…" while the feature joins."""
-
-    kind = "connect"
+class Sheet(WiFiLayer):
+    """A sheet over the list (the connect or the detail sheet): Escape sends
+    `destinationDismissed`, and the feature decides what that closes or cancels."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss_sheet", "Close"), ADVANCE_CLOCK]
 
     DEFAULT_CSS = """
-    ConnectSheet { align: center middle; }
-    ConnectSheet > #sheet {
+    Sheet { align: center middle; }
+    Sheet > #sheet {
         width: 60; height: auto; border: thick $primary; background: $surface; padding: 1 2;
     }
-    ConnectSheet #title { text-style: bold; margin-bottom: 1; }
+    Sheet #title { text-style: bold; margin-bottom: 1; }
+    """
+
+    def action_dismiss_sheet(self) -> None:
+        self.send("destinationDismissed")
+
+
+class ConnectSheet(Sheet):
+    """The connect sheet: a password, Join, and "Joining…" while the feature joins."""
+
+    kind = "connect"
+
+    DEFAULT_CSS = """
     ConnectSheet #joining { color: $warning; text-style: bold; margin-top: 1; }
     ConnectSheet #buttons { height: auto; margin-top: 1; align-horizontal: right; }
     ConnectSheet Button { margin-left: 2; }
@@ -185,23 +196,16 @@ class ConnectSheet(WiFiLayer):
         self.send("joinButtonTapped")
 
     @on(Button.Pressed, "#cancel")
-    def action_dismiss_sheet(self) -> None:
-        self.send("destinationDismissed")
+    def cancel_pressed(self) -> None:
+        self.action_dismiss_sheet()
 
 
-class DetailSheet(WiFiLayer):
+class DetailSheet(Sheet):
     """A network's details, with Forget This Network."""
 
     kind = "detail"
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss_sheet", "Close"), ADVANCE_CLOCK]
-
     DEFAULT_CSS = """
-    DetailSheet { align: center middle; }
-    DetailSheet > #sheet {
-        width: 60; height: auto; border: thick $primary; background: $surface; padding: 1 2;
-    }
-    DetailSheet #title { text-style: bold; margin-bottom: 1; }
     DetailSheet #buttons { height: auto; margin-top: 1; }
     DetailSheet Button { margin-right: 2; }
     """
@@ -238,8 +242,8 @@ class DetailSheet(WiFiLayer):
         self.send("forgetNetworkButtonTapped")
 
     @on(Button.Pressed, "#done")
-    def action_dismiss_sheet(self) -> None:
-        self.send("destinationDismissed")
+    def done_pressed(self) -> None:
+        self.action_dismiss_sheet()
 
 
 class IncorrectPasswordAlert(WiFiLayer, Alert):
@@ -417,7 +421,7 @@ class WiFiScreen(FeatureScreen[WiFiState, WiFiInput]):
         screen, joining = "list", False
         alert: str | None = None
         for layer in self._layers():
-            if isinstance(layer, ConnectSheet | DetailSheet):
+            if isinstance(layer, Sheet):
                 screen = layer.kind
                 joining = isinstance(layer, ConnectSheet) and layer.joining_shown()
             else:
