@@ -99,8 +99,14 @@ final class InstanceTable: @unchecked Sendable {
         defer { lock.unlock() }
         guard let (index, slot, generation) = locate(handle) else { throw Self.invalid(handle) }
         let word = word(slot)
-        let before = fusion_atomic_fetch_and(word, ~Self.liveBit)
-        guard before & Self.liveBit != 0, before >> 32 == generation else { throw Self.invalid(handle) }
+        // The live bit is cleared only if the slot holds this very instance: a stale
+        // handle (destroyed before, its slot since reused) must leave the slot's new
+        // instance alone. Lookups counting themselves in and out change the word too.
+        var seen = fusion_atomic_load_acquire(word)
+        while true {
+            guard seen & Self.liveBit != 0, seen >> 32 == generation else { throw Self.invalid(handle) }
+            if fusion_atomic_compare_exchange(word, &seen, seen & ~Self.liveBit) { break }
+        }
         // Lookups that counted themselves in before the bit was cleared are copying the
         // instance out: a few instructions each, with no lock or callback among them.
         while fusion_atomic_load_acquire(word) & Self.userMask != 0 { sched_yield() }

@@ -42,7 +42,7 @@ public final class JournalFile: Sendable {
             guard ftruncate(descriptor, 0) == 0 else { throw JournalError(path: path, "cannot empty it: \(Self.systemError())") }
             try Self.append(header, to: descriptor, path: path)
         } catch {
-            close(descriptor)
+            systemClose(descriptor)
             throw error
         }
         self.path = path
@@ -81,20 +81,27 @@ public final class JournalFile: Sendable {
         do throws(JournalError) {
             try Self.lock(descriptor, path)
         } catch {
-            close(descriptor)
+            systemClose(descriptor)
             throw error
         }
         // Cut a torn tail off before anything follows it.
         guard ftruncate(descriptor, off_t(length)) == 0, fdatasync(descriptor) == 0 else {
             let reason = Self.systemError()
-            close(descriptor)
+            systemClose(descriptor)
             throw JournalError(path: path, "cannot cut off its torn last record: \(reason)")
         }
         self.path = path
         current = Atomic(descriptor)
     }
 
-    deinit { close(descriptor) }
+    deinit { close() }
+
+    /// Closes the file now, releasing its lock (another `JournaledInstance` may open it
+    /// then); later appends fail. Closing again does nothing.
+    public func close() {
+        let descriptor = current.exchange(-1, ordering: .acquiringAndReleasing)
+        if descriptor >= 0 { systemClose(descriptor) }
+    }
 
     /// Replaces the journal, atomically, by `header` and `records` (a checkpoint and what
     /// follows it): written to a new file beside it, flushed, renamed over it, and the
@@ -111,12 +118,12 @@ public final class JournalFile: Sendable {
             guard fdatasync(descriptor) == 0 else { throw JournalError(path: fresh, "cannot flush it to disk: \(Self.systemError())") }
             guard rename(fresh, path) == 0 else { throw JournalError(path: path, "cannot replace it by \(fresh): \(Self.systemError())") }
         } catch {
-            close(descriptor)
+            systemClose(descriptor)
             unlink(fresh)
             throw error
         }
         let old = current.exchange(descriptor, ordering: .acquiringAndReleasing)
-        close(old)
+        systemClose(old)
         Self.syncFolder(of: path)
     }
 
@@ -126,7 +133,7 @@ public final class JournalFile: Sendable {
         let descriptor = systemOpen(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard descriptor >= 0 else { return }
         _ = fsync(descriptor)
-        close(descriptor)
+        systemClose(descriptor)
     }
 
     /// One writer per journal: a second process resuming it would interleave records.
@@ -247,6 +254,14 @@ public final class JournalFile: Sendable {
     }
 
     private static func systemError() -> String { String(cString: strerror(errno)) }
+}
+
+private func systemClose(_ descriptor: Int32) {
+    #if canImport(Glibc)
+        _ = Glibc.close(descriptor)
+    #elseif canImport(Darwin)
+        _ = Darwin.close(descriptor)
+    #endif
 }
 
 private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {

@@ -235,6 +235,20 @@ public final class JournaledInstance: Sendable {
         ticker.stop()
     }
 
+    /// Stops the clock and closes the journal now, once every record handed to the
+    /// committer is on the disk: its lock is released when this returns, so the file may
+    /// be opened again at once (in this process too). Without it the file closes when the
+    /// last reference goes, which a clock tick under way may hold a moment longer. Calls
+    /// after it fail. The instance is left to the caller.
+    public func close() {
+        stop()
+        if let last = applying.withLock({ $0.written.last?.ticket }) {
+            waitForSync(last)
+            _ = applySynced(through: last)
+        }
+        file.close()
+    }
+
     // MARK: What a session does
 
     /// fk_send, journaled as `{"send": input}` first. A refused input is journaled too

@@ -53,7 +53,7 @@ import Testing
         }
         let states = try journals.map { try $0.instance.state() }
         for journal in journals {
-            journal.stop()
+            journal.close()
             try journal.instance.destroy()
         }
         committer.stop()
@@ -92,7 +92,7 @@ import Testing
             try await group.waitForAll()
         }
         let live = try journal.instance.state()
-        journal.stop()
+        journal.close()
         try journal.instance.destroy()
         committer.stop()
         return live
@@ -116,7 +116,7 @@ import Testing
         // The blocking form, as the real-time clock and `fusion run` call it, shares too.
         try sendBlocking(journal, "\"increase\"")
         #expect(try journal.instance.state().json.contains("\"value\":2"))
-        journal.stop()
+        journal.close()
         try journal.instance.destroy()
     }
 
@@ -131,7 +131,7 @@ import Testing
         committer.stop()
         try await journal.send("\"increase\"")
         #expect(try journal.instance.state().version == 1)
-        journal.stop()
+        journal.close()
         try journal.instance.destroy()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 2 && lines[1].hasPrefix(#"{"send":"increase"}"#))

@@ -29,6 +29,7 @@ import Testing
             for step in 0..<25 { try journal.send(step % 7 == 0 ? #"{"show":{}}"# : #""increase""#) }
             live = try journal.instance.state()
             try journal.instance.destroy()
+            journal.close()
         }
         // Checkpoints at 10 and 19 records (the checkpoint counts as one): it and six since.
         #expect(try kinds(path) == ["checkpoint"] + Array(repeating: "send", count: 6))
@@ -65,6 +66,7 @@ import Testing
             try journal.advanceClock(byNanoseconds: 2_000_000_000)  // a scan
             live = try journal.instance.state()
             try journal.instance.destroy()
+            journal.close()
         }
         let resumed = try JournaledInstance(path: path, library: library, feature: nil, options: [:], startedBy: "JournalCheckpointTests")
         #expect(try resumed.instance.state() == live)

@@ -45,7 +45,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(500))
         try await journal.send("\"screenDisappeared\"")
         let final = try journal.instance.state()
-        journal.stop()
+        journal.close()
         try journal.instance.destroy()
         committer?.stop()
         return final

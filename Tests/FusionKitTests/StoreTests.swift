@@ -2,6 +2,12 @@ import Testing
 
 @testable import FusionKit
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A small feature exercising every kind of effect.
 private struct Probe: Feature {
     static let name = "probe"
@@ -70,10 +76,21 @@ private struct Probe: Feature {
     }
 }
 
-/// Counts how often it is encoded, to prove an unchanged state is not encoded again.
+/// Counts how often it is encoded, to prove an unchanged state is not encoded again:
+/// by the thread that encodes, since tests run in parallel and a state is encoded on
+/// the thread that asks for it (each test here runs on one thread).
 private final class EncodeCounter: @unchecked Sendable {
-    let lock = ConditionLock()
-    var count = 0
+    private let lock = ConditionLock()
+    private var counts: [UInt: Int] = [:]
+
+    func increment() { lock.withLock { counts[Self.thread, default: 0] += 1 } }
+    var count: Int { lock.withLock { counts[Self.thread, default: 0] } }
+
+    #if canImport(Glibc)
+        private static var thread: UInt { UInt(pthread_self()) }
+    #else
+        private static var thread: UInt { UInt(bitPattern: pthread_self()) }
+    #endif
 }
 
 private let encodeCount = EncodeCounter()
@@ -87,7 +104,7 @@ private struct Counted: Feature {
         init() {}
         init(from decoder: any Decoder) throws { n = try decoder.singleValueContainer().decode(Int.self) }
         func encode(to encoder: any Encoder) throws {
-            encodeCount.lock.withLock { encodeCount.count += 1 }
+            encodeCount.increment()
             var container = encoder.singleValueContainer()
             try container.encode(n)
         }
@@ -185,10 +202,10 @@ private struct Counted: Feature {
     @Test func unchangedStateIsEncodedOnce() throws {
         let store = Store<Counted>()
         store.send(.bump)
-        let before = encodeCount.lock.withLock { encodeCount.count }
+        let before = encodeCount.count
         let first = try store.encodedState()
         let second = try store.encodedState()
-        let after = encodeCount.lock.withLock { encodeCount.count }
+        let after = encodeCount.count
         #expect(first.bytes == second.bytes)
         #expect(after - before == 1)
     }
@@ -244,9 +261,9 @@ private struct Counted: Feature {
         let store = Store<Counted>()
         let (length, version, bytes) = try written(store, .bump, capacity: 64)
         #expect(String(decoding: bytes[..<length], as: UTF8.self) == "1" && version == 1)
-        let before = encodeCount.lock.withLock { encodeCount.count }
+        let before = encodeCount.count
         let again = try written(store, nil, capacity: 64)
-        let after = encodeCount.lock.withLock { encodeCount.count }
+        let after = encodeCount.count
         #expect(again.length == length && again.bytes == bytes && after == before)
     }
 

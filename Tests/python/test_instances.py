@@ -289,3 +289,20 @@ def test_every_header_function_is_reachable_through_the_package(library_path: An
             assert resumed.snapshot() == ({"value": 1, "isReset": False, "alert": None}, 1)
     missing = [name for name, count in counts.items() if count == 0]
     assert missing == [], f"not reached through the package: {missing}"
+
+
+def test_destroying_a_stale_handle_leaves_the_instance_now_in_its_slot_alone(lib: fusionkit.Library) -> None:
+    """A handle destroyed twice is refused the second time, and nothing else happens: the
+    instance made since, which the table may have put in the same slot, stays alive."""
+    from ctypes import byref, c_uint64
+    stale = c_uint64()
+    lib.check(lib.c.fk_create(b"counter", 7, None, 0, byref(stale)))
+    lib.check(lib.c.fk_destroy(stale.value))
+    made_since = [c_uint64() for _ in range(8)]  # the freed slot is among the next ones taken
+    for handle in made_since:
+        lib.check(lib.c.fk_create(b"counter", 7, None, 0, byref(handle)))
+    with pytest.raises(fusionkit.InvalidHandleError):
+        lib.check(lib.c.fk_destroy(stale.value))
+    for handle in made_since:
+        lib.check(lib.c.fk_send(handle.value, b'"increase"', 10))
+        lib.check(lib.c.fk_destroy(handle.value))
