@@ -74,6 +74,9 @@ public final class JournaledInstance: Sendable {
     /// instance allows one then (and tries again after each record until it does).
     public static let defaultCheckpointEvery = 100
 
+    /// How many clients' message ids a journal keeps, across checkpoints too.
+    public static let rememberedMessages = 256
+
     /// The records written and not yet applied (with a committer), in the journal's order.
     private struct Commits {
         var nextTicket: UInt64 = 0
@@ -86,6 +89,17 @@ public final class JournaledInstance: Sendable {
         var heldTime: UInt64 = 0
         /// Records in the journal after its header.
         var records = 0
+        /// The clients' message ids of the last inputs sent with one (`sendBy`), oldest
+        /// first, at most `rememberedMessages`: what a client that lost its connection
+        /// before the reply asks about (`wasApplied`).
+        var appliedMessages: [JSONValue] = []
+
+        mutating func remember(_ message: JSONValue) {
+            appliedMessages.append(message)
+            if appliedMessages.count > JournaledInstance.rememberedMessages {
+                appliedMessages.removeFirst(appliedMessages.count - JournaledInstance.rememberedMessages)
+            }
+        }
 
         /// Whether a record's sync has returned (a record applied already has).
         func isSynced(_ ticket: UInt64) -> Bool {
@@ -129,6 +143,8 @@ public final class JournaledInstance: Sendable {
         let records: Int
         self.committer = committer
         let realTime: Bool
+        // The client message ids the journal holds, to answer wasApplied after a crash.
+        var resumedMessages: [JSONValue] = []
         if let (existing, contents) = try JournalFile.open(existing: path) {
             let header = contents.header
             guard let journaled = header["feature"]?.stringValue else { throw JournalError(path: path, "its header names no feature") }
@@ -167,6 +183,8 @@ public final class JournaledInstance: Sendable {
                     let record = try JournalRecord(json)
                     switch record {
                     case .respond(let id, _), .fail(let id, _): answered.insert(id)
+                    case .sendBy(let message, _): resumedMessages.append(message)
+                    case .applied(let messages): resumedMessages += messages
                     case .checkpoint: throw "is a checkpoint, which only ever starts a journal"
                     default: break
                     }
@@ -224,7 +242,10 @@ public final class JournaledInstance: Sendable {
         // A session with time travel keeps its whole journal: a goto may return to a
         // version before any checkpoint, which an instance made from it would not have.
         canCheckpoint = instance.canCheckpoint && (self.options["history"]?.integerValue ?? 0) == 0
-        applying.withLock { $0.records = records }
+        applying.withLock { commits in
+            commits.records = records
+            for message in resumedMessages { commits.remember(message) }
+        }
         if realTime && drivesClock { ticker.start { [weak self] elapsed in self?.tick(elapsed) } }
     }
 
@@ -262,13 +283,23 @@ public final class JournaledInstance: Sendable {
         try perform(.send(input))
     }
 
-    /// `send`, waiting for the disk without holding the thread.
-    public func send(_ inputJSON: String) async throws(JournaledCallError) {
+    /// `send`, waiting for the disk without holding the thread. With `message`, the
+    /// client's id of the message that carried the input is journaled with it, in one
+    /// record (`{"sendBy": {"id": …, "input": …}}`), so that whether it was applied
+    /// survives a crash (`wasApplied`).
+    public func send(_ inputJSON: String, by message: JSONValue? = nil) async throws(JournaledCallError) {
         guard let input = try? JSONParser.parse(inputJSON) else {
             do throws(FusionHostError) { try instance.send(inputJSON) } catch { throw .refused(error) }
             return
         }
-        try await perform(.send(input))
+        try await perform(message.map { .sendBy(id: $0, input: input) } ?? .send(input))
+    }
+
+    /// Whether an input sent with this client message id was journaled and applied (or
+    /// refused by the feature: either way it is done, and sending it again would make
+    /// it twice), among the last `rememberedMessages`.
+    public func wasApplied(_ message: JSONValue) -> Bool {
+        applying.withLock { $0.appliedMessages.contains(message) }
     }
 
     /// fk_goto, journaled as `{"goto": version}`.
@@ -338,6 +369,7 @@ public final class JournaledInstance: Sendable {
                 throw .notJournaled(error)
             }
             defer { checkpointIfDue(&commits) }
+            if case .sendBy(let message, _) = record { commits.remember(message) }
             do throws(FusionHostError) {
                 try Self.apply(record, to: instance, replaying: false)
             } catch {
@@ -419,6 +451,7 @@ public final class JournaledInstance: Sendable {
                 if let failure {
                     outcome = .failure(.notJournaled(failure))
                 } else {
+                    if case .sendBy(let message, _) = first.record { commits.remember(message) }
                     do throws(FusionHostError) {
                         try Self.apply(first.record, to: instance, replaying: false)
                         outcome = .success(())
@@ -500,11 +533,13 @@ public final class JournaledInstance: Sendable {
         guard canCheckpoint, checkpointEvery > 0, commits.records >= checkpointEvery, commits.written.isEmpty else { return }
         guard let checkpoint = try? instance.checkpoint() else { return }
         do throws(JournalError) {
-            try file.replace(header: header, records: [JournalRecord.checkpoint(checkpoint).json])
+            // The message ids the records dropped carried go on in the record after it.
+            let applied = commits.appliedMessages.isEmpty ? [] : [JournalRecord.applied(commits.appliedMessages).json]
+            try file.replace(header: header, records: [JournalRecord.checkpoint(checkpoint).json] + applied)
         } catch {
             return
         }
-        commits.records = 1
+        commits.records = 1 + (commits.appliedMessages.isEmpty ? 0 : 1)
         try? instance.restartEffects()
     }
 
@@ -516,12 +551,13 @@ public final class JournaledInstance: Sendable {
     private static func apply(_ record: JournalRecord, to instance: HostedInstance, replaying: Bool) throws(FusionHostError) {
         do throws(FusionHostError) {
             switch record {
-            case .send(let input): try instance.send(input)
+            case .send(let input), .sendBy(_, let input): try instance.send(input)
             case .goto(let version): _ = try instance.goto(version: version)
             case .respond(let id, let result): try instance.respond(to: id, result: result)
             case .fail(let id, let message): try instance.failRequest(id, message: message)
             case .advance(let nanoseconds): try instance.advanceClock(byNanoseconds: nanoseconds)
             case .checkpoint: return  // only ever the first record: the instance was made from it
+            case .applied: return  // only what a client asks about (wasApplied)
             }
         } catch {
             let refusal = error.status != nil && error.status != .invalidHandle
@@ -552,6 +588,10 @@ public final class JournaledInstance: Sendable {
 /// One record of a journal, read.
 enum JournalRecord: Sendable {
     case send(JSONValue)
+    /// An input and the id of the client's message that carried it.
+    case sendBy(id: JSONValue, input: JSONValue)
+    /// The client message ids of inputs applied before a checkpoint; right after it.
+    case applied([JSONValue])
     case goto(UInt64)
     case respond(id: UInt64, result: JSONValue)
     case fail(id: UInt64, message: String)
@@ -569,6 +609,14 @@ enum JournalRecord: Sendable {
         switch member.key {
         case "send":
             self = .send(value)
+        case "sendBy":
+            guard let id = value["id"], let input = value["input"], value.members?.count == 2 else {
+                throw "is a sendBy without an id and an input"
+            }
+            self = .sendBy(id: id, input: input)
+        case "applied":
+            guard let ids = value.elements else { throw "has an applied that is not a list" }
+            self = .applied(ids)
         case "goto":
             guard let version = whole(value) else { throw "has a goto to no version" }
             self = .goto(version)
@@ -595,6 +643,8 @@ enum JournalRecord: Sendable {
         switch self {
         // Ids, versions and nanoseconds of a session stay far below Int.max.
         case .send(let input): return ["send": input]
+        case .sendBy(let id, let input): return ["sendBy": ["id": id, "input": input]]
+        case .applied(let ids): return ["applied": .array(ids)]
         case .goto(let version): return ["goto": .integer(Int(clamping: version))]
         case .respond(let id, let result): return ["respond": ["id": .integer(Int(clamping: id)), "result": result]]
         case .fail(let id, let message): return ["fail": ["id": .integer(Int(clamping: id)), "message": .string(message)]]

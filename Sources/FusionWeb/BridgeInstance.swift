@@ -19,6 +19,9 @@ final class BridgeInstance: Sendable {
     let journal: JournaledInstance?
     /// Open host requests in the order they came: id and the message that announced it.
     private let openRequests = Mutex<[(id: UInt64, message: String)]>([])
+    /// Without a journal: the ids of the last `send` messages applied (the journal keeps
+    /// its own, which survive a crash), for a client asking after a lost connection.
+    private let appliedMessages = Mutex<[String]>([])
 
     init(id: String, feature: String, hosted: HostedInstance, journal: JournaledInstance? = nil) {
         self.id = id
@@ -29,14 +32,29 @@ final class BridgeInstance: Sendable {
 
     // MARK: Changes, through the journal when there is one
 
-    func send(_ input: JSONValue) async throws(BridgeError) {
-        try await apply { () async throws(JournaledCallError) in
-            if let journal {
-                try await journal.send(input.jsonText)
-            } else {
-                try Self.plain { () throws(FusionHostError) in try hosted.send(input) }
+    /// Applies an input; `message`, the id of the client's message that carried it, is
+    /// remembered once it is done (applied, or refused by the feature), journaled with
+    /// it when there is a journal (`wasApplied`).
+    func send(_ input: JSONValue, message: String? = nil) async throws(BridgeError) {
+        if let journal {
+            try await apply { () async throws(JournaledCallError) in try await journal.send(input.jsonText, by: message.map(JSONValue.string)) }
+            return
+        }
+        defer {
+            if let message {
+                appliedMessages.withLock { kept in
+                    kept.append(message)
+                    if kept.count > JournaledInstance.rememberedMessages { kept.removeFirst() }
+                }
             }
         }
+        try apply { () throws(JournaledCallError) in try Self.plain { () throws(FusionHostError) in try hosted.send(input) } }
+    }
+
+    /// Whether the `send` message of this id was done (see `send`).
+    func wasApplied(_ message: String) -> Bool {
+        if let journal { return journal.wasApplied(.string(message)) }
+        return appliedMessages.withLock { $0.contains(message) }
     }
 
     func respond(to request: UInt64, result: JSONValue) async throws(BridgeError) {

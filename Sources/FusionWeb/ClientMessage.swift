@@ -11,11 +11,14 @@ enum ClientMessage: Equatable {
     case advanceClock(instance: String, seconds: Double)
     case resync(instance: String)
     case destroy(instance: String)
+    /// Which of these `send` messages (by their ids) the session applied: asked by a
+    /// client that lost its connection before their replies.
+    case applied(ids: [String])
 
     /// The instance a message is about, if any.
     var instance: String? {
         switch self {
-        case .manifest, .create: return nil
+        case .manifest, .create, .applied: return nil
         case .send(let id, _), .respond(let id, _, _), .fail(let id, _, _), .advanceClock(let id, _),
             .resync(let id), .destroy(let id):
             return id
@@ -31,8 +34,12 @@ enum ClientMessage: Equatable {
         "fail": ["instance", "request", "message"],
         "advanceClock": ["instance", "seconds"],
         "resync": ["instance"],
-        "destroy": ["instance"]
+        "destroy": ["instance"],
+        "applied": ["ids"]
     ]
+
+    /// The most ids one `applied` message may ask about.
+    static let maxAppliedIDs = 1024
 
     /// The longest instance key a page may choose.
     static let maxKeyLength = 64
@@ -112,6 +119,17 @@ extension ClientEnvelope {
             return .advanceClock(instance: try fields.string("instance"), seconds: seconds)
         case "resync":
             return .resync(instance: try fields.string("instance"))
+        case "applied":
+            let ids = try fields.value("ids")
+            guard let list = ids.elements, list.count <= ClientMessage.maxAppliedIDs else {
+                throw .malformed("\"ids\" of an \"applied\" message is a list of at most \(ClientMessage.maxAppliedIDs) message ids; got \(ids.kindDescription)")
+            }
+            return .applied(ids: try list.map { (id) throws(BridgeError) -> String in
+                guard let text = id.stringValue else {
+                    throw .malformed("\"ids\" of an \"applied\" message are the string ids of send messages; got \(id.kindDescription)")
+                }
+                return text
+            })
         default:  // "destroy"; the table above admits no other
             return .destroy(instance: try fields.string("instance"))
         }

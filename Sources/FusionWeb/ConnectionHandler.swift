@@ -163,8 +163,15 @@ struct ConnectionHandler: Sendable {
 
         case .send(let id, let input):
             let instance = try session.lookup(id)
-            try await instance.send(input)
+            // A string id is remembered with the input, for a client that asks after a
+            // lost connection whether it was applied (`applied`).
+            try await instance.send(input, message: re?.stringValue)
             acknowledge(re, instance, on: connection)
+
+        case .applied(let ids):
+            let instances = session.instances
+            let done = ids.filter { id in instances.contains { $0.wasApplied(id) } }
+            connection.send(ServerMessage.applied(re: re, ids: done))
 
         case .respond(let id, let request, let result):
             let instance = try session.lookup(id)

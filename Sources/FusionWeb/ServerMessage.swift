@@ -41,6 +41,10 @@ enum ServerMessage {
         "{\"type\":\"created\",\"re\":\(re(id)),\"instance\":\(JSONValue.quoted(instance)),\"feature\":\(JSONValue.quoted(feature)),\"existing\":\(existing)}"
     }
 
+    static func applied(re id: JSONValue?, ids: [String]) -> String {
+        "{\"type\":\"applied\",\"re\":\(re(id)),\"ids\":[\(ids.map(JSONValue.quoted).joined(separator: ","))]}"
+    }
+
     static func ok(re id: JSONValue?, version: UInt64?) -> String {
         guard let version else { return "{\"type\":\"ok\",\"re\":\(re(id))}" }
         return "{\"type\":\"ok\",\"re\":\(re(id)),\"version\":\(version)}"

@@ -41,6 +41,33 @@ import Testing
         try resumed.instance.destroy()
     }
 
+    /// The client message ids journaled with inputs (`sendBy`) answer `wasApplied` after
+    /// a resume, across a checkpoint too (the `applied` record after it carries them).
+    @Test func messageIDsSurviveAResumeAndACheckpoint() async throws {
+        let path = try Support.temporaryDirectory().appendingPathComponent("counter.journal").path
+        do {
+            let journal = try JournaledInstance(
+                path: path, library: library, feature: "counter", options: ["clock": "manual"], startedBy: "JournalCheckpointTests",
+                checkpointEvery: 10)
+            for step in 0..<15 { try await journal.send(#""increase""#, by: .string("page.\(step)")) }
+            do {
+                try await journal.send(#""jump""#, by: .string("page.refused"))
+                Issue.record("an input the counter lacks was not refused")
+            } catch {}
+            #expect(journal.wasApplied(.string("page.3")) && !journal.wasApplied(.string("page.15")))
+            try journal.instance.destroy()
+            journal.close()
+        }
+        #expect(try kinds(path).prefix(2) == ["checkpoint", "applied"])
+        let resumed = try JournaledInstance(path: path, library: library, feature: nil, options: [:], startedBy: "JournalCheckpointTests")
+        #expect(try resumed.instance.state().json.contains(#""value":15"#))
+        for step in 0..<15 { #expect(resumed.wasApplied(.string("page.\(step)")), "page.\(step)") }
+        #expect(resumed.wasApplied(.string("page.refused")))  // refused by the feature: done all the same
+        #expect(!resumed.wasApplied(.string("page.15")) && !resumed.wasApplied(.integer(3)))
+        try resumed.instance.destroy()
+        resumed.close()
+    }
+
     /// An effect the feature cannot restart (the Wi-Fi join) holds the checkpoint off
     /// until it is over; the live scan, which it restarts, does not.
     @Test func aJoinUnderWayWaitsForItsCheckpoint() throws {

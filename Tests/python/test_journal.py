@@ -258,3 +258,20 @@ def test_no_checkpoint_while_an_effect_that_cannot_restart_runs(lib: fusionkit.L
     with lib.create("wifi", journal=path) as again:
         assert again.snapshot() == live
         assert again.state["selectedNetworkID"] == "blob"
+
+
+def test_a_bridge_journals_inputs_with_their_message_ids_and_python_replays_them(lib: fusionkit.Library,
+                                                                                 tmp_path: Path) -> None:
+    """`fusion serve` journals a page's input with its message id (`sendBy`), and the
+    ids a checkpoint dropped in an `applied` record (docs/rules/journal-format.md): a
+    journal Python resumes replays the first and passes over the second."""
+    from fusionkit._journal_format import encode_line
+    path = tmp_path / "bridge.journal"
+    with lib.create("counter", clock="manual", journal=path) as counter:
+        counter.send("increase")
+    with path.open("ab") as file:
+        file.write(encode_line({"applied": ["a1b2c3d4.1", "a1b2c3d4.2"]}))
+        file.write(encode_line({"sendBy": {"id": "a1b2c3d4.3", "input": "increase"}}))
+    with lib.create("counter", journal=path) as resumed:
+        assert resumed.snapshot() == ({"value": 2, "isReset": False, "alert": None}, 2)
+        assert resumed._applied_messages == ["a1b2c3d4.1", "a1b2c3d4.2", "a1b2c3d4.3"]

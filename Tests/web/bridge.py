@@ -18,9 +18,10 @@ ROOT = Path(__file__).resolve().parents[2]
 class Server:
     """`fusion serve --port 0 …` running until stopped; `url` is the one it printed."""
 
-    def __init__(self, fusion: Path, *flags: str) -> None:
+    def __init__(self, fusion: Path, *flags: str, port: int = 0) -> None:
+        self.fusion = fusion
         self.process = subprocess.Popen(
-            [str(fusion), "serve", "--port", "0", *flags],
+            [str(fusion), "serve", "--port", str(port), *flags],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
@@ -66,6 +67,20 @@ class Client:
     def close(self) -> None:
         self.ws.close()
 
+    def drain(self, quiet: float) -> list[dict[str, Any]]:
+        """Every message that arrives until none has for `quiet` seconds, or the
+        connection is gone."""
+        received = self.inbox
+        self.inbox = []
+        self.ws.settimeout(quiet)
+        try:
+            while True:
+                received.append(json.loads(self.ws.recv()))
+        except (websocket.WebSocketTimeoutException, websocket.WebSocketConnectionClosedException, OSError):
+            return received
+        finally:
+            self.ws.settimeout(5)
+
     def __enter__(self) -> Client:
         return self
 
@@ -106,7 +121,7 @@ class Client:
         before: list[dict[str, Any]] = []
         while True:
             item = self.receive()
-            if item.get("re") == id_ and item.get("type") in ("ok", "created", "manifest", "error"):
+            if item.get("re") == id_ and item.get("type") in ("ok", "created", "manifest", "applied", "error"):
                 return item, before
             before.append(item)
 

@@ -77,6 +77,9 @@ class JournaledInstance(ReplayableInstance):
 
     #: The scenario the session is recorded to as well (`record=`), or None.
     _recorder: ScenarioWriter | None = None
+    #: The client message ids of inputs the journal holds (`sendBy`, `applied` records,
+    #: written by a bridge), kept across checkpoints.
+    _applied_messages: list[Any] = []  # noqa: RUF012 (never changed in place: replaced)
 
     @classmethod
     def open(cls, library: LibraryCalls, feature: str, given: Mapping[str, JSON],
@@ -250,10 +253,13 @@ class JournaledInstance(ReplayableInstance):
         except FusionError:
             return
         try:
-            self._replace([self._header, {"checkpoint": checkpoint}])
+            # The client message ids the dropped records carried go on after it (a bridge
+            # answers from them whether an input was applied).
+            applied = [{"applied": self._applied_messages}] if self._applied_messages else []
+            self._replace([self._header, {"checkpoint": checkpoint}, *applied])
         except OSError:
             return
-        self._records = 1
+        self._records = 1 + len(applied)
         with contextlib.suppress(FusionError):
             self.restart_effects()
 
@@ -289,6 +295,12 @@ class JournaledInstance(ReplayableInstance):
         self._file.flush()
         os.fsync(self._file.fileno())
 
+    #: How many client message ids a journal keeps (as the Swift journal does).
+    REMEMBERED_MESSAGES = 256
+
+    def _remember(self, messages: list[Any]) -> None:
+        self._applied_messages = (self._applied_messages + list(messages))[-self.REMEMBERED_MESSAGES:]
+
     def _apply(self, record: Mapping[str, Any], *, replaying: bool) -> None:
         """Applies a record, then lets the effects it started settle, the same live and
         on replay. On replay a refusal is passed over: it happened the first time too."""
@@ -298,6 +310,11 @@ class JournaledInstance(ReplayableInstance):
         try:
             if kind == "send":
                 Instance.send_json(self, json.dumps(value, ensure_ascii=False).encode())
+            elif kind == "sendBy":  # an input and the id of the client message that carried it
+                self._remember([value["id"]])
+                Instance.send_json(self, json.dumps(value["input"], ensure_ascii=False).encode())
+            elif kind == "applied":  # message ids of inputs applied before the checkpoint above
+                self._remember(value)
             elif kind == "goto":
                 Instance.goto(self, value)
             elif kind == "respond":

@@ -76,8 +76,15 @@ export class Bridge {
         this._timer = null;
         this._first = null; // connect()'s promise, until the first welcome
         this._lastRefusal = null; // an error with re: null, the reason a close may give
+        // Message ids are unique in the session across reconnects and reloads: a random
+        // token of this page's, then a count. The server remembers the ids of applied
+        // inputs, and a page that lost its connection before a reply asks by them.
+        this._token = randomToken();
         this._nextId = 1;
-        this._pending = new Map(); // call id → {resolve, reject}
+        this._pending = new Map(); // call id → {resolve, reject, message?}
+        /** Inputs sent before a connection dropped, with no reply: whether they were
+         *  applied is asked on the rejoin; those that were not are sent again. */
+        this._unsure = new Map(); // call id → {resolve, reject, message}
         /** Where server messages go: instance id → Instance (the page's, and the
          *  session's others, kept as plain records so a later create finds them current). */
         this._table = new Map();
@@ -223,23 +230,72 @@ export class Bridge {
     }
 
     _failPending(error) {
-        const pending = [...this._pending.values()];
+        const pending = [...this._pending];
         this._pending.clear();
-        for (const call of pending) call.reject(error);
+        for (const [id, call] of pending) {
+            // An input may have been applied: asked about once a rejoin succeeds.
+            if (call.message && error.status === "CLIENT_DISCONNECTED") this._unsure.set(id, call);
+            else call.reject(error);
+        }
+        if (error.status !== "CLIENT_DISCONNECTED") this._failUnsure(error);
+    }
+
+    _failUnsure(error) {
+        const unsure = [...this._unsure.values()];
+        this._unsure.clear();
+        for (const call of unsure) call.reject(error);
+    }
+
+    /** After a rejoin of the same session: asks which unanswered inputs were applied;
+     *  those were, resolve; the others are sent again, with their own ids, so none is
+     *  applied twice and none is lost. In a new session they were not (nor can be). */
+    _settleUnsure(resumed) {
+        if (this._unsure.size === 0) return;
+        if (!resumed) {
+            this._failUnsure(new FusionError("CLIENT_DISCONNECTED", "the connection closed before the reply, and the server no longer has the session"));
+            return;
+        }
+        const ids = [...this._unsure.keys()];
+        this._call({ type: "applied", ids }).then(
+            (reply) => {
+                const applied = new Set(Array.isArray(reply.ids) ? reply.ids : []);
+                for (const id of ids) {
+                    const call = this._unsure.get(id);
+                    if (!call) continue;
+                    this._unsure.delete(id);
+                    if (applied.has(id)) {
+                        call.resolve({ type: "ok" });
+                        continue;
+                    }
+                    this._pending.set(id, call);
+                    try {
+                        this._socket.send(JSON.stringify(call.message));
+                    } catch {
+                        // dropped again: _closed moves it back among the unsure
+                    }
+                }
+            },
+            (error) => {
+                // Dropped again: the next rejoin asks again. Otherwise they cannot be settled.
+                if (error.status !== "CLIENT_DISCONNECTED") this._failUnsure(error);
+            },
+        );
     }
 
     /** Sends a message with a fresh id; resolves with the reply (ok, created, manifest),
-     *  rejects with a FusionError (error, or the connection dropped). */
-    _call(message) {
+     *  rejects with a FusionError (error, or the connection dropped). With `once` (an
+     *  input), a dropped connection does not reject it: it is settled after the rejoin. */
+    _call(message, { once = false } = {}) {
         return new Promise((resolve, reject) => {
             if (!this._isOpen()) {
                 reject(this._closedByPage ? new FusionError("CLIENT_CLOSED", "the bridge was closed") : notConnected());
                 return;
             }
-            const id = this._nextId++;
-            this._pending.set(id, { resolve, reject });
+            const id = `${this._token}.${this._nextId++}`;
+            const sent = { ...message, id };
+            this._pending.set(id, once ? { resolve, reject, message: sent } : { resolve, reject });
             try {
-                this._socket.send(JSON.stringify({ ...message, id }));
+                this._socket.send(JSON.stringify(sent));
             } catch (error) {
                 this._pending.delete(id);
                 reject(new FusionError("CLIENT_NOT_CONNECTED", messageOf(error)));
@@ -288,6 +344,7 @@ export class Bridge {
             case "ok":
             case "created":
             case "manifest":
+            case "applied":
             case "error":
                 this._reply(message);
                 break;
@@ -375,6 +432,7 @@ export class Bridge {
             first.resolve(this);
         }
         for (const instance of lost) this._recreate(instance);
+        this._settleUnsure(resumed);
 
         // The replay (states, then open requests) comes before the reply to anything we
         // send now, so a reply marks its end.
@@ -463,4 +521,12 @@ export class Bridge {
         );
         instance._ready = done;
     }
+}
+
+/** Eight random hex digits: this page's part of its message ids. */
+function randomToken() {
+    const bytes = new Uint8Array(4);
+    if (globalThis.crypto?.getRandomValues) globalThis.crypto.getRandomValues(bytes);
+    else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+    return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }

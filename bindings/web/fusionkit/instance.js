@@ -49,7 +49,8 @@ export class Instance extends HostRequests {
     async send(input, fields) {
         const message = normalizeInput(input, fields);
         await this._whenReady();
-        const reply = await this._bridge._call({ type: "send", instance: this.id, input: message });
+        // Exactly once across a dropped connection: asked about, or sent again, on the rejoin.
+        const reply = await this._bridge._call({ type: "send", instance: this.id, input: message }, { once: true });
         return this._acknowledged(reply);
     }
 

@@ -1,0 +1,111 @@
+"""Inputs exactly once across a crash of the bridge (docs/web-protocol.md, "Exactly
+once"): a client that lost its connection before an input's `ok` asks, after rejoining,
+which of its messages were applied, and sends only the others again. The bridge keeps
+the ids of applied `send` messages with them in the journal (`sendBy`), so the answer
+survives a `kill -9`. Over the protocol, and with fusionkit.js in Chromium."""
+from __future__ import annotations
+
+import signal
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+from bridge import Server
+from conftest import Browser
+
+FAST = ("--max-messages-per-second", "100000")  # a burst of inputs is the point here
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_applied_names_the_sends_that_were_applied(serve: Callable[..., Server]) -> None:
+    server = serve()
+    with server.connect() as client:
+        client.create("counter", key="c")
+        for id_ in ("a.1", "a.2"):
+            reply, _ = client.request({"type": "send", "id": id_, "instance": "c", "input": "increase"})
+            assert reply["type"] == "ok"
+        reply, _ = client.request({"type": "send", "id": "a.3", "instance": "c", "input": "jump"})
+        assert reply["status"] == "FK_ERR_UNKNOWN_INPUT"  # refused: done all the same
+        reply, _ = client.request({"type": "applied", "ids": ["a.1", "a.3", "a.4", "b.1"]})
+        assert reply == {"type": "applied", "re": reply["re"], "ids": ["a.1", "a.3"]}
+        reply, _ = client.request({"type": "applied", "ids": [1, 2]})
+        assert reply["type"] == "error" and reply["status"] == "BRIDGE_MALFORMED_MESSAGE"
+        assert "string ids" in reply["message"]
+
+
+def test_after_a_kill_each_input_is_applied_once(serve: Callable[..., Server], tmp_path: Path) -> None:
+    journals = tmp_path / "journals"
+    first = serve("--journal", str(journals), *FAST)
+    client = first.connect()
+    session = client.session
+    client.create("counter", key="c")
+    inputs = 1000
+    for number in range(inputs):  # no waiting for replies: many are unanswered at the kill
+        client.send({"type": "send", "id": f"t.{number}", "instance": "c", "input": "increase"})
+    # The bridge dies while it works through them: after the 50th reply.
+    acknowledged: set[str] = set()
+    while len(acknowledged) < 50:
+        message = client.receive()
+        if message["type"] == "ok":
+            acknowledged.add(message["re"])
+    first.process.send_signal(signal.SIGKILL)
+    first.process.wait(timeout=10)
+    acknowledged |= {message["re"] for message in client.drain(0.2) if message["type"] == "ok"}
+    client.close()
+
+    again = serve("--journal", str(journals), *FAST)
+    with again.connect(session=session) as client:
+        assert client.welcome["resumed"] is True
+        # As fusionkit.js does: asks about the inputs it has no reply for.
+        unsure = [f"t.{number}" for number in range(inputs) if f"t.{number}" not in acknowledged]
+        assert unsure, "every input was acknowledged before the kill: nothing was tested"
+        reply, _ = client.request({"type": "applied", "ids": unsure})
+        applied = set(reply["ids"])
+        for id_ in unsure:
+            if id_ not in applied:
+                reply, _ = client.request({"type": "send", "id": id_, "instance": "c", "input": "increase"})
+                assert reply["type"] == "ok", reply
+        _, before = client.request({"type": "resync", "instance": "c"})
+        state = [message for message in before if message["type"] == "state"][-1]
+    # Every input once: none lost (acknowledged or not), none applied twice.
+    assert state["state"]["value"] == inputs, f"{len(acknowledged)} acknowledged, {len(applied)} more applied"
+
+
+def test_fusionkit_js_resends_only_what_was_not_applied(browser: Browser, tmp_path: Path) -> None:
+    # The bridge comes back on the same port, where the page reconnects.
+    port = free_port()
+    flags = ("--journal", str(tmp_path / "journals"), *FAST)
+    server = Server(browser.server.fusion, *flags, port=port)
+    browser.servers.append(server)
+    b = browser
+    b.driver.get(server.url + "index.html")
+    b.wait_ready()
+    # A page of the bridge: 1,000 inputs, none awaited before the next.
+    b.driver.execute_script("""
+        window.outcome = import("/fusionkit.js").then(async ({ connect }) => {
+            const bridge = await connect(undefined, { minDelay: 50, maxDelay: 200 });
+            const counter = await bridge.create("counter", { key: "burst" });
+            const sends = Array.from({ length: 1000 }, () => counter.send("increase"));
+            window.acknowledged = 0;
+            for (const send of sends) send.then(() => window.acknowledged++);
+            const settled = await Promise.allSettled(sends);
+            await counter.resync();
+            return { rejected: settled.filter((s) => s.status === "rejected").map((s) => String(s.reason)),
+                     value: counter.state.value, session: bridge.session };
+        });""")
+    b.wait_for("some inputs acknowledged", lambda: b.driver.execute_script("return window.acknowledged ?? 0"),
+               lambda count: count >= 20)
+    server.process.send_signal(signal.SIGKILL)
+    server.process.wait(timeout=10)
+    at_kill = b.driver.execute_script("return window.acknowledged")
+    assert at_kill < 1000, "every input was acknowledged before the kill: nothing was tested"
+    restarted = Server(browser.server.fusion, *flags, port=port)
+    browser.servers.append(restarted)
+    outcome = b.driver.execute_async_script("window.outcome.then(arguments[arguments.length - 1]);")
+    assert outcome["rejected"] == []
+    assert outcome["value"] == 1000
