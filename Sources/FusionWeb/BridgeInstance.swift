@@ -37,7 +37,9 @@ final class BridgeInstance: Sendable {
     /// it when there is a journal (`wasApplied`).
     func send(_ input: JSONValue, message: String? = nil) async throws(BridgeError) {
         if let journal {
-            try await apply { () async throws(JournaledCallError) in try await journal.send(input.jsonText, by: message.map(JSONValue.string)) }
+            try await apply { () async throws(JournaledCallError) in
+                try await journal.send(input.jsonText, by: message.map(JSONValue.string))
+            }
             return
         }
         defer {

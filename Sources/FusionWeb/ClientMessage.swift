@@ -122,14 +122,17 @@ extension ClientEnvelope {
         case "applied":
             let ids = try fields.value("ids")
             guard let list = ids.elements, list.count <= ClientMessage.maxAppliedIDs else {
-                throw .malformed("\"ids\" of an \"applied\" message is a list of at most \(ClientMessage.maxAppliedIDs) message ids; got \(ids.kindDescription)")
+                throw .malformed(
+                    "\"ids\" of an \"applied\" message is a list of at most \(ClientMessage.maxAppliedIDs) message ids; got \(ids.kindDescription)"
+                )
             }
-            return .applied(ids: try list.map { (id) throws(BridgeError) -> String in
-                guard let text = id.stringValue else {
-                    throw .malformed("\"ids\" of an \"applied\" message are the string ids of send messages; got \(id.kindDescription)")
-                }
-                return text
-            })
+            return .applied(
+                ids: try list.map { (id) throws(BridgeError) -> String in
+                    guard let text = id.stringValue else {
+                        throw .malformed("\"ids\" of an \"applied\" message are the string ids of send messages; got \(id.kindDescription)")
+                    }
+                    return text
+                })
         default:  // "destroy"; the table above admits no other
             return .destroy(instance: try fields.string("instance"))
         }

@@ -24,7 +24,8 @@ def library_dir() -> Path:
     """The folder of the debug build's libFusionExamples.so, building it if needed."""
     configured = os.environ.get("FUSIONKIT_LIB_DIR")
     if configured:
-        return Path(configured)
+        # Absolute: it becomes the programs' RUNPATH, and some run in another folder.
+        return Path(configured).resolve()
     out = subprocess.run(
         ["swift", "build", "--show-bin-path"], cwd=ROOT, check=True, capture_output=True, text=True
     ).stdout.strip()

@@ -273,5 +273,6 @@ def test_a_bridge_journals_inputs_with_their_message_ids_and_python_replays_them
         file.write(encode_line({"applied": ["a1b2c3d4.1", "a1b2c3d4.2"]}))
         file.write(encode_line({"sendBy": {"id": "a1b2c3d4.3", "input": "increase"}}))
     with lib.create("counter", journal=path) as resumed:
+        assert isinstance(resumed, JournaledInstance)
         assert resumed.snapshot() == ({"value": 2, "isReset": False, "alert": None}, 2)
         assert resumed._applied_messages == ["a1b2c3d4.1", "a1b2c3d4.2", "a1b2c3d4.3"]
