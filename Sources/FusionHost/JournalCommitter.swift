@@ -43,7 +43,7 @@ public final class JournalCommitter: Sendable {
     /// What the committer's thread shares with the committer, so that the thread keeps
     /// no reference to the committer itself (its deinit stops the thread).
     private final class Shared: Sendable {
-        let queue = Mutex(Queue())
+        let queue = LockedValue(Queue())
         /// Signalled when the queue stops being empty (and to stop).
         let work = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)

@@ -58,7 +58,7 @@ public final class JournaledInstance: Sendable {
     private let committer: JournalCommitter?
     /// Held while a record is journaled and while records are applied, so both happen
     /// in one order; with a committer, it also holds the records waiting for the disk.
-    private let applying = Mutex(Commits())
+    private let applying = LockedValue(Commits())
     private let ticker = RealTimeTicker()
     /// The journal's first line, written again when a checkpoint replaces what follows it.
     private let header: JSONValue
@@ -498,7 +498,9 @@ public final class JournaledInstance: Sendable {
 
     /// Lock held: the clock move a tick of `elapsed` nanoseconds journals now, if any.
     private func clockMove(_ commits: inout Commits, _ elapsed: UInt64) -> JournalRecord? {
-        if let pending = try? instance.pending(), pending.effects == 0 {
+        // An instance that cannot say (destroyed, while the clock still ticked) moves nothing.
+        guard let pending = try? instance.pending() else { return nil }
+        if pending.effects == 0 {
             commits.heldTime = 0
             return nil
         }

@@ -17,10 +17,10 @@ import Synchronization
 /// them waited forever) and wake the machine 100 times a second per session.
 public final class RealTimeTicker: Sendable {
     /// The function and when it was last called; nil when not running.
-    private let call = Mutex<Call?>(nil)
+    private let call = LockedValue<Call?>(nil)
     /// Held while the function runs, so that `stop` returns only once a call under way
     /// has ended (unless `stop` runs on the ticking thread, inside some ticker's call).
-    private let firing = Mutex(())
+    private let firing = LockedValue(())
 
     private struct Call {
         let tick: @Sendable (_ elapsedNanoseconds: UInt64) -> Void
@@ -74,9 +74,9 @@ private final class TickerThread: Sendable {
         var running: [ObjectIdentifier: RealTimeTicker] = [:]
         var started = false
     }
-    private let tickers = Mutex(Tickers())
+    private let tickers = LockedValue(Tickers())
     /// The ticking thread, once it runs.
-    private let thread = Mutex<pthread_t?>(nil)
+    private let thread = LockedValue<pthread_t?>(nil)
 
     /// Whether the caller is the ticking thread (inside a ticker's call).
     var isCurrent: Bool {

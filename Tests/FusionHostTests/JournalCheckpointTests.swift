@@ -32,7 +32,8 @@ import Testing
             journal.close()
         }
         // Checkpoints at 10 and 19 records (the checkpoint counts as one): it and six since.
-        #expect(try kinds(path) == ["checkpoint"] + Array(repeating: "send", count: 6))
+        let journaled = try kinds(path)
+        #expect(journaled == ["checkpoint"] + Array(repeating: "send", count: 6), "\(journaled)")
         let resumed = try JournaledInstance(path: path, library: library, feature: nil, options: [:], startedBy: "JournalCheckpointTests")
         #expect(resumed.resumed?.records == 7)
         #expect(try resumed.instance.state() == live)
