@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -53,12 +52,12 @@ public final class JournaledInstance: Sendable {
         public let answeredRequests: Set<UInt64>
     }
 
-    private let file: JournalFile
+    let file: JournalFile
     /// Shares syncs with other journals; nil: each record is synced on its own.
-    private let committer: JournalCommitter?
+    let committer: JournalCommitter?
     /// Held while a record is journaled and while records are applied, so both happen
     /// in one order; with a committer, it also holds the records waiting for the disk.
-    private let applying = LockedValue(Commits())
+    let applying = LockedValue(Commits())
     private let ticker = RealTimeTicker()
     /// The journal's first line, written again when a checkpoint replaces what follows it.
     private let header: JSONValue
@@ -78,7 +77,7 @@ public final class JournaledInstance: Sendable {
     public static let rememberedMessages = 256
 
     /// The records written and not yet applied (with a committer), in the journal's order.
-    private struct Commits {
+    struct Commits {
         var nextTicket: UInt64 = 0
         var written: [Written] = []
         /// Callers waiting for their record's sync.
@@ -108,7 +107,7 @@ public final class JournaledInstance: Sendable {
         }
     }
 
-    private struct Written {
+    struct Written {
         let ticket: UInt64
         let record: JournalRecord
         /// Whether a caller waits for what applying it did (a clock move nobody asked for: no).
@@ -117,7 +116,7 @@ public final class JournaledInstance: Sendable {
         var synced: JournalError??
     }
 
-    private enum Waiter {
+    enum Waiter {
         case task(CheckedContinuation<Void, Never>)
         case thread(DispatchSemaphore)
         /// No caller waits (a tick of the real-time clock): the sync's thread applies it.
@@ -378,94 +377,6 @@ public final class JournaledInstance: Sendable {
         }
     }
 
-    // MARK: Group commit
-
-    /// Writes a record (with the real time held back before it) and hands it to the
-    /// committer; its ticket, to wait on. `record` is made under the lock; nil writes nothing.
-    private func write(claimed: Bool = true, _ record: (inout Commits) -> JournalRecord?) throws(JournaledCallError) -> UInt64? {
-        guard committer != nil else { return nil }
-        return try applying.withLock { (commits: inout Commits) throws(JournaledCallError) -> UInt64? in
-            guard let made = record(&commits) else { return nil }
-            if claimed, let held = Self.releaseHeldTime(&commits) { _ = try hand(held, claimed: false, &commits) }
-            return try hand(made, claimed: claimed, &commits)
-        }
-    }
-
-    /// Lock held: appends a record without waiting for the disk, and hands it over.
-    private func hand(_ record: JournalRecord, claimed: Bool, _ commits: inout Commits) throws(JournaledCallError) -> UInt64 {
-        do throws(JournalError) {
-            try file.appendWithoutSync(record.json)
-        } catch {
-            throw .notJournaled(error)
-        }
-        let ticket = commits.nextTicket
-        commits.nextTicket += 1
-        commits.records += 1
-        let handedOver =
-            committer?.commit(descriptor: file.descriptor, path: file.path) { [weak self] failure in
-                self?.synced(ticket, failure)
-            } ?? false
-        var synced: JournalError?? = nil
-        if !handedOver {  // the committer has stopped (the bridge is stopping): sync it here
-            do throws(JournalError) { try file.sync(); synced = .some(nil) } catch { synced = .some(error) }
-        }
-        commits.written.append(Written(ticket: ticket, record: record, claimed: claimed, synced: synced))
-        return ticket
-    }
-
-    /// The committer's word on a record: marked, then its caller woken. The committer
-    /// reports in the order records were handed over, so every record before it is
-    /// marked already.
-    private func synced(_ ticket: UInt64, _ failure: JournalError?) {
-        let waiter = applying.withLock { commits -> Waiter? in
-            if let index = commits.written.firstIndex(where: { $0.ticket == ticket }) { commits.written[index].synced = .some(failure) }
-            return commits.waiters.removeValue(forKey: ticket)
-        }
-        switch waiter {
-        case .task(let continuation): continuation.resume()
-        case .thread(let semaphore): semaphore.signal()
-        case .applyOnceSynced: _ = applySynced(through: ticket)
-        case nil: break
-        }
-    }
-
-    /// Blocks the calling thread until the record's sync has returned.
-    private func waitForSync(_ ticket: UInt64) {
-        let semaphore = applying.withLock { commits -> DispatchSemaphore? in
-            if commits.isSynced(ticket) { return nil }
-            let semaphore = DispatchSemaphore(value: 0)
-            commits.waiters[ticket] = .thread(semaphore)
-            return semaphore
-        }
-        semaphore?.wait()
-    }
-
-    /// Applies, in the journal's order, every record whose sync has returned, up to and
-    /// including `ticket` (synced: so are all before it); a record whose sync failed is
-    /// not applied. Returns what became of `ticket`'s record.
-    private func applySynced(through ticket: UInt64) -> Result<Void, JournaledCallError> {
-        applying.withLock { commits in
-            while let first = commits.written.first, first.ticket <= ticket, case .some(let failure) = first.synced {
-                commits.written.removeFirst()
-                let outcome: Result<Void, JournaledCallError>
-                if let failure {
-                    outcome = .failure(.notJournaled(failure))
-                } else {
-                    if case .sendBy(let message, _) = first.record { commits.remember(message) }
-                    do throws(FusionHostError) {
-                        try Self.apply(first.record, to: instance, replaying: false)
-                        outcome = .success(())
-                    } catch {
-                        outcome = .failure(.refused(error))
-                    }
-                }
-                if first.claimed || first.ticket == ticket { commits.outcomes[first.ticket] = outcome }
-            }
-            checkpointIfDue(&commits)
-            return commits.outcomes.removeValue(forKey: ticket) ?? .success(())
-        }
-    }
-
     // MARK: The clock in real time
 
     /// Moves the clock by the real time since the last tick, journaled first, when that
@@ -517,7 +428,7 @@ public final class JournaledInstance: Sendable {
     }
 
     /// Lock held: the real time held back, as a move to journal before another record.
-    private static func releaseHeldTime(_ commits: inout Commits) -> JournalRecord? {
+    static func releaseHeldTime(_ commits: inout Commits) -> JournalRecord? {
         guard commits.heldTime > 0 else { return nil }
         defer { commits.heldTime = 0 }
         return .advance(nanoseconds: commits.heldTime)
@@ -531,7 +442,7 @@ public final class JournaledInstance: Sendable {
     /// the checkpoint does (fk_restart_effects), so that both go on alike. An instance
     /// with work under way that cannot restart (FK_ERR_BUSY) is tried after the next
     /// record. A checkpoint that cannot be written leaves the journal as it was.
-    private func checkpointIfDue(_ commits: inout Commits) {
+    func checkpointIfDue(_ commits: inout Commits) {
         guard canCheckpoint, checkpointEvery > 0, commits.records >= checkpointEvery, commits.written.isEmpty else { return }
         guard let checkpoint = try? instance.checkpoint() else { return }
         do throws(JournalError) {
@@ -550,7 +461,7 @@ public final class JournaledInstance: Sendable {
     /// Applies one record, then lets the effects it started settle (fk_advance_clock by
     /// 0), the same live and on replay. On replay a refusal is passed over: it is what
     /// happened the first time too.
-    private static func apply(_ record: JournalRecord, to instance: HostedInstance, replaying: Bool) throws(FusionHostError) {
+    static func apply(_ record: JournalRecord, to instance: HostedInstance, replaying: Bool) throws(FusionHostError) {
         do throws(FusionHostError) {
             switch record {
             case .send(let input), .sendBy(_, let input): try instance.send(input)
@@ -583,75 +494,6 @@ public final class JournaledInstance: Sendable {
             return try library.create(feature: feature, options: options)
         } catch {
             throw JournalError(path: path, "cannot create the instance of \"\(feature)\": \(error)")
-        }
-    }
-}
-
-/// One record of a journal, read.
-enum JournalRecord: Sendable {
-    case send(JSONValue)
-    /// An input and the id of the client's message that carried it.
-    case sendBy(id: JSONValue, input: JSONValue)
-    /// The client message ids of inputs applied before a checkpoint; right after it.
-    case applied([JSONValue])
-    case goto(UInt64)
-    case respond(id: UInt64, result: JSONValue)
-    case fail(id: UInt64, message: String)
-    case advance(nanoseconds: UInt64)
-    /// What fk_checkpoint wrote: a journal replaced by a checkpoint starts with it.
-    case checkpoint(JSONValue)
-
-    /// The record a journal line holds; nil (with why) for one this build cannot read.
-    init(_ json: JSONValue) throws(JournalError.Reason) {
-        guard let members = json.members, members.count == 1, let member = members.first else {
-            throw "is not an object of one key"
-        }
-        let value = member.value
-        func whole(_ value: JSONValue?) -> UInt64? { value?.integerValue.flatMap { $0 >= 0 ? UInt64($0) : nil } }
-        switch member.key {
-        case "send":
-            self = .send(value)
-        case "sendBy":
-            guard let id = value["id"], let input = value["input"], value.members?.count == 2 else {
-                throw "is a sendBy without an id and an input"
-            }
-            self = .sendBy(id: id, input: input)
-        case "applied":
-            guard let ids = value.elements else { throw "has an applied that is not a list" }
-            self = .applied(ids)
-        case "goto":
-            guard let version = whole(value) else { throw "has a goto to no version" }
-            self = .goto(version)
-        case "respond":
-            guard let id = whole(value["id"]), let result = value["result"] else { throw "is a respond without an id or a result" }
-            self = .respond(id: id, result: result)
-        case "fail":
-            guard let id = whole(value["id"]), let message = value["message"]?.stringValue else {
-                throw "is a fail without an id or a message"
-            }
-            self = .fail(id: id, message: message)
-        case "advance":
-            guard let nanoseconds = whole(value) else { throw "has an advance that is not whole nanoseconds" }
-            self = .advance(nanoseconds: nanoseconds)
-        case "checkpoint":
-            guard value.members != nil else { throw "has a checkpoint that is not an object" }
-            self = .checkpoint(value)
-        default:
-            throw JournalError.Reason("is of a kind this build does not know, \"\(member.key)\"")
-        }
-    }
-
-    var json: JSONValue {
-        switch self {
-        // Ids, versions and nanoseconds of a session stay far below Int.max.
-        case .send(let input): return ["send": input]
-        case .sendBy(let id, let input): return ["sendBy": ["id": id, "input": input]]
-        case .applied(let ids): return ["applied": .array(ids)]
-        case .goto(let version): return ["goto": .integer(Int(clamping: version))]
-        case .respond(let id, let result): return ["respond": ["id": .integer(Int(clamping: id)), "result": result]]
-        case .fail(let id, let message): return ["fail": ["id": .integer(Int(clamping: id)), "message": .string(message)]]
-        case .advance(let nanoseconds): return ["advance": .integer(Int(clamping: nanoseconds))]
-        case .checkpoint(let checkpoint): return ["checkpoint": checkpoint]
         }
     }
 }

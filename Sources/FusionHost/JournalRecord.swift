@@ -1,0 +1,68 @@
+/// One record of a journal, read.
+enum JournalRecord: Sendable {
+    case send(JSONValue)
+    /// An input and the id of the client's message that carried it.
+    case sendBy(id: JSONValue, input: JSONValue)
+    /// The client message ids of inputs applied before a checkpoint; right after it.
+    case applied([JSONValue])
+    case goto(UInt64)
+    case respond(id: UInt64, result: JSONValue)
+    case fail(id: UInt64, message: String)
+    case advance(nanoseconds: UInt64)
+    /// What fk_checkpoint wrote: a journal replaced by a checkpoint starts with it.
+    case checkpoint(JSONValue)
+
+    /// The record a journal line holds; nil (with why) for one this build cannot read.
+    init(_ json: JSONValue) throws(JournalError.Reason) {
+        guard let members = json.members, members.count == 1, let member = members.first else {
+            throw "is not an object of one key"
+        }
+        let value = member.value
+        func whole(_ value: JSONValue?) -> UInt64? { value?.integerValue.flatMap { $0 >= 0 ? UInt64($0) : nil } }
+        switch member.key {
+        case "send":
+            self = .send(value)
+        case "sendBy":
+            guard let id = value["id"], let input = value["input"], value.members?.count == 2 else {
+                throw "is a sendBy without an id and an input"
+            }
+            self = .sendBy(id: id, input: input)
+        case "applied":
+            guard let ids = value.elements else { throw "has an applied that is not a list" }
+            self = .applied(ids)
+        case "goto":
+            guard let version = whole(value) else { throw "has a goto to no version" }
+            self = .goto(version)
+        case "respond":
+            guard let id = whole(value["id"]), let result = value["result"] else { throw "is a respond without an id or a result" }
+            self = .respond(id: id, result: result)
+        case "fail":
+            guard let id = whole(value["id"]), let message = value["message"]?.stringValue else {
+                throw "is a fail without an id or a message"
+            }
+            self = .fail(id: id, message: message)
+        case "advance":
+            guard let nanoseconds = whole(value) else { throw "has an advance that is not whole nanoseconds" }
+            self = .advance(nanoseconds: nanoseconds)
+        case "checkpoint":
+            guard value.members != nil else { throw "has a checkpoint that is not an object" }
+            self = .checkpoint(value)
+        default:
+            throw JournalError.Reason("is of a kind this build does not know, \"\(member.key)\"")
+        }
+    }
+
+    var json: JSONValue {
+        switch self {
+        // Ids, versions and nanoseconds of a session stay far below Int.max.
+        case .send(let input): return ["send": input]
+        case .sendBy(let id, let input): return ["sendBy": ["id": id, "input": input]]
+        case .applied(let ids): return ["applied": .array(ids)]
+        case .goto(let version): return ["goto": .integer(Int(clamping: version))]
+        case .respond(let id, let result): return ["respond": ["id": .integer(Int(clamping: id)), "result": result]]
+        case .fail(let id, let message): return ["fail": ["id": .integer(Int(clamping: id)), "message": .string(message)]]
+        case .advance(let nanoseconds): return ["advance": .integer(Int(clamping: nanoseconds))]
+        case .checkpoint(let checkpoint): return ["checkpoint": checkpoint]
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Dispatch
+
+/// Group commit (docs/reliability.md, "Group commit"): a journal with a
+/// `JournalCommitter` hands each record over without waiting for the disk, and applies
+/// it, in the journal's order, once the committer's shared sync has returned.
+extension JournaledInstance {
+    /// Writes a record (with the real time held back before it) and hands it to the
+    /// committer; its ticket, to wait on. `record` is made under the lock; nil writes nothing.
+    func write(claimed: Bool = true, _ record: (inout Commits) -> JournalRecord?) throws(JournaledCallError) -> UInt64? {
+        guard committer != nil else { return nil }
+        return try applying.withLock { (commits: inout Commits) throws(JournaledCallError) -> UInt64? in
+            guard let made = record(&commits) else { return nil }
+            if claimed, let held = Self.releaseHeldTime(&commits) { _ = try hand(held, claimed: false, &commits) }
+            return try hand(made, claimed: claimed, &commits)
+        }
+    }
+
+    /// Lock held: appends a record without waiting for the disk, and hands it over.
+    func hand(_ record: JournalRecord, claimed: Bool, _ commits: inout Commits) throws(JournaledCallError) -> UInt64 {
+        do throws(JournalError) {
+            try file.appendWithoutSync(record.json)
+        } catch {
+            throw .notJournaled(error)
+        }
+        let ticket = commits.nextTicket
+        commits.nextTicket += 1
+        commits.records += 1
+        let handedOver =
+            committer?.commit(descriptor: file.descriptor, path: file.path) { [weak self] failure in
+                self?.synced(ticket, failure)
+            } ?? false
+        var synced: JournalError?? = nil
+        if !handedOver {  // the committer has stopped (the bridge is stopping): sync it here
+            do throws(JournalError) { try file.sync(); synced = .some(nil) } catch { synced = .some(error) }
+        }
+        commits.written.append(Written(ticket: ticket, record: record, claimed: claimed, synced: synced))
+        return ticket
+    }
+
+    /// The committer's word on a record: marked, then its caller woken. The committer
+    /// reports in the order records were handed over, so every record before it is
+    /// marked already.
+    func synced(_ ticket: UInt64, _ failure: JournalError?) {
+        let waiter = applying.withLock { commits -> Waiter? in
+            if let index = commits.written.firstIndex(where: { $0.ticket == ticket }) { commits.written[index].synced = .some(failure) }
+            return commits.waiters.removeValue(forKey: ticket)
+        }
+        switch waiter {
+        case .task(let continuation): continuation.resume()
+        case .thread(let semaphore): semaphore.signal()
+        case .applyOnceSynced: _ = applySynced(through: ticket)
+        case nil: break
+        }
+    }
+
+    /// Blocks the calling thread until the record's sync has returned.
+    func waitForSync(_ ticket: UInt64) {
+        let semaphore = applying.withLock { commits -> DispatchSemaphore? in
+            if commits.isSynced(ticket) { return nil }
+            let semaphore = DispatchSemaphore(value: 0)
+            commits.waiters[ticket] = .thread(semaphore)
+            return semaphore
+        }
+        semaphore?.wait()
+    }
+
+    /// Applies, in the journal's order, every record whose sync has returned, up to and
+    /// including `ticket` (synced: so are all before it); a record whose sync failed is
+    /// not applied. Returns what became of `ticket`'s record.
+    func applySynced(through ticket: UInt64) -> Result<Void, JournaledCallError> {
+        applying.withLock { commits in
+            while let first = commits.written.first, first.ticket <= ticket, case .some(let failure) = first.synced {
+                commits.written.removeFirst()
+                let outcome: Result<Void, JournaledCallError>
+                if let failure {
+                    outcome = .failure(.notJournaled(failure))
+                } else {
+                    if case .sendBy(let message, _) = first.record { commits.remember(message) }
+                    do throws(FusionHostError) {
+                        try Self.apply(first.record, to: instance, replaying: false)
+                        outcome = .success(())
+                    } catch {
+                        outcome = .failure(.refused(error))
+                    }
+                }
+                if first.claimed || first.ticket == ticket { commits.outcomes[first.ticket] = outcome }
+            }
+            checkpointIfDue(&commits)
+            return commits.outcomes.removeValue(forKey: ticket) ?? .success(())
+        }
+    }
+}
