@@ -3,6 +3,7 @@
 // server messages routed to the instances they name.
 
 import { FusionError, badArgument, messageOf, notConnected } from "./errors.js";
+import { failUnsure, randomToken, settleUnsure } from "./exactly-once.js";
 import { Instance } from "./instance.js";
 import { emit, listen } from "./listeners.js";
 import { isContainer } from "./patch.js";
@@ -237,49 +238,7 @@ export class Bridge {
             if (call.message && error.status === "CLIENT_DISCONNECTED") this._unsure.set(id, call);
             else call.reject(error);
         }
-        if (error.status !== "CLIENT_DISCONNECTED") this._failUnsure(error);
-    }
-
-    _failUnsure(error) {
-        const unsure = [...this._unsure.values()];
-        this._unsure.clear();
-        for (const call of unsure) call.reject(error);
-    }
-
-    /** After a rejoin of the same session: asks which unanswered inputs were applied;
-     *  those were, resolve; the others are sent again, with their own ids, so none is
-     *  applied twice and none is lost. In a new session they were not (nor can be). */
-    _settleUnsure(resumed) {
-        if (this._unsure.size === 0) return;
-        if (!resumed) {
-            this._failUnsure(new FusionError("CLIENT_DISCONNECTED", "the connection closed before the reply, and the server no longer has the session"));
-            return;
-        }
-        const ids = [...this._unsure.keys()];
-        this._call({ type: "applied", ids }).then(
-            (reply) => {
-                const applied = new Set(Array.isArray(reply.ids) ? reply.ids : []);
-                for (const id of ids) {
-                    const call = this._unsure.get(id);
-                    if (!call) continue;
-                    this._unsure.delete(id);
-                    if (applied.has(id)) {
-                        call.resolve({ type: "ok" });
-                        continue;
-                    }
-                    this._pending.set(id, call);
-                    try {
-                        this._socket.send(JSON.stringify(call.message));
-                    } catch {
-                        // dropped again: _closed moves it back among the unsure
-                    }
-                }
-            },
-            (error) => {
-                // Dropped again: the next rejoin asks again. Otherwise they cannot be settled.
-                if (error.status !== "CLIENT_DISCONNECTED") this._failUnsure(error);
-            },
-        );
+        if (error.status !== "CLIENT_DISCONNECTED") failUnsure(this, error);
     }
 
     /** Sends a message with a fresh id; resolves with the reply (ok, created, manifest),
@@ -432,7 +391,7 @@ export class Bridge {
             first.resolve(this);
         }
         for (const instance of lost) this._recreate(instance);
-        this._settleUnsure(resumed);
+        settleUnsure(this, resumed);
 
         // The replay (states, then open requests) comes before the reply to anything we
         // send now, so a reply marks its end.
@@ -523,10 +482,3 @@ export class Bridge {
     }
 }
 
-/** Eight random hex digits: this page's part of its message ids. */
-function randomToken() {
-    const bytes = new Uint8Array(4);
-    if (globalThis.crypto?.getRandomValues) globalThis.crypto.getRandomValues(bytes);
-    else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
-    return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
