@@ -75,7 +75,7 @@ extension JournaledInstance {
                 if let failure {
                     outcome = .failure(.notJournaled(failure))
                 } else {
-                    if case .sendBy(let message, _) = first.record { commits.remember(message) }
+                    if case .sendBy(let message, _) = first.record { commits.appliedMessages.add(message) }
                     do throws(FusionHostError) {
                         try Self.apply(first.record, to: instance, replaying: false)
                         outcome = .success(())

@@ -73,9 +73,6 @@ public final class JournaledInstance: Sendable {
     /// instance allows one then (and tries again after each record until it does).
     public static let defaultCheckpointEvery = 100
 
-    /// How many clients' message ids a journal keeps, across checkpoints too.
-    public static let rememberedMessages = 256
-
     /// The records written and not yet applied (with a committer), in the journal's order.
     struct Commits {
         var nextTicket: UInt64 = 0
@@ -88,17 +85,9 @@ public final class JournaledInstance: Sendable {
         var heldTime: UInt64 = 0
         /// Records in the journal after its header.
         var records = 0
-        /// The clients' message ids of the last inputs sent with one (`sendBy`), oldest
-        /// first, at most `rememberedMessages`: what a client that lost its connection
-        /// before the reply asks about (`wasApplied`).
-        var appliedMessages: [JSONValue] = []
-
-        mutating func remember(_ message: JSONValue) {
-            appliedMessages.append(message)
-            if appliedMessages.count > JournaledInstance.rememberedMessages {
-                appliedMessages.removeFirst(appliedMessages.count - JournaledInstance.rememberedMessages)
-            }
-        }
+        /// The clients' message ids of the inputs sent with one (`sendBy`), lately: what a
+        /// client that lost its connection before the reply asks about (`wasApplied`).
+        var appliedMessages = RecentMessageIDs()
 
         /// Whether a record's sync has returned (a record applied already has).
         func isSynced(_ ticket: UInt64) -> Bool {
@@ -243,7 +232,7 @@ public final class JournaledInstance: Sendable {
         canCheckpoint = instance.canCheckpoint && (self.options["history"]?.integerValue ?? 0) == 0
         applying.withLock { commits in
             commits.records = records
-            for message in resumedMessages { commits.remember(message) }
+            for message in resumedMessages { commits.appliedMessages.add(message) }
         }
         if realTime && drivesClock { ticker.start { [weak self] elapsed in self?.tick(elapsed) } }
     }
@@ -296,7 +285,7 @@ public final class JournaledInstance: Sendable {
 
     /// Whether an input sent with this client message id was journaled and applied (or
     /// refused by the feature: either way it is done, and sending it again would make
-    /// it twice), among the last `rememberedMessages`.
+    /// it twice), among at least the last `RecentMessageIDs.kept`.
     public func wasApplied(_ message: JSONValue) -> Bool {
         applying.withLock { $0.appliedMessages.contains(message) }
     }
@@ -368,7 +357,7 @@ public final class JournaledInstance: Sendable {
                 throw .notJournaled(error)
             }
             defer { checkpointIfDue(&commits) }
-            if case .sendBy(let message, _) = record { commits.remember(message) }
+            if case .sendBy(let message, _) = record { commits.appliedMessages.add(message) }
             do throws(FusionHostError) {
                 try Self.apply(record, to: instance, replaying: false)
             } catch {
@@ -447,12 +436,13 @@ public final class JournaledInstance: Sendable {
         guard let checkpoint = try? instance.checkpoint() else { return }
         do throws(JournalError) {
             // The message ids the records dropped carried go on in the record after it.
-            let applied = commits.appliedMessages.isEmpty ? [] : [JournalRecord.applied(commits.appliedMessages).json]
+            let kept = commits.appliedMessages.latest
+            let applied = kept.isEmpty ? [] : [JournalRecord.applied(kept).json]
             try file.replace(header: header, records: [JournalRecord.checkpoint(checkpoint).json] + applied)
         } catch {
             return
         }
-        commits.records = 1 + (commits.appliedMessages.isEmpty ? 0 : 1)
+        commits.records = 1 + (commits.appliedMessages.ids.isEmpty ? 0 : 1)
         try? instance.restartEffects()
     }
 

@@ -21,7 +21,7 @@ final class BridgeInstance: Sendable {
     private let openRequests = Mutex<[(id: UInt64, message: String)]>([])
     /// Without a journal: the ids of the last `send` messages applied (the journal keeps
     /// its own, which survive a crash), for a client asking after a lost connection.
-    private let appliedMessages = Mutex<[String]>([])
+    private let appliedMessages = Mutex(RecentMessageIDs())
 
     init(id: String, feature: String, hosted: HostedInstance, journal: JournaledInstance? = nil) {
         self.id = id
@@ -44,10 +44,7 @@ final class BridgeInstance: Sendable {
         }
         defer {
             if let message {
-                appliedMessages.withLock { kept in
-                    kept.append(message)
-                    if kept.count > JournaledInstance.rememberedMessages { kept.removeFirst() }
-                }
+                appliedMessages.withLock { $0.add(.string(message)) }
             }
         }
         try apply { () throws(JournaledCallError) in try Self.plain { () throws(FusionHostError) in try hosted.send(input) } }
@@ -56,7 +53,7 @@ final class BridgeInstance: Sendable {
     /// Whether the `send` message of this id was done (see `send`).
     func wasApplied(_ message: String) -> Bool {
         if let journal { return journal.wasApplied(.string(message)) }
-        return appliedMessages.withLock { $0.contains(message) }
+        return appliedMessages.withLock { $0.contains(.string(message)) }
     }
 
     func respond(to request: UInt64, result: JSONValue) async throws(BridgeError) {
