@@ -78,10 +78,14 @@ def list_rows(screen: str) -> list[str]:
 
 def move_to(term: Terminal, name: str) -> None:
     """Moves the cursor to a network's row with Up and Down."""
+    def row_of(screen: str) -> list[int]:
+        return [i for i, line in enumerate(list_rows(screen)) if re.match(rf"{re.escape(name)}( |$)", line[5:])]
+
     for _ in range(20):
-        screen = term.screen()
+        # A slow program (under valgrind) may have drawn the title and not the rows yet.
+        screen = term.wait(lambda shown: len(row_of(shown)) == 1, f"the row of {name!r}")
         rows = list_rows(screen)
-        targets = [i for i, line in enumerate(rows) if re.match(rf"{re.escape(name)}( |$)", line[5:])]
+        targets = row_of(screen)
         cursors = [i for i, line in enumerate(rows) if line.startswith(" >")]
         assert len(targets) == 1, f"no single row for {name!r} in:\n{screen}"
         if cursors == targets:

@@ -151,9 +151,12 @@ class CursesScreen:
             raise AssertionError(f"no way to make {case} in the ncurses program")
 
     def move_to(self, name: str) -> None:
+        def rows_of(screen: str) -> list[str]:
+            return [line for line in screen.splitlines() if line.startswith((" > ", "   ")) and name in line]
+
         for _ in range(10):
-            screen = self.term.screen()
-            rows = [line for line in screen.splitlines() if line.startswith((" > ", "   ")) and name in line]
+            screen = self.term.wait(lambda shown: bool(rows_of(shown)), f"the row of {name!r}")
+            rows = rows_of(screen)
             if rows and rows[0].startswith(" > "):
                 return
             self.term.keys("Down")
