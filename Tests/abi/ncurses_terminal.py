@@ -69,10 +69,16 @@ class Terminal:
         return self.wait(lambda screen: text in screen, repr(text))
 
     def wait_for_report(self, **expected: object) -> str:
-        """Waits until the screen's report has these values."""
+        """Waits until the screen's report has these values and the screen is drawn whole:
+        the same in two captures in a row (a slow program, under a sanitizer or valgrind,
+        may be caught half way through a redraw)."""
+        last = [""]
+
         def ready(screen: str) -> bool:
             shown = report(screen)
-            return all(shown[key] == value for key, value in expected.items())
+            settled = screen == last[0]
+            last[0] = screen
+            return settled and all(shown[key] == value for key, value in expected.items())
         return self.wait(ready, f"a screen with {expected}")
 
     def wait_for_exit(self) -> int:
