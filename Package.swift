@@ -54,7 +54,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2")
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2")
     ],
     targets: [
         // The one JSON codec: what a library parses its inputs with and what a host reads
@@ -99,13 +100,25 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio")
             ],
             swiftSettings: strict),
+        // The journal in PostgreSQL (`fusion serve --journal postgres://…`): a target of its
+        // own, so that only the shell client links postgres-nio, never a plugin's build.
+        .target(
+            name: "FusionJournalPostgres",
+            dependencies: [
+                "FusionHost",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio")
+            ],
+            swiftSettings: strict),
         .target(name: "FusionScenario", dependencies: ["FusionHost"], swiftSettings: strict),
         // Typed front-end code (TypeScript, Python) from a library's manifest: `fusion types`.
         .target(name: "FusionTypes", dependencies: ["FusionJSON"], swiftSettings: strict),
         .executableTarget(
             name: "fusion",
             dependencies: [
-                "FusionHost", "FusionWeb", "FusionScenario", "FusionTypes",
+                "FusionHost", "FusionWeb", "FusionScenario", "FusionTypes", "FusionJournalPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log")
             ],
@@ -127,7 +140,7 @@ let package = Package(
 // build several times longer. The dependencies stay declared so that resolution, and
 // Package.resolved, are the same as in the full build.
 if Context.environment["FUSIONKIT_CORE_ONLY"] != nil {
-    let left = Set(["FusionWeb", "FusionTypes", "fusion", "FusionWebTests", "FusionCLITests", "fusion-bench", "HeapProbe"])
+    let left = Set(["FusionWeb", "FusionJournalPostgres", "FusionTypes", "fusion", "FusionWebTests", "FusionCLITests", "fusion-bench", "HeapProbe"])
     package.targets.removeAll { left.contains($0.name) }
     package.products.removeAll { left.contains($0.name) }
 }

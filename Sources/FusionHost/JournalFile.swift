@@ -27,6 +27,12 @@ public final class JournalFile: Sendable {
         public var records: [JSONValue]
         /// Why the last line was dropped, for a warning; nil when the file ended cleanly.
         public var droppedTail: String?
+
+        public init(header: JSONValue, records: [JSONValue], droppedTail: String?) {
+            self.header = header
+            self.records = records
+            self.droppedTail = droppedTail
+        }
     }
 
     /// The current format; the header's `"fusionJournal"`.

@@ -7,7 +7,7 @@ extension JournaledInstance {
     /// Writes a record (with the real time held back before it) and hands it to the
     /// committer; its ticket, to wait on. `record` is made under the lock; nil writes nothing.
     func write(claimed: Bool = true, _ record: (inout Commits) -> JournalRecord?) throws(JournaledCallError) -> UInt64? {
-        guard committer != nil else { return nil }
+        guard defers else { return nil }
         return try applying.withLock { (commits: inout Commits) throws(JournaledCallError) -> UInt64? in
             guard let made = record(&commits) else { return nil }
             if claimed, let held = Self.releaseHeldTime(&commits) { _ = try hand(held, claimed: false, &commits) }
@@ -17,22 +17,17 @@ extension JournaledInstance {
 
     /// Lock held: appends a record without waiting for the disk, and hands it over.
     func hand(_ record: JournalRecord, claimed: Bool, _ commits: inout Commits) throws(JournaledCallError) -> UInt64 {
+        let ticket = commits.nextTicket
+        let handed: DeferredAppend
         do throws(JournalError) {
-            try file.appendWithoutSync(record.json)
+            handed = try store.appendDeferred(record.json) { [weak self] failure in self?.synced(ticket, failure) }
         } catch {
             throw .notJournaled(error)
         }
-        let ticket = commits.nextTicket
         commits.nextTicket += 1
         commits.records += 1
-        let handedOver =
-            committer?.commit(descriptor: file.descriptor, path: file.path) { [weak self] failure in
-                self?.synced(ticket, failure)
-            } ?? false
         var synced: JournalError?? = nil
-        if !handedOver {  // the committer has stopped (the bridge is stopping): sync it here
-            do throws(JournalError) { try file.sync(); synced = .some(nil) } catch { synced = .some(error) }
-        }
+        if case .now(let failure) = handed { synced = .some(failure) }
         commits.written.append(Written(ticket: ticket, record: record, claimed: claimed, synced: synced))
         return ticket
     }

@@ -8,8 +8,8 @@ import Dispatch
 
 /// An instance whose session survives a crash of its process (docs/reliability.md,
 /// "Crash-safe sessions"). Everything that changes it (an input, a host's answer, a
-/// move of the clock, a goto) is appended to a `JournalFile` and flushed to disk before
-/// it is applied; opening the journal again replays those records into a new instance,
+/// move of the clock, a goto) is appended to its `JournalStore` (a file, or rows in
+/// PostgreSQL) and made durable before it is applied; opening the journal again replays those records into a new instance,
 /// which reaches the same state and version, and the session goes on appending.
 ///
 /// Replaying is exact because the instance is made reproducible (`ReplayableOptions`):
@@ -29,7 +29,10 @@ import Dispatch
 /// the sync without holding a thread.
 public final class JournaledInstance: Sendable {
     public let instance: HostedInstance
+    /// Where the journal is (`JournalLocation.name`): a file's path, or a database's words.
     public let path: String
+    /// Where the journal is, to delete it when its session ends (`forget`).
+    public let location: any JournalLocation
     /// The records replayed when an existing journal was opened; nil for a new journal.
     public let resumed: Resumption?
     /// The feature, and the options the instance was created with (seed and clock as
@@ -52,9 +55,10 @@ public final class JournaledInstance: Sendable {
         public let answeredRequests: Set<UInt64>
     }
 
-    let file: JournalFile
-    /// Shares syncs with other journals; nil: each record is synced on its own.
-    let committer: JournalCommitter?
+    let store: any JournalStore
+    /// Whether records are handed to the store without waiting, and applied once it says
+    /// they are durable (group commit, a database); false: appended and applied in turn.
+    var defers: Bool { store.defersAppends }
     /// Held while a record is journaled and while records are applied, so both happen
     /// in one order; with a committer, it also holds the records waiting for the disk.
     let applying = LockedValue(Commits())
@@ -121,19 +125,31 @@ public final class JournaledInstance: Sendable {
     /// A session on the system clock runs on a manual clock moved in real time: by the
     /// journal itself, or, with `drivesClock` false, by whoever records the session too
     /// (calling `advanceClock`, so that each move is journaled and recorded alike).
-    public init(
+    public convenience init(
         path: String, library: HostedLibrary, feature: String?, options: JSONValue, startedBy: String,
         extra: JSONValue = .object([]), drivesClock: Bool = true, committer: JournalCommitter? = nil,
         checkpointEvery: Int = JournaledInstance.defaultCheckpointEvery
     ) throws(JournalError) {
+        try self.init(
+            location: FileJournal(path: path, committer: committer), library: library, feature: feature, options: options,
+            startedBy: startedBy, extra: extra, drivesClock: drivesClock, checkpointEvery: checkpointEvery)
+    }
+
+    /// `init(path:…)` for a journal kept anywhere (`JournalLocation`).
+    public init(
+        location: any JournalLocation, library: HostedLibrary, feature: String?, options: JSONValue, startedBy: String,
+        extra: JSONValue = .object([]), drivesClock: Bool = true,
+        checkpointEvery: Int = JournaledInstance.defaultCheckpointEvery
+    ) throws(JournalError) {
+        let path = location.name
         self.path = path
+        self.location = location
         self.checkpointEvery = checkpointEvery
         let records: Int
-        self.committer = committer
         let realTime: Bool
         // The client message ids the journal holds, to answer wasApplied after a crash.
         var resumedMessages: [JSONValue] = []
-        if let (existing, contents) = try JournalFile.open(existing: path) {
+        if let (existing, contents) = try location.openExisting() {
             let header = contents.header
             guard let journaled = header["feature"]?.stringValue else { throw JournalError(path: path, "its header names no feature") }
             if let feature, journaled != feature {
@@ -188,7 +204,7 @@ public final class JournaledInstance: Sendable {
                 try? instance.destroy()
                 throw JournalError(path: path, "record \(number + 1), \(json.jsonText), \(failure)")
             }
-            file = existing
+            store = existing
             self.header = header
             records = contents.records.count
             realTime = header["realTime"]?.boolValue ?? false
@@ -217,7 +233,7 @@ public final class JournaledInstance: Sendable {
             self.header = header
             records = 0
             do {
-                file = try JournalFile(creating: path, header: header)
+                store = try location.create(header: header)
             } catch {
                 try? instance.destroy()
                 throw error
@@ -255,7 +271,13 @@ public final class JournaledInstance: Sendable {
             waitForSync(last)
             _ = applySynced(through: last)
         }
-        file.close()
+        store.close()
+    }
+
+    /// Closes the journal (`close`) and deletes it: the instance, or its session, has ended.
+    public func forget() {
+        close()
+        location.delete()
     }
 
     // MARK: What a session does
@@ -321,14 +343,14 @@ public final class JournaledInstance: Sendable {
     /// Journals a record, then applies it; one at a time (the clock's ticks included),
     /// so the journal's order is the order things happened.
     private func perform(_ record: JournalRecord) throws(JournaledCallError) {
-        guard committer != nil else { return try performSynced(record) }
+        guard defers else { return try performSynced(record) }
         guard let ticket = try write({ _ in record }) else { return }
         waitForSync(ticket)
         try applySynced(through: ticket).get()
     }
 
     private func perform(_ record: JournalRecord) async throws(JournaledCallError) {
-        guard committer != nil else { return try performSynced(record) }
+        guard defers else { return try performSynced(record) }
         guard let ticket = try write({ _ in record }) else { return }
         await withCheckedContinuation { (synced: CheckedContinuation<Void, Never>) in
             let now = applying.withLock { commits in
@@ -341,17 +363,17 @@ public final class JournaledInstance: Sendable {
         try applySynced(through: ticket).get()
     }
 
-    /// Without a committer: the record is appended and synced, then applied, under the lock.
+    /// Without deferred appends: the record is appended and synced, then applied, under the lock.
     private func performSynced(_ record: JournalRecord) throws(JournaledCallError) {
         try applying.withLock { (commits: inout Commits) throws(JournaledCallError) in
             do throws(JournalError) {
                 // The real time held back first: the record runs at the clock's true time.
                 if let held = Self.releaseHeldTime(&commits) {
-                    try file.append(held.json)
+                    try store.append(held.json)
                     commits.records += 1
                     try? Self.apply(held, to: instance, replaying: false)
                 }
-                try file.append(record.json)
+                try store.append(record.json)
                 commits.records += 1
             } catch {
                 throw .notJournaled(error)
@@ -376,9 +398,9 @@ public final class JournaledInstance: Sendable {
     /// they do not read it. With nothing pending no effect can tell time moved at all.
     /// A journal that cannot be written stops the clock (and every call then says why).
     private func tick(_ nanoseconds: UInt64) {
-        guard committer != nil else {
+        guard defers else {
             applying.withLock { commits in
-                guard let move = clockMove(&commits, nanoseconds), (try? file.append(move.json)) != nil else { return }
+                guard let move = clockMove(&commits, nanoseconds), (try? store.append(move.json)) != nil else { return }
                 commits.records += 1
                 try? Self.apply(move, to: instance, replaying: false)
                 checkpointIfDue(&commits)
@@ -438,7 +460,7 @@ public final class JournaledInstance: Sendable {
             // The message ids the records dropped carried go on in the record after it.
             let kept = commits.appliedMessages.latest
             let applied = kept.isEmpty ? [] : [JournalRecord.applied(kept).json]
-            try file.replace(header: header, records: [JournalRecord.checkpoint(checkpoint).json] + applied)
+            try store.replace(header: header, records: [JournalRecord.checkpoint(checkpoint).json] + applied)
         } catch {
             return
         }

@@ -1,3 +1,5 @@
+import FusionHost
+
 /// How `fusion serve` runs: where it listens, what it serves, and the limits that keep
 /// one page (or a thousand) from taking the process down. Every limit has a default
 /// and a flag; docs/web-protocol.md says what exceeding each one does.
@@ -12,6 +14,12 @@ public struct BridgeConfiguration: Sendable {
     public var clientFolder: String
     /// Origins besides the server's own whose pages may open the WebSocket.
     public var allowedOrigins: [String] = []
+    /// The origins users load the pages from when a proxy is in front (`--public-origin`):
+    /// allowed like `allowedOrigins`, and named as the bridge's own in docs/deploy.md.
+    public var publicOrigins: [String] = []
+    /// Peers (IP addresses) whose `X-Forwarded-Host` and `X-Forwarded-Proto` are believed
+    /// when checking a handshake's Origin (`--trusted-proxy`); from others they are ignored.
+    public var trustedProxies: [String] = []
 
     /// Sessions alive at once, connected or waiting to be rejoined.
     public var maxSessions = 1000
@@ -36,6 +44,9 @@ public struct BridgeConfiguration: Sendable {
     /// record on its own, as a single-session journal does. Either way no input is
     /// acknowledged before its record is on the disk (docs/reliability.md, "Group commit").
     public var journalSync = JournalSync.group
+    /// A store of sessions that several bridges share (`--journal postgres://…`): used in
+    /// place of `journalFolder`, and any bridge takes over any session from it.
+    public var sessionStore: (any SessionStore)?
 
     public enum JournalSync: String, Sendable, CaseIterable {
         case group, each

@@ -14,6 +14,9 @@ public struct BridgeError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(status): \(message)" }
 
+    /// The session is live on another bridge now: never sent, the socket is closed with
+    /// `BridgeCloseCode.sessionMoved` instead, so the client rejoins it there.
+    static let sessionMoved = BridgeError(status: "BRIDGE_SESSION_MOVED", message: "the session moved to another bridge")
     static func malformed(_ message: String) -> BridgeError { BridgeError(status: "BRIDGE_MALFORMED_MESSAGE", message: message) }
     static func unknownInstance(_ id: String) -> BridgeError {
         BridgeError(status: "BRIDGE_UNKNOWN_INSTANCE", message: "no instance \"\(id)\" in this session")

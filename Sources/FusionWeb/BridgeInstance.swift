@@ -91,9 +91,10 @@ final class BridgeInstance: Sendable {
     /// Destroys the library's instance; with `forgettingJournal`, its journal too (the
     /// page destroyed it, or its session expired), else the journal stays to be resumed.
     func destroy(forgettingJournal: Bool) {
-        journal?.stop()
+        // Every record handed over is made durable first: the journal is whole when another
+        // bridge, or this one restarted, resumes it.
+        if forgettingJournal { journal?.forget() } else { journal?.close() }
         try? hosted.destroy()
-        if forgettingJournal, let journal { unlink(journal.path) }
     }
 
     private static func plain(_ call: () throws(FusionHostError) -> Void) throws(JournaledCallError) {
@@ -123,6 +124,8 @@ final class BridgeInstance: Sendable {
         switch error {
         case .refused(let refusal):
             return refusal.status == .invalidHandle ? .unknownInstance(id) : BridgeError(refusal)
+        case .notJournaled(let failure) where failure.fenced:
+            return .sessionMoved
         case .notJournaled(let failure):
             return BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: "not applied: \(failure)")
         }

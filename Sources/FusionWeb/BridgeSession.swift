@@ -19,8 +19,9 @@ final class BridgeSession: Sendable {
     /// `LibrarySet` names it ("todo", or "Chores/counter" where two have one).
     private let libraries: LibrarySet
     private let maxInstances: Int
-    /// This session's folder of crash journals, one per instance; nil: no journals.
-    let journalFolder: String?
+    /// This session's crash journals, one per instance (a folder of files, or rows in a
+    /// database other bridges share); nil: no journals.
+    let journals: (any SessionJournals)?
 
     private struct State {
         var instances: [String: BridgeInstance] = [:]
@@ -28,7 +29,7 @@ final class BridgeSession: Sendable {
         var order: [String] = []
         var connections: [Int: BridgeConnection] = [:]
         var nextNumber = 1
-        /// Names the next instance's journal file, in creation order.
+        /// Numbers the next instance's journal, in creation order.
         var nextJournal = 1
         /// Set once the session has ended (expired or shut down): it takes no one back.
         var ended = false
@@ -37,16 +38,11 @@ final class BridgeSession: Sendable {
     }
     private let state = Mutex(State())
 
-    /// The bridge's group commit, shared by every journal of every session; nil: each
-    /// journal syncs its own records.
-    private let committer: JournalCommitter?
-
-    init(id: String, libraries: LibrarySet, maxInstances: Int, journals: String? = nil, committer: JournalCommitter? = nil) {
+    init(id: String, libraries: LibrarySet, maxInstances: Int, journals: (any SessionJournals)? = nil) {
         self.id = id
         self.libraries = libraries
         self.maxInstances = maxInstances
-        journalFolder = journals.map { "\($0)/\(id)" }
-        self.committer = committer
+        self.journals = journals
     }
 
     // MARK: Connections
@@ -122,7 +118,7 @@ final class BridgeSession: Sendable {
         let hosted: HostedInstance
         var journal: JournaledInstance?
         var reserved: String?
-        if let journalFolder {
+        if let journals {
             // With a journal the id is chosen first: the journal's header keeps it.
             let (id, number) = state.withLock { state -> (String, Int) in
                 defer { state.nextJournal += 1 }
@@ -131,12 +127,10 @@ final class BridgeSession: Sendable {
                 return ("#\(state.nextNumber)", state.nextJournal)
             }
             reserved = id
-            mkdir(journalFolder, 0o755)
             do throws(JournalError) {
                 journal = try JournaledInstance(
-                    path: "\(journalFolder)/\(number).journal", library: library, feature: featureName,
-                    options: options ?? .object([]), startedBy: "fusion serve", extra: ["instance": .string(id)],
-                    committer: committer)
+                    location: journals.location(instance: number), library: library, feature: featureName,
+                    options: options ?? .object([]), startedBy: "fusion serve", extra: ["instance": .string(id)])
             } catch {
                 throw BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: error.description)
             }
@@ -250,14 +244,15 @@ final class BridgeSession: Sendable {
     }
 
     /// Destroys every instance: the session expired (its journals go too), or the
-    /// server shuts down (its journals stay, so a restarted bridge resumes it).
+    /// server shuts down or hands the session over (its journals stay, so a restarted
+    /// bridge, or the one it went to, resumes it).
     func destroyAll(forgettingJournals: Bool) {
         let all = state.withLock { state -> [BridgeInstance] in
             defer { state.instances = [:]; state.order = [] }
             return state.order.compactMap { state.instances[$0] }
         }
         for instance in all { instance.destroy(forgettingJournal: forgettingJournals) }
-        if forgettingJournals, let journalFolder { rmdir(journalFolder) }
+        if forgettingJournals { journals?.end() } else { journals?.release() }
     }
 
     /// The library a feature name (as pages send it) is in, and its name there.
@@ -272,29 +267,24 @@ final class BridgeSession: Sendable {
 
     // MARK: Resuming after a crash
 
-    /// The session whose journals are in `folder/id` (`fusion serve --journal DIR`: a
-    /// folder per session, a journal per instance, `1.journal`, `2.journal`, … in
-    /// creation order), every instance resumed from its
-    /// journal; problems (a journal that cannot be resumed is left where it is) in words.
-    static func resume(
-        id: String, libraries: LibrarySet, maxInstances: Int, journals folder: String, committer: JournalCommitter?
-    ) -> (BridgeSession, [String]) {
-        let session = BridgeSession(id: id, libraries: libraries, maxInstances: maxInstances, journals: folder, committer: committer)
+    /// The session whose journals are `journals` (a folder per session, a journal per
+    /// instance, numbered in creation order), every instance resumed from its journal;
+    /// problems (a journal that cannot be resumed is left where it is) in words.
+    static func resume(journals: any SessionJournals, libraries: LibrarySet, maxInstances: Int) -> (BridgeSession, [String]) {
+        let session = BridgeSession(id: journals.sessionID, libraries: libraries, maxInstances: maxInstances, journals: journals)
         var problems: [String] = []
-        let numbered = FileBytes.names(inFolder: "\(folder)/\(id)").compactMap { name -> (Int, String)? in
-            guard name.hasSuffix(".journal"), let number = Int(name.dropLast(8)) else { return nil }
-            return (number, name)
-        }.sorted { $0.0 < $1.0 }
-        for (number, name) in numbered {
-            let path = "\(folder)/\(id)/\(name)"
+        let numbers: [Int]
+        do throws(JournalError) { numbers = try journals.instanceNumbers() } catch { return (session, ["\(error)"]) }
+        for number in numbers {
+            let location = journals.location(instance: number)
+            let path = location.name
             do throws(JournalError) {
                 // The library that wrote it; another one refuses it, naming both.
                 let library =
                     libraries.libraries.count == 1
-                    ? libraries.libraries[0] : libraries.library(writing: try JournalFile.header(of: path)) ?? libraries.libraries[0]
+                    ? libraries.libraries[0] : libraries.library(writing: try location.readHeader() ?? .null) ?? libraries.libraries[0]
                 let journal = try JournaledInstance(
-                    path: path, library: library, feature: nil, options: .object([]), startedBy: "fusion serve",
-                    committer: committer)
+                    location: location, library: library, feature: nil, options: .object([]), startedBy: "fusion serve")
                 guard let instanceID = journal.extra["instance"]?.stringValue else {
                     throw JournalError(path: path, "its header names no bridge instance")
                 }

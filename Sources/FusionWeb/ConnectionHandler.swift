@@ -30,6 +30,9 @@ struct ConnectionHandler: Sendable {
             // A full server is worth trying later (1013); one shutting down will be back (1001).
             if error == .shuttingDown {
                 try? await outbound.close(.goingAway, reason: "server shutting down")
+            } else if error.status == "BRIDGE_JOURNAL_FAILURE" {
+                // The session store did not answer (or the take-over failed): worth a retry.
+                try? await outbound.close(.unexpectedServerError, reason: "the session store did not answer; try again")
             } else {
                 try? await outbound.close(.init(codeNumber: 1013), reason: "too many sessions")
             }
@@ -141,6 +144,9 @@ struct ConnectionHandler: Sendable {
         do throws(BridgeError) {
             try await apply(envelope, connection: connection, session: session)
         } catch {
+            // Fenced off the session (another bridge took it over): no reply, the client
+            // asks the bridge that holds it now whether the message was applied.
+            if error == .sessionMoved { return registry.handOver(session.id) }
             connection.send(ServerMessage.error(re: envelope.id, error))
         }
     }

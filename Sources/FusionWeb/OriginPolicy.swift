@@ -4,15 +4,32 @@ import Synchronization
 /// origins given with --allow-origin. A browser always sends `Origin` on a WebSocket
 /// handshake, so a page from another site is refused; a program that sends no
 /// `Origin` is not a browser page and is let in.
+///
+/// Behind a proxy the pages come from the proxy's origin: give it with `--public-origin`,
+/// or let the proxy say it (`X-Forwarded-Host`, `X-Forwarded-Proto`), which is believed
+/// only from the addresses of `--trusted-proxy`: anyone else could send those headers.
 final class OriginPolicy: Sendable {
     private let host: String
     private let extra: Set<String>
+    private let trustedProxies: Set<String>
     /// The server's own origins, known once it listens (the port may be the system's choice).
     private let own = Mutex<[String]>([])
 
-    init(host: String, allowed: [String]) {
+    init(host: String, allowed: [String], trustedProxies: [String] = []) {
         self.host = host.lowercased()
         extra = Set(allowed.map(Self.normalized))
+        self.trustedProxies = Set(trustedProxies)
+    }
+
+    /// The origin a trusted proxy says the page was loaded from; nil from any other peer,
+    /// or without `X-Forwarded-Host`.
+    func forwardedOrigin(peer: String?, forwardedHost: String?, forwardedProto: String?) -> String? {
+        guard let peer, trustedProxies.contains(peer), let forwardedHost, !forwardedHost.isEmpty else { return nil }
+        // The first value of a list: the proxy nearest the browser is the only one that saw it.
+        let host = Self.firstOfList(forwardedHost)
+        let scheme = forwardedProto.map { Self.firstOfList($0).lowercased() } ?? "http"
+        guard scheme == "http" || scheme == "https" else { return nil }
+        return "\(scheme)://\(host.lowercased())"
     }
 
     /// Called once the server listens.
@@ -29,10 +46,11 @@ final class OriginPolicy: Sendable {
     var allowedOrigins: [String] { own.withLock { $0 } + extra.sorted() }
 
     /// Whether a handshake with this `Origin` (nil: none sent) and `Host` may open the socket.
-    func allows(origin: String?, hostHeader: String?) -> Bool {
+    func allows(origin: String?, hostHeader: String?, forwardedOrigin: String? = nil) -> Bool {
         guard let origin else { return true }
         let given = Self.normalized(origin)
         if extra.contains(given) || own.withLock({ $0.contains(given) }) { return true }
+        if let forwardedOrigin, given == Self.normalized(forwardedOrigin) { return true }
         // Bound to every address, the server cannot list its names: a page it served
         // itself has the origin of the Host it was asked by. Only an address, never a
         // name: a name could be one rebound to this machine by another site's DNS.
@@ -40,6 +58,11 @@ final class OriginPolicy: Sendable {
             return given == "http://" + hostHeader.lowercased()
         }
         return false
+    }
+
+    private static func firstOfList(_ value: String) -> String {
+        let first = value.split(separator: ",", omittingEmptySubsequences: false).first ?? ""
+        return String(first.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 
     static func isLoopback(_ host: String) -> Bool {

@@ -1,4 +1,5 @@
 import FusionHost
+import Logging
 import Synchronization
 
 /// Every session of the bridge by id: joins, rejoins, the timeout after a session's
@@ -15,15 +16,21 @@ final class SessionRegistry: Sendable {
     private let state = Mutex(State())
     private let manifest = Mutex<String?>(nil)
 
-    /// The journals' shared syncs (group commit); nil without journals or with `each`.
+    /// The journals' shared syncs (group commit); nil without journal files or with `each`.
     let committer: JournalCommitter?
+    /// Where the sessions' journals are kept; nil: no journals.
+    let store: (any SessionStore)?
+    let logger = Logger(label: "fusion.serve")
 
     init(libraries: LibrarySet, configuration: BridgeConfiguration) {
         self.libraries = libraries
         self.configuration = configuration
-        committer =
-            configuration.journalFolder != nil && configuration.journalSync == .group
+        let committer =
+            configuration.sessionStore == nil && configuration.journalFolder != nil && configuration.journalSync == .group
             ? JournalCommitter(label: "fusion.serve.journal-commit") : nil
+        self.committer = committer
+        store = configuration.sessionStore ?? configuration.journalFolder.map { JournalFolder(folder: $0, committer: committer) }
+        store?.onHandOverRequest { [weak self] id in self?.handOver(id) }
     }
 
     var sessionCount: Int { state.withLock { $0.sessions.count } }
@@ -54,24 +61,89 @@ final class SessionRegistry: Sendable {
         _ connection: BridgeConnection, requested: Substring?,
         greet: (BridgeSession, _ resumed: Bool, [BridgeInstance]) -> Void
     ) throws(BridgeError) -> BridgeSession {
-        let outcome = state.withLock { state -> Result<BridgeSession, BridgeError> in
-            if state.shutDown { return .failure(.shuttingDown) }
-            if let requested, SessionID.isWellFormed(requested), let session = state.sessions[String(requested)],
-                session.attach(connection, greet: { greet(session, true, $0) })
-            {
-                return .success(session)
+        let wanted = requested.flatMap { SessionID.isWellFormed($0) ? String($0) : nil }
+        if let found = try attachKnown(connection, wanted, greet) { return found }
+        // A session another bridge holds, or held until it died: taken over from the
+        // shared store (outside the lock: it waits for the database, maybe for a hand-over).
+        if let wanted, let store, store.isShared, let session = try takeOver(wanted, from: store) {
+            let attached = state.withLock { state -> BridgeSession? in
+                if let other = state.sessions[wanted] { return other }  // taken over twice at once: keep one
+                state.sessions[wanted] = session
+                return nil
             }
+            if let other = attached {
+                session.destroyAll(forgettingJournals: false)
+                if let found = try attachKnown(connection, wanted, greet) { return found }
+                _ = other
+            } else if session.attach(connection, greet: { greet(session, true, $0) }) {
+                return session
+            }
+        }
+        let outcome = state.withLock { state -> Result<(String, Bool), BridgeError> in
+            if state.shutDown { return .failure(.shuttingDown) }
             guard state.sessions.count < configuration.maxSessions else { return .failure(.sessionLimit(configuration.maxSessions)) }
             var id = SessionID.make()
             while state.sessions[id] != nil { id = SessionID.make() }
-            let session = BridgeSession(
-                id: id, libraries: libraries, maxInstances: configuration.maxInstancesPerSession,
-                journals: configuration.journalFolder, committer: committer)
-            _ = session.attach(connection, greet: { greet(session, false, $0) })
-            state.sessions[id] = session
+            return .success((id, true))
+        }
+        let (id, _) = try outcome.get()
+        var journals: (any SessionJournals)?
+        if let store {
+            do throws(JournalError) { journals = try store.start(session: id) } catch {
+                throw BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: "cannot start a session: \(error)")
+            }
+        }
+        let session = BridgeSession(id: id, libraries: libraries, maxInstances: configuration.maxInstancesPerSession, journals: journals)
+        _ = session.attach(connection, greet: { greet(session, false, $0) })
+        state.withLock { $0.sessions[id] = session }
+        return session
+    }
+
+    /// Attaches to a session this bridge holds; nil when it holds none by that id.
+    private func attachKnown(
+        _ connection: BridgeConnection, _ wanted: String?, _ greet: (BridgeSession, _ resumed: Bool, [BridgeInstance]) -> Void
+    ) throws(BridgeError) -> BridgeSession? {
+        let outcome = state.withLock { state -> Result<BridgeSession?, BridgeError> in
+            if state.shutDown { return .failure(.shuttingDown) }
+            guard let wanted, let session = state.sessions[wanted], session.attach(connection, greet: { greet(session, true, $0) }) else {
+                return .success(nil)
+            }
             return .success(session)
         }
         return try outcome.get()
+    }
+
+    /// The session `id` taken over from a shared store, its instances replayed; nil when
+    /// the store has no such session.
+    private func takeOver(_ id: String, from store: any SessionStore) throws(BridgeError) -> BridgeSession? {
+        let journals: any SessionJournals
+        do throws(JournalError) {
+            guard let found = try store.takeOver(session: id) else { return nil }
+            journals = found
+        } catch {
+            throw BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: "cannot take the session over: \(error)")
+        }
+        let (session, problems) = BridgeSession.resume(
+            journals: journals, libraries: libraries, maxInstances: configuration.maxInstancesPerSession)
+        for problem in problems { logger.warning("\(problem)", metadata: ["session": "\(id)"]) }
+        scheduleExpiry(session, generation: 0)
+        return session
+    }
+
+    /// A hand-over request for a session this bridge holds: its sockets are closed with
+    /// `BridgeCloseCode.sessionMoved` (clients reconnect, and reach the bridge that asked),
+    /// its records finish, and the store lets it go.
+    func handOver(_ id: String) {
+        let session = state.withLock { state -> BridgeSession? in
+            guard let session = state.sessions[id] else { return nil }
+            state.sessions[id] = nil
+            return session
+        }
+        guard let session else { return }
+        for connection in session.end() {
+            connection.close(BridgeCloseCode.sessionMoved, reason: "the session moved to another bridge; reconnect")
+        }
+        session.destroyAll(forgettingJournals: false)
     }
 
     /// Resumes the sessions whose journals are in the journal folder (a bridge that
@@ -79,38 +151,41 @@ final class SessionRegistry: Sendable {
     /// as after a reload, and ends after the session timeout if none does. Returns
     /// how many were resumed, and problems in words.
     func resumeJournaledSessions() -> (sessions: Int, problems: [String]) {
-        guard let folder = configuration.journalFolder else { return (0, []) }
+        guard let store else { return (0, []) }
         var problems: [String] = []
         var resumed: [BridgeSession] = []
-        for id in FileBytes.names(inFolder: folder) where SessionID.isWellFormed(Substring(id)) {
+        for id in store.sessionsToResume() where SessionID.isWellFormed(Substring(id)) {
+            let journals: any SessionJournals
+            do throws(JournalError) { journals = try store.start(session: id) } catch {
+                problems.append("\(error)")
+                continue
+            }
             let (session, found) = BridgeSession.resume(
-                id: id, libraries: libraries, maxInstances: configuration.maxInstancesPerSession,
-                journals: folder, committer: committer)
+                journals: journals, libraries: libraries, maxInstances: configuration.maxInstancesPerSession)
             problems += found
             resumed.append(session)
         }
         state.withLock { state in
             for session in resumed { state.sessions[session.id] = session }
         }
-        let timeout = configuration.sessionTimeout
-        for session in resumed {
-            Task { [weak self] in
-                try? await Task.sleep(for: timeout)
-                self?.expire(session, generation: 0)
-            }
-        }
+        for session in resumed { scheduleExpiry(session, generation: 0) }
         return (resumed.count, problems)
+    }
+
+    /// Ends `session` after the session timeout unless a connection attached since `generation`.
+    private func scheduleExpiry(_ session: BridgeSession, generation: Int) {
+        let timeout = configuration.sessionTimeout
+        Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            self?.expire(session, generation: generation)
+        }
     }
 
     /// Detaches a connection; a session left without any ends after the timeout,
     /// unless a connection rejoins it first.
     func leave(_ session: BridgeSession, _ connection: BridgeConnection) {
         guard let generation = session.detach(connection) else { return }
-        let timeout = configuration.sessionTimeout
-        Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            self?.expire(session, generation: generation)
-        }
+        scheduleExpiry(session, generation: generation)
     }
 
     private func expire(_ session: BridgeSession, generation: Int) {

@@ -29,7 +29,9 @@ public struct WebBridge: Sendable {
         self.libraries = libraries
         self.configuration = configuration
         registry = SessionRegistry(libraries: libraries, configuration: configuration)
-        origins = OriginPolicy(host: configuration.host, allowed: configuration.allowedOrigins)
+        origins = OriginPolicy(
+            host: configuration.host, allowed: configuration.allowedOrigins + configuration.publicOrigins,
+            trustedProxies: configuration.trustedProxies)
         pages = StaticFiles(folder: configuration.staticFolder)
         client = StaticFiles(folder: configuration.clientFolder)
     }
@@ -79,7 +81,10 @@ public struct WebBridge: Sendable {
             let (path, query) = Self.split(request.path ?? "/")
             guard path == "/ws" else { return .dontUpgrade }
             let origin = request.headerFields[.origin]
-            guard origins.allows(origin: origin, hostHeader: request.authority) else {
+            let forwarded = origins.forwardedOrigin(
+                peer: channel.remoteAddress?.ipAddress, forwardedHost: request.headerFields[Self.forwardedHost],
+                forwardedProto: request.headerFields[Self.forwardedProto])
+            guard origins.allows(origin: origin, hostHeader: request.authority, forwardedOrigin: forwarded) else {
                 // A declined upgrade can only be answered with a bare 400 here; a close
                 // with a reason tells the page's developer what to change. Nothing is read.
                 let reason = "origin \(origin ?? "") may not open this bridge; see --allow-origin"
@@ -137,6 +142,11 @@ public struct WebBridge: Sendable {
             }
             return Self.text(
                 .init(code: 426, reasonPhrase: "Upgrade Required"), "/ws is the bridge's WebSocket: open it with a WebSocket client\n")
+        case "/healthz":
+            // Ready only while the session store answers: a proxy sends nobody to a bridge
+            // that could not journal their inputs (docs/deploy.md).
+            let ready = registry.store?.isReady() ?? true
+            return Self.text(ready ? .ok : .serviceUnavailable, ready ? "ready\n" : "the session store does not answer\n")
         case "/manifest.json":
             guard let json = try? registry.manifestJSON() else {
                 return Self.text(.internalServerError, "the library's manifest could not be read\n")
@@ -162,6 +172,9 @@ public struct WebBridge: Sendable {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
+    static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
+    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+
     static func split(_ target: String) -> (path: Substring, query: Substring) {
         guard let mark = target.firstIndex(of: "?") else { return (Substring(target), "") }
         return (target[..<mark], target[target.index(after: mark)...])
@@ -186,6 +199,7 @@ struct BridgeShutdown: Service {
     func run() async throws {
         try? await gracefulShutdown()
         registry.shutdown(reason: "server shutting down")
+        registry.store?.close()
         if let onStuck {
             Task.detached {
                 try? await Task.sleep(for: .milliseconds(1500))

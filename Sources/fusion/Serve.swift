@@ -1,5 +1,6 @@
 import ArgumentParser
 import FusionHost
+import FusionJournalPostgres
 import FusionWeb
 import Logging
 
@@ -52,6 +53,20 @@ struct Serve: AsyncParsableCommand {
             "Another origin whose pages may open the WebSocket, e.g. http://localhost:3000 (repeatable).", valueName: "origin"))
     var allowedOrigins: [String] = []
 
+    @Option(
+        name: .customLong("public-origin"),
+        help: ArgumentHelp(
+            "The origin users load the pages from when a proxy is in front, e.g. https://app.example.com (repeatable).",
+            valueName: "origin"))
+    var publicOrigins: [String] = []
+
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: ArgumentHelp(
+            "An address (e.g. 127.0.0.1) whose X-Forwarded-Host and X-Forwarded-Proto say the page's origin; ignored from any other peer (repeatable).",
+            valueName: "address"))
+    var trustedProxies: [String] = []
+
     @Option(name: .customLong("max-sessions"), help: "Sessions alive at once.")
     var maxSessions = 1000
 
@@ -70,8 +85,8 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .customLong("journal"),
         help: ArgumentHelp(
-            "Keep a crash journal of every instance in this folder (a folder per session); started again with it after a crash, the bridge resumes those sessions, and their tabs rejoin them.",
-            valueName: "dir"))
+            "Keep a crash journal of every instance: in this folder (a folder per session; started again with it after a crash, the bridge resumes those sessions), or in PostgreSQL (postgres://USER@HOST:PORT/DB), shared by several bridges, any of which takes over any session (docs/deploy.md).",
+            valueName: "dir|postgres-url"))
     var journalFolder: String?
 
     @Option(
@@ -104,7 +119,11 @@ struct Serve: AsyncParsableCommand {
         ] where value < 1 {
             throw ValidationError("\(name) is at least 1")
         }
-        if journalSync != .group, journalFolder == nil { throw ValidationError("--journal-sync is for --journal DIR") }
+        let database = try? PostgresAddress(journalFolder ?? "")
+        if journalSync != .group, journalFolder == nil || database != nil {
+            throw ValidationError("--journal-sync is for --journal DIR")
+        }
+        do { _ = try PostgresAddress(journalFolder ?? "") } catch { throw ValidationError("--journal \(error)") }
         guard sessionTimeout >= 0, sessionTimeout <= 86_400 else { throw ValidationError("--session-timeout is 0 to 86400 seconds") }
         guard shutdownGrace >= 0, shutdownGrace <= 600 else { throw ValidationError("--shutdown-grace is 0 to 600 seconds") }
         guard maxMessageBytes <= 64 << 20 else { throw ValidationError("--max-message-bytes is at most 67108864 (64 MiB)") }
@@ -124,13 +143,21 @@ struct Serve: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.allowedOrigins = allowedOrigins
+        configuration.publicOrigins = publicOrigins
+        configuration.trustedProxies = trustedProxies
         configuration.maxSessions = maxSessions
         configuration.maxInstancesPerSession = maxInstancesPerSession
         configuration.maxMessageBytes = maxMessageBytes
         configuration.maxMessagesPerSecond = maxMessagesPerSecond
         configuration.sessionTimeout = .milliseconds(Int64((sessionTimeout * 1000).rounded()))
         configuration.shutdownGrace = .milliseconds(Int64((shutdownGrace * 1000).rounded()))
-        if let journalFolder {
+        if let journalFolder, let database = try PostgresAddress(journalFolder, environment: Self.passwordEnvironment) {
+            do throws(JournalError) {
+                configuration.sessionStore = try PostgresSessionStore(address: database, holder: Self.holderName(port: port))
+            } catch {
+                throw CLIError(.journal, "--journal \(database): \(error.reason)")
+            }
+        } else if let journalFolder {
             guard mkdir(journalFolder, 0o755) == 0 || errno == EEXIST, WebFolders.isFolder(journalFolder) else {
                 throw CLIError(.usage, "--journal \(journalFolder): not a folder, and it cannot be made one")
             }
@@ -172,3 +199,18 @@ struct Serve: AsyncParsableCommand {
 }
 
 extension BridgeConfiguration.JournalSync: ExpressibleByArgument {}
+
+extension Serve {
+    /// PGPASSWORD, as libpq reads it, for an address without a password.
+    static var passwordEnvironment: [String: String] {
+        getenv("PGPASSWORD").map { ["PGPASSWORD": String(cString: $0)] } ?? [:]
+    }
+
+    /// Names this bridge in the journal database's `holder` column: host, process, port.
+    static func holderName(port: Int) -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        gethostname(&name, name.count - 1)
+        let host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return "\(host) pid \(getpid()) port \(port)"
+    }
+}

@@ -2,10 +2,14 @@
 public struct JournalError: Error, Sendable, CustomStringConvertible {
     public let path: String
     public let reason: String
+    /// The journal's session is held by another bridge now (its epoch moved on): this
+    /// process may never write to it again (docs/deploy.md, "Fencing").
+    public let fenced: Bool
 
-    public init(path: String, _ reason: String) {
+    public init(path: String, _ reason: String, fenced: Bool = false) {
         self.path = path
         self.reason = reason
+        self.fenced = fenced
     }
 
     public var description: String { "journal \(path): \(reason)" }

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where a bridge keeps its sessions' journals (docs/deploy.md): a folder of files on its
+/// own disk (`JournalFolder`), or a database that several bridges share
+/// (FusionJournalPostgres), from which any bridge can take over any session. A session is
+/// live on one bridge at a time: the store says which.
+public protocol SessionStore: Sendable {
+    /// Words for the log: the folder, or the database (without its password).
+    var description: String { get }
+    /// Whether another bridge may hold sessions of this store: then a session the bridge
+    /// does not know is looked for in the store (`takeOver`) before a new one is made.
+    var isShared: Bool { get }
+    /// Claims a new session, `id`, for this bridge.
+    func start(session id: String) throws(JournalError) -> any SessionJournals
+    /// Takes over the session `id` for this bridge: at once when its holder is gone, by
+    /// hand-over when it is alive. nil when the store has no such session.
+    func takeOver(session id: String) throws(JournalError) -> (any SessionJournals)?
+    /// The sessions to resume when the bridge starts: a folder's are all its own; a shared
+    /// store's are taken over one by one, when a client asks for them.
+    func sessionsToResume() -> [String]
+    /// Tells the bridge when another one asks for a session it holds (hand-over): the
+    /// bridge finishes what it is doing, closes the session's sockets, and `release`s it.
+    func onHandOverRequest(_ handler: @escaping @Sendable (String) -> Void)
+    /// Whether the store answers now (`/healthz`).
+    func isReady() -> Bool
+    /// Lets go of everything (the bridge stops).
+    func close()
+}
+
+/// The journals of one session that this bridge holds: one per instance, numbered in
+/// creation order.
+public protocol SessionJournals: Sendable {
+    var sessionID: String { get }
+    /// Where instance `number`'s journal is.
+    func location(instance number: Int) -> any JournalLocation
+    /// The numbers of the instances whose journals the session has, in creation order.
+    func instanceNumbers() throws(JournalError) -> [Int]
+    /// The session ended: every journal of it is deleted.
+    func end()
+    /// This bridge lets the session go (it stops, or hands it over): the journals stay for
+    /// whoever takes it next.
+    func release()
+}
+
+/// Sessions in a folder of this machine (`fusion serve --journal DIR`): a folder per
+/// session, a journal file per instance (`1.journal`, `2.journal`, … in creation order).
+/// One bridge owns the folder; a restarted bridge resumes every session in it.
+public struct JournalFolder: SessionStore {
+    public let folder: String
+    /// The journals' shared syncs (group commit); nil: each record synced on its own.
+    public let committer: JournalCommitter?
+
+    public init(folder: String, committer: JournalCommitter?) {
+        self.folder = folder
+        self.committer = committer
+    }
+
+    public var description: String { folder }
+    public var isShared: Bool { false }
+
+    public func start(session id: String) throws(JournalError) -> any SessionJournals {
+        Session(folder: "\(folder)/\(id)", sessionID: id, committer: committer)
+    }
+
+    public func takeOver(session id: String) throws(JournalError) -> (any SessionJournals)? { nil }
+
+    public func sessionsToResume() -> [String] { FileBytes.names(inFolder: folder) }
+
+    public func onHandOverRequest(_ handler: @escaping @Sendable (String) -> Void) {}
+
+    public func isReady() -> Bool { access(folder, W_OK) == 0 }
+
+    public func close() { committer?.stop() }
+
+    /// One session's folder.
+    public struct Session: SessionJournals {
+        let folder: String
+        public let sessionID: String
+        let committer: JournalCommitter?
+
+        public func location(instance number: Int) -> any JournalLocation {
+            mkdir(folder, 0o755)
+            return FileJournal(path: "\(folder)/\(number).journal", committer: committer)
+        }
+
+        public func instanceNumbers() throws(JournalError) -> [Int] {
+            FileBytes.names(inFolder: folder).compactMap { name -> Int? in
+                guard name.hasSuffix(".journal") else { return nil }
+                return Int(name.dropLast(8))
+            }.sorted()
+        }
+
+        public func end() { rmdir(folder) }
+
+        public func release() {}
+    }
+}

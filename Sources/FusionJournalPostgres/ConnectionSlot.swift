@@ -1,0 +1,100 @@
+import Dispatch
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import PostgresNIO
+
+/// One connection to the database, made again when it was lost (the server restarted,
+/// or stopped for a while): every query through it runs in the order it was asked for.
+final class ConnectionSlot: Sendable {
+    private let address: PostgresAddress
+    private let eventLoop: any EventLoop
+    private let logger: Logger
+    private let number: Int
+    /// Called with each new connection after the first, before any query runs on it (the
+    /// lock connection takes its locks again and listens again).
+    private let reconnected: @Sendable (PostgresConnection) -> EventLoopFuture<Void>
+
+    private enum Current {
+        case none, connecting(EventLoopFuture<PostgresConnection>), connected(PostgresConnection)
+    }
+    private let current = NIOLockedValueBox(Current.none)
+    private let everConnected = NIOLockedValueBox(false)
+
+    init(
+        address: PostgresAddress, eventLoop: any EventLoop, logger: Logger, number: Int,
+        reconnected: @escaping @Sendable (PostgresConnection) -> EventLoopFuture<Void> = { $0.eventLoop.makeSucceededVoidFuture() }
+    ) {
+        self.address = address
+        self.eventLoop = eventLoop
+        self.logger = logger
+        self.number = number
+        self.reconnected = reconnected
+    }
+
+    /// The connection: the open one, or a new one.
+    func connection() -> EventLoopFuture<PostgresConnection> {
+        current.withLockedValue { current in
+            switch current {
+            case .connected(let connection) where !connection.isClosed:
+                return eventLoop.makeSucceededFuture(connection)
+            case .connecting(let future):
+                return future
+            default:
+                let again = everConnected.withLockedValue { $0 }
+                let future = PostgresConnection.connect(
+                    on: eventLoop, configuration: address.configuration, id: number, logger: logger
+                ).flatMap { connection in
+                    (again ? self.reconnected(connection) : connection.eventLoop.makeSucceededVoidFuture()).map { connection }
+                }
+                current = .connecting(future)
+                future.whenComplete { result in
+                    self.current.withLockedValue { current in
+                        guard case .connecting(let made) = current, made === future else { return }
+                        switch result {
+                        case .success(let connection):
+                            current = .connected(connection)
+                            self.everConnected.withLockedValue { $0 = true }
+                        case .failure: current = .none
+                        }
+                    }
+                }
+                return future
+            }
+        }
+    }
+
+    /// Runs a query on the connection.
+    func query(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
+        connection().flatMap { $0.query(query, logger: self.logger) }
+    }
+
+    /// Closes the connection, if open.
+    func close() {
+        let open = current.withLockedValue { current -> PostgresConnection? in
+            defer { current = .none }
+            if case .connected(let connection) = current { return connection }
+            return nil
+        }
+        _ = try? open?.close().wait()
+    }
+}
+
+extension EventLoopFuture where Value: Sendable {
+    /// Blocks the calling thread (never one of the journal's event loop) for the result.
+    func await(timeout: DispatchTimeInterval = .seconds(10)) throws -> Value {
+        let result = NIOLockedValueBox<Result<Value, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        whenComplete { outcome in
+            result.withLockedValue { $0 = outcome }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + timeout) == .success else { throw TimedOut() }
+        return try result.withLockedValue { $0! }.get()
+    }
+}
+
+/// The database did not answer in time.
+struct TimedOut: Error, CustomStringConvertible {
+    var description: String { "the database did not answer in time" }
+}

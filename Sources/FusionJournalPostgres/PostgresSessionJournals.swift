@@ -1,0 +1,50 @@
+import Dispatch
+import FusionHost
+import NIOCore
+import PostgresNIO
+
+/// One session this bridge holds in PostgreSQL, with the epoch it was taken with: the
+/// journals of its instances (rows of `fusion_instances` and `fusion_records`).
+final class PostgresSessionJournals: SessionJournals {
+    let store: PostgresSessionStore
+    let sessionID: String
+    /// Checked by every write, in the same statement (fencing).
+    let epoch: Int64
+    let slot: ConnectionSlot
+    /// Where the database's answers are passed on, in order, off its event loop.
+    let answers: DispatchQueue
+
+    init(store: PostgresSessionStore, sessionID: String, epoch: Int64, slot: ConnectionSlot) {
+        self.store = store
+        self.sessionID = sessionID
+        self.epoch = epoch
+        self.slot = slot
+        answers = DispatchQueue(label: "fusion.journal.postgres.session")
+    }
+
+    func location(instance number: Int) -> any JournalLocation {
+        PostgresJournal(session: self, instance: number)
+    }
+
+    func instanceNumbers() throws(JournalError) -> [Int] {
+        try store.blocking("cannot list the instances of session \(sessionID.prefix(8))…") {
+            try slot.query("SELECT instance FROM fusion_instances WHERE session_id = \(sessionID) ORDER BY instance").await().rows.map {
+                try $0.decode(Int.self)
+            }
+        }
+    }
+
+    func end() {
+        _ = try? slot.query("DELETE FROM fusion_sessions WHERE id = \(sessionID) AND epoch = \(epoch)").await()
+        store.unlock(sessionID)
+    }
+
+    func release() { store.unlock(sessionID) }
+
+    /// The failure of a write that found the session's epoch moved on.
+    func fenced(_ name: String) -> JournalError {
+        JournalError(
+            path: name, "another bridge has taken this session over (its epoch is past \(epoch)): this bridge may not write to it",
+            fenced: true)
+    }
+}

@@ -1,0 +1,248 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+import Dispatch
+import FusionHost
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// Sessions kept in PostgreSQL (`fusion serve --journal postgres://…`), shared by every
+/// bridge pointed at the same database: any of them takes over any session
+/// (docs/deploy.md). Three mechanisms keep one live copy of a session:
+///
+/// - **Liveness**: the bridge holding a session holds a session-level advisory lock on
+///   its id, on its lock connection; the server releases it when that connection dies
+///   (the bridge crashed, or lost the database), so a dead holder is known at once.
+/// - **Hand-over**: a bridge asked for a session whose lock is held sends
+///   `NOTIFY fusion_handover, 'id'`; the holder closes the session's sockets (code 4000),
+///   lets its last records reach the database, and unlocks.
+/// - **Fencing**: taking a session over increases its `epoch`, and every write checks the
+///   epoch it was taken with in the same statement, under a share lock on the session's
+///   row: a bridge that lost a session can never write to its journal again.
+public final class PostgresSessionStore: SessionStore {
+    public let address: PostgresAddress
+    /// Who holds the sessions this bridge takes (the `holder` column): host and process.
+    public let holder: String
+    /// How long a take-over waits for a live holder to hand the session over.
+    public let handOverTimeout: Duration
+
+    let logger: Logger
+    private let group: MultiThreadedEventLoopGroup
+    /// Holds the advisory locks and listens for hand-over requests.
+    private let lockSlot: ConnectionSlot
+    /// The journals' writes and reads; a session's always go through the same one, so that
+    /// its records are written in order.
+    private let slots: [ConnectionSlot]
+    /// Sessions this bridge holds, with the epoch it took each one with.
+    private let held = NIOLockedValueBox<[String: Int64]>([:])
+    private let handOverHandler = NIOLockedValueBox<(@Sendable (String) -> Void)?>(nil)
+
+    /// Connects, makes the tables if there are none, and refuses a database whose tables
+    /// a newer FusionKit made.
+    public init(address: PostgresAddress, holder: String, connections: Int = 4, handOverTimeout: Duration = .seconds(5)) throws(JournalError) {
+        self.address = address
+        self.holder = holder
+        self.handOverTimeout = handOverTimeout
+        var made = Logger(label: "fusion.journal.postgres")
+        made.logLevel = .error
+        let logger = made
+        self.logger = logger
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        slots = (0..<max(1, connections)).map { ConnectionSlot(address: address, eventLoop: loop, logger: logger, number: $0 + 1) }
+        let heldSessions = held
+        let handler = handOverHandler
+        let name = address.description
+        lockSlot = ConnectionSlot(address: address, eventLoop: loop, logger: logger, number: 0) { connection in
+            // A new lock connection: the old one's locks went with it. Each session is locked
+            // again; one another bridge took meanwhile is let go here (its epoch moved on,
+            // so this bridge could not write to it anyway).
+            Self.listen(on: connection, logger: logger, held: heldSessions, handler: handler).flatMap {
+                let sessions = heldSessions.withLockedValue { Array($0.keys) }
+                let relocked = sessions.map { id in
+                    connection.query("SELECT pg_try_advisory_lock(hashtextextended(\(id), 0))", logger: logger).map { result in
+                        let locked = (try? result.rows.first?.decode(Bool.self)) ?? false
+                        if !locked {
+                            logger.warning("session \(id.prefix(8))… was taken by another bridge while \(name) was away")
+                            if let hand = handler.withLockedValue({ $0 }) { DispatchQueue.global().async { hand(id) } }
+                        }
+                    }
+                }
+                return EventLoopFuture.andAllComplete(relocked, on: connection.eventLoop)
+            }
+        }
+        do {
+            try makeTables()
+            _ = try lockSlot.connection().flatMap { connection in
+                Self.listen(on: connection, logger: logger, held: heldSessions, handler: handler)
+            }.await()
+        } catch let error as JournalError {
+            shutDown()
+            throw error
+        } catch {
+            shutDown()
+            throw failure("cannot use the database: \(Self.describe(error))")
+        }
+    }
+
+    deinit { shutDown() }
+
+    public var description: String { address.description }
+    public var isShared: Bool { true }
+
+    // MARK: SessionStore
+
+    public func start(session id: String) throws(JournalError) -> any SessionJournals {
+        try blocking("cannot start session \(id.prefix(8))…") {
+            let slot = slot(for: id)
+            _ = try slot.query("INSERT INTO fusion_sessions (id, epoch, holder) VALUES (\(id), 1, \(holder))").await()
+            guard try tryLock(id) else { throw failure("session \(id.prefix(8))… is locked by another bridge") }
+        }
+        held.withLockedValue { $0[id] = 1 }
+        return PostgresSessionJournals(store: self, sessionID: id, epoch: 1, slot: slot(for: id))
+    }
+
+    public func takeOver(session id: String) throws(JournalError) -> (any SessionJournals)? {
+        let slot = slot(for: id)
+        let exists = try blocking("cannot look for session \(id.prefix(8))…") {
+            try slot.query("SELECT 1 FROM fusion_sessions WHERE id = \(id)").await().rows.isEmpty == false
+        }
+        guard exists else { return nil }
+        try waitForLock(id)
+        let epoch = try blocking("cannot take session \(id.prefix(8))… over") { () throws -> Int64? in
+            let result = try slot.query(
+                "UPDATE fusion_sessions SET epoch = epoch + 1, holder = \(holder), taken = now() WHERE id = \(id) RETURNING epoch"
+            ).await()
+            return try result.rows.first?.decode(Int64.self)
+        }
+        guard let epoch else {  // ended meanwhile
+            unlock(id)
+            return nil
+        }
+        held.withLockedValue { $0[id] = epoch }
+        logger.info("took session \(id.prefix(8))… over (epoch \(epoch))")
+        return PostgresSessionJournals(store: self, sessionID: id, epoch: epoch, slot: slot)
+    }
+
+    public func sessionsToResume() -> [String] { [] }
+
+    public func onHandOverRequest(_ handler: @escaping @Sendable (String) -> Void) {
+        handOverHandler.withLockedValue { $0 = handler }
+    }
+
+    public func isReady() -> Bool {
+        let probes = [lockSlot, slots[0]].map { $0.query("SELECT 1") }
+        return probes.allSatisfy { (try? $0.await(timeout: .seconds(1))) != nil }
+    }
+
+    public func close() { shutDown() }
+
+    // MARK: Locks
+
+    /// Locks `id` for this bridge: at once when its holder is gone; else asks the holder to
+    /// hand it over and waits, up to `handOverTimeout`.
+    private func waitForLock(_ id: String) throws(JournalError) {
+        if held.withLockedValue({ $0[id] != nil }) { return }
+        let start = ContinuousClock.now
+        var asked: ContinuousClock.Instant?
+        while true {
+            if try blocking("cannot lock session \(id.prefix(8))…", { try tryLock(id) }) { return }
+            let now = ContinuousClock.now
+            if now - start > handOverTimeout {
+                throw failure("session \(id.prefix(8))… is held by a live bridge that did not hand it over within \(handOverTimeout)")
+            }
+            // Asked again every second: a request sent while the holder was reconnecting is lost.
+            if asked.map({ now - $0 > .seconds(1) }) ?? true {
+                _ = try? slot(for: id).query("SELECT pg_notify(\(JournalSchema.handOverChannel), \(id))").await()
+                asked = now
+            }
+            usleep(20_000)
+        }
+    }
+
+    private func tryLock(_ id: String) throws -> Bool {
+        let result = try lockSlot.query("SELECT pg_try_advisory_lock(hashtextextended(\(id), 0))").await()
+        return try result.rows.first?.decode(Bool.self) ?? false
+    }
+
+    /// Lets go of a session: this bridge no longer writes to it.
+    func unlock(_ id: String) {
+        held.withLockedValue { $0[id] = nil }
+        _ = lockSlot.query("SELECT pg_advisory_unlock(hashtextextended(\(id), 0))")
+    }
+
+    private static func listen(
+        on connection: PostgresConnection, logger: Logger, held: NIOLockedValueBox<[String: Int64]>,
+        handler: NIOLockedValueBox<(@Sendable (String) -> Void)?>
+    ) -> EventLoopFuture<Void> {
+        connection.addListener(channel: JournalSchema.handOverChannel) { _, notification in
+            let id = notification.payload
+            guard held.withLockedValue({ $0[id] != nil }), let hand = handler.withLockedValue({ $0 }) else { return }
+            // Off the event loop: handing over waits for the session's last records.
+            DispatchQueue.global().async { hand(id) }
+        }
+        return connection.query(PostgresQuery(unsafeSQL: "LISTEN \(JournalSchema.handOverChannel)"), logger: logger).map { _ in }
+    }
+
+    // MARK: Tables
+
+    private func makeTables() throws {
+        let slot = slots[0]
+        _ = try slot.query("BEGIN").await()
+        do {
+            _ = try slot.query("SELECT pg_advisory_xact_lock(\(JournalSchema.creationLock))").await()
+            for statement in JournalSchema.statements { _ = try slot.query(PostgresQuery(unsafeSQL: statement)).await() }
+            _ = try slot.query("COMMIT").await()
+        } catch {
+            _ = try? slot.query("ROLLBACK").await()
+            throw error
+        }
+        let found = try slot.query("SELECT max(version) FROM fusion_schema").await().rows.first?.decode(Int?.self) ?? nil
+        if let found, found > JournalSchema.version {
+            throw failure(
+                "its FusionKit tables are version \(found), made by a newer FusionKit; this one knows version \(JournalSchema.version): upgrade fusion (or use another database)"
+            )
+        }
+    }
+
+    // MARK: Helpers
+
+    func slot(for session: String) -> ConnectionSlot {
+        var hash: UInt64 = 14_695_981_039_346_656_037
+        for byte in session.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
+        return slots[Int(hash % UInt64(slots.count))]
+    }
+
+    func failure(_ reason: String, fenced: Bool = false) -> JournalError {
+        JournalError(path: address.description, reason, fenced: fenced)
+    }
+
+    /// Runs database calls, their failures said as a JournalError.
+    func blocking<T>(_ what: String, _ body: () throws -> T) throws(JournalError) -> T {
+        do {
+            return try body()
+        } catch let error as JournalError {
+            throw error
+        } catch {
+            throw failure("\(what): \(Self.describe(error))")
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+
+    private func shutDown() {
+        for slot in slots { slot.close() }
+        lockSlot.close()
+        try? group.syncShutdownGracefully()
+    }
+}
