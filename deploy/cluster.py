@@ -49,15 +49,19 @@ class Postgres:
     root the server runs as the `postgres` user, since PostgreSQL refuses root."""
 
     def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.data = folder / "data"
         self.port = free_port()
         self.bin = postgres_bin()
         self.user = "postgres" if os.geteuid() == 0 else None
-        folder.mkdir(parents=True, exist_ok=True)
+        # As root, a folder of its own in /tmp: the `postgres` user may not enter root's
+        # folders (pytest's among them). Removed by `remove`.
+        self.own_folder = self.user is not None
+        self.folder = Path(tempfile.mkdtemp(prefix="fusion-postgres-")) if self.own_folder else folder
+        self.data = self.folder / "data"
+        self.folder.mkdir(parents=True, exist_ok=True)
         if self.user:
             entry = pwd.getpwnam(self.user)
-            os.chown(folder, entry.pw_uid, entry.pw_gid)
+            os.chmod(self.folder, 0o700)
+            os.chown(self.folder, entry.pw_uid, entry.pw_gid)
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "fusion", "--no-sync", "-E", "UTF8")
         self.start()
         self._run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "fusion", "fusion")
@@ -72,6 +76,12 @@ class Postgres:
 
     def stop(self) -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop", check=False)
+
+    def remove(self) -> None:
+        """Stops the server and deletes its data."""
+        self.stop()
+        if self.own_folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def psql(self, sql: str) -> str:
         out = self._run("psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "fusion", "-d", "fusion", "-At", "-c", sql)
@@ -232,7 +242,7 @@ class Cluster:
             self.nginx.stop()
         for bridge in self.bridges:
             bridge.stop()
-        self.postgres.stop()
+        self.postgres.remove()
 
 
 def main(argv: list[str]) -> int:
@@ -244,7 +254,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--port", type=int, default=8080, help="nginx's port on 127.0.0.1 (default 8080)")
     args = parser.parse_args(argv)
     cluster = Cluster(args.bridges, libraries=args.libraries or None, port=args.port)
-    print(f"PostgreSQL: {cluster.postgres.url}")
+    print(f"PostgreSQL: {cluster.postgres.url} (data in {cluster.postgres.folder})")
     for number, bridge in enumerate(cluster.bridges, 1):
         print(f"bridge {number}: {bridge.url} (log {bridge.log})")
     print(f"Serving at {cluster.url}/ through nginx (files in {cluster.folder}); Ctrl-C stops it all.", flush=True)

@@ -15,13 +15,13 @@ struct ConnectionHandler: Sendable {
 
     /// `drop` closes the connection's socket at once, with no close handshake.
     func serve(
-        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, requestedSession: Substring?,
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, requestedSession: Substring?, proposedSession: String? = nil,
         drop: @escaping @Sendable () -> Void
     ) async {
         let connection = registry.makeConnection()
         let session: BridgeSession
         do throws(BridgeError) {
-            session = try registry.join(connection, requested: requestedSession) { session, resumed, instances in
+            session = try registry.join(connection, requested: requestedSession, proposed: proposedSession) { session, resumed, instances in
                 logger.info("connection \(connection.number): session \(session.id.prefix(8))… \(resumed ? "rejoined" : "new")")
                 greet(connection, session: session, resumed: resumed, instances: instances)
             }

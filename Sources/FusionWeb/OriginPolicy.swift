@@ -21,6 +21,9 @@ final class OriginPolicy: Sendable {
         self.trustedProxies = Set(trustedProxies)
     }
 
+    /// Whether `peer` (an IP address) is one of `--trusted-proxy`.
+    func trusts(peer: String?) -> Bool { peer.map(trustedProxies.contains) ?? false }
+
     /// The origin a trusted proxy says the page was loaded from; nil from any other peer,
     /// or without `X-Forwarded-Host`.
     func forwardedOrigin(peer: String?, forwardedHost: String?, forwardedProto: String?) -> String? {

@@ -57,8 +57,9 @@ final class SessionRegistry: Sendable {
     /// Attaches a connection to the session it asks for, or to a new one when that
     /// one is unknown or ended. Returns the session and whether it was resumed.
     /// `greet` queues the connection's first messages (see `BridgeSession.attach`).
+    /// A new session takes the id `proposed` (by a trusted proxy) when it is well formed and free.
     func join(
-        _ connection: BridgeConnection, requested: Substring?,
+        _ connection: BridgeConnection, requested: Substring?, proposed: String? = nil,
         greet: (BridgeSession, _ resumed: Bool, [BridgeInstance]) -> Void
     ) throws(BridgeError) -> BridgeSession {
         let wanted = requested.flatMap { SessionID.isWellFormed($0) ? String($0) : nil }
@@ -82,6 +83,9 @@ final class SessionRegistry: Sendable {
         let outcome = state.withLock { state -> Result<(String, Bool), BridgeError> in
             if state.shutDown { return .failure(.shuttingDown) }
             guard state.sessions.count < configuration.maxSessions else { return .failure(.sessionLimit(configuration.maxSessions)) }
+            if let proposed, SessionID.isWellFormed(Substring(proposed)), state.sessions[proposed] == nil {
+                return .success((proposed, true))
+            }
             var id = SessionID.make()
             while state.sessions[id] != nil { id = SessionID.make() }
             return .success((id, true))

@@ -93,10 +93,14 @@ public struct WebBridge: Sendable {
                 }
             }
             let session = Self.queryValue("session", in: query)
+            // A trusted proxy may name a new session (nginx: its random $request_id, which
+            // it routed this connection by), so that rejoins hash to this same bridge.
+            let peer = channel.remoteAddress?.ipAddress
+            let proposed = origins.trusts(peer: peer) ? request.headerFields[Self.newSessionID] : nil
             return .upgrade([:]) { inbound, outbound, _ in
                 // Dropping closes the socket itself: a write stuck on a peer that reads
                 // nothing cannot end otherwise (the close handshake would be stuck too).
-                await handler.serve(inbound: inbound, outbound: outbound, requestedSession: session) {
+                await handler.serve(inbound: inbound, outbound: outbound, requestedSession: session, proposedSession: proposed) {
                     channel.close(mode: .all, promise: nil)
                 }
             }
@@ -174,6 +178,7 @@ public struct WebBridge: Sendable {
 
     static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+    static let newSessionID = HTTPField.Name("X-Fusion-New-Session")!
 
     static func split(_ target: String) -> (path: Substring, query: Substring) {
         guard let mark = target.firstIndex(of: "?") else { return (Substring(target), "") }

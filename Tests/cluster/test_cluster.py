@@ -1,0 +1,222 @@
+"""The bridge across machines (docs/deploy.md), against the real servers: PostgreSQL,
+three `fusion serve` bridges and nginx on loopback, driven through nginx over WebSocket
+as pages drive it. Each test starts its own cluster and stops by itself."""
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+
+from bridge import Client, close_frame
+from cluster import Cluster
+from pages import Page
+
+FAST = ["--max-messages-per-second", "100000"]
+
+
+def ws_url(cluster: Cluster) -> str:
+    return cluster.url.replace("http://", "ws://") + "/ws"
+
+
+def drive(pages: list[Page], inputs: int, during: Callable[[], None], after: int = 5) -> None:
+    """Each page sends `inputs` increases, one at a time, on a thread of its own; `during`
+    runs once every page has sent `after` of them (the inputs still flowing)."""
+    started = threading.Barrier(len(pages) + 1)
+    failures: list[BaseException] = []
+
+    def run(page: Page) -> None:
+        try:
+            for number in range(inputs):
+                page.increase()
+                if number + 1 == after:
+                    started.wait(60)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            failures.append(error)
+            started.abort()
+
+    threads = [threading.Thread(target=run, args=(page,)) for page in pages]
+    for thread in threads:
+        thread.start()
+    started.wait(60)
+    during()
+    for thread in threads:
+        thread.join(120)
+    assert not failures, failures
+    assert not any(thread.is_alive() for thread in threads), "a page is stuck"
+
+
+def holders(cluster: Cluster) -> Counter[str]:
+    rows = cluster.postgres.psql("SELECT holder FROM fusion_sessions").splitlines()
+    return Counter(row.rsplit(" port ", 1)[1] for row in rows if row)
+
+
+def test_new_sessions_spread_evenly_over_the_bridges(make_cluster: Callable[..., Cluster]) -> None:
+    cluster = make_cluster(3)
+    sessions = []
+    for _ in range(300):
+        with Client(ws_url(cluster), cluster.url) as client:
+            client.create("counter", key="c")
+            sessions.append(client.session)
+    assert len(set(sessions)) == 300
+    by_bridge = holders(cluster)
+    ports = {str(bridge.port) for bridge in cluster.bridges}
+    assert set(by_bridge) == ports, by_bridge
+    # Each bridge holds at least a fifth of them (an even spread gives each a third).
+    assert min(by_bridge.values()) >= 60, by_bridge
+
+
+def test_a_rejoin_reaches_the_bridge_that_holds_the_session(make_cluster: Callable[..., Cluster]) -> None:
+    cluster = make_cluster(3)
+    page = Page(ws_url(cluster), cluster.url)
+    for _ in range(3):
+        page.increase()
+    before = cluster.postgres.psql(f"SELECT epoch, holder FROM fusion_sessions WHERE id = '{page.session}'")
+    for _ in range(10):
+        page.rejoin()
+    page.increase()
+    # Never taken over: nginx hashed every rejoin to the same bridge.
+    assert cluster.postgres.psql(f"SELECT epoch, holder FROM fusion_sessions WHERE id = '{page.session}'") == before
+    assert page.count() == 4
+
+
+def test_kill_9_of_a_bridge_loses_no_acknowledged_input_and_applies_none_twice(make_cluster: Callable[..., Cluster]) -> None:
+    cluster = make_cluster(3, FAST)
+    pages = [Page(ws_url(cluster), cluster.url) for _ in range(24)]
+    by_bridge = holders(cluster)
+    victim = max(cluster.bridges, key=lambda bridge: by_bridge[str(bridge.port)])
+    inputs = 30
+    drive(pages, inputs, during=victim.kill)
+    assert not victim.alive
+    moved = [page for page in pages if page.reconnects > 0]
+    assert moved, "no page was on the killed bridge"
+    for page in pages:
+        assert page.errors == [], page.errors
+        assert len(page.acknowledged) == inputs
+        # Exact: every acknowledged input is in the state, and none was applied twice.
+        assert page.count() == inputs, page.session
+    # The killed bridge's sessions now live on the others.
+    assert str(victim.port) not in holders(cluster)
+
+
+def test_a_rolling_restart_under_load_loses_nothing(make_cluster: Callable[..., Cluster]) -> None:
+    cluster = make_cluster(3, FAST)
+    pages = [Page(ws_url(cluster), cluster.url) for _ in range(12)]
+
+    def roll() -> None:
+        for bridge in cluster.bridges:
+            assert bridge.stop() == 0  # SIGTERM: a clean stop
+            bridge.start()
+            time.sleep(0.3)
+
+    drive(pages, 60, during=roll)
+    for page in pages:
+        assert page.count() == 60
+        assert len(page.acknowledged) == 60
+        # Only reconnects: no input was refused.
+        assert [e for e in page.errors if e.get("re") is not None] == []
+    assert sum(page.reconnects for page in pages) > 0
+
+
+def test_one_session_opened_on_two_bridges_at_once_has_one_live_copy(make_cluster: Callable[..., Cluster]) -> None:
+    cluster = make_cluster(2, FAST)
+    first, second = cluster.bridges
+    a = Client(f"ws://127.0.0.1:{first.port}/ws", first.url)
+    session = a.session
+    a.create("counter", key="c")
+    acknowledged = 0
+    for round_ in range(6):
+        # Past nginx: each bridge in turn is asked for the session directly.
+        bridge = (first, second)[round_ % 2]
+        b = Client(f"ws://127.0.0.1:{bridge.port}/ws?session={session}", bridge.url)
+        assert b.session == session and b.welcome["resumed"]
+        if round_ > 0:
+            # The other bridge handed it over: its socket was closed with 4000.
+            assert close_frame(a.ws)[0] == 4000
+        for _ in range(5):
+            reply, _ = b.request({"type": "send", "instance": "c", "input": "increase"})
+            assert reply["type"] == "ok"
+            acknowledged += 1
+        a = b
+        epoch, holder = cluster.postgres.psql(f"SELECT epoch, holder FROM fusion_sessions WHERE id = '{session}'").split("|")
+        assert holder.endswith(f"port {bridge.port}")
+        assert int(epoch) == round_ + 1
+    states = [m for m in Client(f"ws://127.0.0.1:{second.port}/ws?session={session}", second.url).drain(0.3)
+              if m.get("type") == "state"]
+    assert states[-1]["state"]["value"] == acknowledged
+
+
+def test_a_bridge_fenced_off_its_session_never_writes_to_it_again(make_cluster: Callable[..., Cluster]) -> None:
+    cluster = make_cluster(2, FAST)
+    first, second = cluster.bridges
+    a = Client(f"ws://127.0.0.1:{first.port}/ws", first.url)
+    session = a.session
+    a.create("counter", key="c")
+    for _ in range(3):
+        assert a.request({"type": "send", "instance": "c", "input": "increase"})[0]["type"] == "ok"
+    # The first bridge loses its lock connection (as if the network between it and the
+    # database broke): the server drops its advisory lock, and the second takes the
+    # session over at once, without a hand-over.
+    cluster.postgres.psql(
+        "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
+        f" AND ((classid::bigint << 32) | objid::bigint) = hashtextextended('{session}', 0)")
+    b = Client(f"ws://127.0.0.1:{second.port}/ws?session={session}", second.url)
+    assert b.session == session
+    assert b.request({"type": "send", "instance": "c", "input": "increase"})[0]["type"] == "ok"
+    # The first bridge still has the session in memory; its next write is fenced: no
+    # reply, its socket closed with 4000, and nothing of it reaches the journal.
+    a.send({"type": "send", "id": "stale", "instance": "c", "input": "increase"})
+    assert close_frame(a.ws, 10)[0] == 4000
+    states = [m for m in b.drain(0.3) if m.get("type") in ("state", "patch")]
+    assert b.request({"type": "applied", "ids": ["stale"]})[0]["ids"] == []
+    assert all(m.get("to", 0) <= 4 for m in states)
+    c = Client(f"ws://127.0.0.1:{second.port}/ws?session={session}", second.url)
+    assert [m for m in c.drain(0.3) if m.get("type") == "state"][-1]["state"]["value"] == 4
+
+
+def test_postgres_stopped_refuses_inputs_and_the_bridges_recover_by_themselves(make_cluster: Callable[..., Cluster]) -> None:
+    cluster = make_cluster(2, FAST)
+    page = Client(ws_url(cluster), cluster.url)
+    page.create("counter", key="c")
+    assert page.request({"type": "send", "instance": "c", "input": "increase"})[0]["type"] == "ok"
+    cluster.postgres.stop()
+    try:
+        reply, _ = page.request({"type": "send", "instance": "c", "input": "increase"})
+        assert reply["type"] == "error" and reply["status"] == "BRIDGE_JOURNAL_FAILURE", reply
+        assert all(bridge.healthz() == 503 for bridge in cluster.bridges)
+        assert all(bridge.alive for bridge in cluster.bridges)
+        time.sleep(2)
+    finally:
+        cluster.postgres.start()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not all(bridge.healthz() == 200 for bridge in cluster.bridges):
+        time.sleep(0.2)
+    assert all(bridge.healthz() == 200 for bridge in cluster.bridges)
+    # The refused input changed nothing; the next ones go through on the same session.
+    for _ in range(2):
+        assert page.request({"type": "send", "instance": "c", "input": "increase"})[0]["type"] == "ok"
+    assert Page(ws_url(cluster), cluster.url, session=page.session).count() == 3
+    assert all(bridge.alive for bridge in cluster.bridges)
+
+
+def test_a_database_of_a_newer_schema_is_refused_with_a_clear_message(make_cluster: Callable[..., Cluster]) -> None:
+    cluster = make_cluster(1)
+    cluster.postgres.psql("UPDATE fusion_schema SET version = 99")
+    bridge = cluster.bridges[0]
+    bridge.stop()
+    import subprocess
+
+    from cluster import example_library, fusion_executable
+    done = subprocess.run([str(fusion_executable()), "serve", str(example_library()), "--port", "0",
+                           "--journal", cluster.postgres.url], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 6, done
+    assert "version 99" in done.stderr and "upgrade fusion" in done.stderr, done.stderr
+
+
+def test_healthz_says_ready_while_the_store_answers(make_cluster: Callable[..., Cluster]) -> None:
+    cluster = make_cluster(1)
+    assert cluster.bridges[0].healthz() == 200
+
+
+_ = signal  # kill -9 and SIGTERM come through cluster.Bridge
