@@ -140,7 +140,9 @@ let package = Package(
 // build several times longer. The dependencies stay declared so that resolution, and
 // Package.resolved, are the same as in the full build.
 if Context.environment["FUSIONKIT_CORE_ONLY"] != nil {
-    let left = Set(["FusionWeb", "FusionJournalPostgres", "FusionTypes", "fusion", "FusionWebTests", "FusionCLITests", "fusion-bench", "HeapProbe"])
+    let left = Set([
+        "FusionWeb", "FusionJournalPostgres", "FusionTypes", "fusion", "FusionWebTests", "FusionCLITests", "fusion-bench", "HeapProbe"
+    ])
     package.targets.removeAll { left.contains($0.name) }
     package.products.removeAll { left.contains($0.name) }
 }

@@ -34,14 +34,15 @@ def fusion(bin_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def build_bare_library(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
     """Builds Tests/libraries/bare_library.c, a FusionKit library in C (see its header):
-    `build(version="1.0.0", broken_manifest=False)` returns the path of that build."""
-    built: dict[tuple[str, bool], Path] = {}
+    `build(version="1.0.0", broken_manifest=False, poison=False)` returns the path of that build."""
+    built: dict[tuple[str, bool, bool], Path] = {}
 
-    def build(version: str = "1.0.0", broken_manifest: bool = False) -> Path:
-        key = (version, broken_manifest)
+    def build(version: str = "1.0.0", broken_manifest: bool = False, poison: bool = False) -> Path:
+        key = (version, broken_manifest, poison)
         if key not in built:
             out = tmp_path_factory.mktemp("bare") / "libBare.so"
-            flags = [f'-DBARE_VERSION="{version}"'] + (["-DBARE_BROKEN_MANIFEST"] if broken_manifest else [])
+            flags = [f'-DBARE_VERSION="{version}"'] + (["-DBARE_BROKEN_MANIFEST"] if broken_manifest else []) \
+                + (["-DBARE_POISON"] if poison else [])
             subprocess.run([os.environ.get("CC") or "cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fPIC",
                             "-shared", "-pthread", *flags, f"-I{ROOT / 'include'}",
                             str(ROOT / "Tests" / "libraries" / "bare_library.c"), "-o", str(out)], check=True)

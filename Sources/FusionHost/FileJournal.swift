@@ -27,6 +27,8 @@ public struct FileJournal: JournalLocation {
         access(path, F_OK) == 0 ? try JournalFile.header(of: path) : nil
     }
 
+    public func readContents() throws(JournalError) -> JournalFile.Contents? { try JournalFile.contents(of: path) }
+
     public func create(header: JSONValue) throws(JournalError) -> any JournalStore {
         Store(file: try JournalFile(creating: path, header: header), committer: committer)
     }

@@ -65,6 +65,17 @@ public final class JournalFile: Sendable {
         return try parse(bytes, path: path).0.header
     }
 
+    /// What the journal at `path` holds, read without opening it for writing (no lock
+    /// taken, nothing cut off); nil when there is no file, or an empty one.
+    public static func contents(of path: String) throws(JournalError) -> Contents? {
+        guard access(path, F_OK) == 0 else { return nil }
+        let bytes: [UInt8]
+        do throws(FileBytes.Failure) { bytes = try FileBytes.read(path) } catch {
+            throw JournalError(path: path, error.reason)
+        }
+        return bytes.isEmpty ? nil : try parse(bytes, path: path).0
+    }
+
     /// Opens an existing journal: reads it, cuts off a torn last line, and keeps it open
     /// for appending. nil when there is no file, or an empty one, at `path`.
     public static func open(existing path: String) throws(JournalError) -> (file: JournalFile, contents: Contents)? {

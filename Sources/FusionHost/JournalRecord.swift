@@ -11,6 +11,10 @@ enum JournalRecord: Sendable {
     case advance(nanoseconds: UInt64)
     /// What fk_checkpoint wrote: a journal replaced by a checkpoint starts with it.
     case checkpoint(JSONValue)
+    /// A record that killed the process applying it (a poison input: the feature
+    /// trapped), put out of the way by the bridge that took the session over; nothing is
+    /// applied. `id`: the client message that carried it, refused from then on.
+    case poisoned(id: JSONValue?, record: JSONValue?)
 
     /// The record a journal line holds; nil (with why) for one this build cannot read.
     init(_ json: JSONValue) throws(JournalError.Reason) {
@@ -47,6 +51,11 @@ enum JournalRecord: Sendable {
         case "checkpoint":
             guard value.members != nil else { throw "has a checkpoint that is not an object" }
             self = .checkpoint(value)
+        case "poisoned":
+            guard value.members != nil, let id = value["id"], let record = value["record"] else {
+                throw "is a poisoned without an id and a record"
+            }
+            self = .poisoned(id: id == .null ? nil : id, record: record == .null ? nil : record)
         default:
             throw JournalError.Reason("is of a kind this build does not know, \"\(member.key)\"")
         }
@@ -63,6 +72,13 @@ enum JournalRecord: Sendable {
         case .fail(let id, let message): return ["fail": ["id": .integer(Int(clamping: id)), "message": .string(message)]]
         case .advance(let nanoseconds): return ["advance": .integer(Int(clamping: nanoseconds))]
         case .checkpoint(let checkpoint): return ["checkpoint": checkpoint]
+        case .poisoned(let id, let record): return ["poisoned": ["id": id ?? .null, "record": record ?? .null]]
         }
+    }
+
+    /// The record that puts `record` out of the way as a poison input.
+    static func poisoning(_ record: JSONValue) -> JournalRecord {
+        let message: JSONValue? = if case .sendBy(let id, _)? = try? JournalRecord(record) { id } else { nil }
+        return .poisoned(id: message, record: record)
     }
 }

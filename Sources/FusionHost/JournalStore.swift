@@ -22,6 +22,20 @@ public protocol JournalStore: Sendable {
     func close()
 }
 
+extension JournalLocation {
+    /// Puts the record at `index` (after the header) out of the way as a poison input
+    /// (`{"poisoned": …}`): it killed the process that applied it, and is never applied
+    /// again (docs/deploy.md, "Poison inputs").
+    public func poison(recordAt index: Int) throws(JournalError) {
+        guard let (store, contents) = try openExisting() else { return }
+        defer { store.close() }
+        guard contents.records.indices.contains(index) else { return }
+        var records = contents.records
+        records[index] = JournalRecord.poisoning(records[index]).json
+        try store.replace(header: contents.header, records: records)
+    }
+}
+
 /// What became of a record handed to `JournalStore.appendDeferred`.
 public enum DeferredAppend: Sendable {
     /// Its completion comes later, through the callback.
@@ -39,6 +53,9 @@ public protocol JournalLocation: Sendable {
     /// The header of the journal there, read without opening it for appending (which
     /// library wrote it, before resuming it); nil when there is none.
     func readHeader() throws(JournalError) -> JSONValue?
+    /// What the journal there holds, read without opening it for appending; nil when
+    /// there is none.
+    func readContents() throws(JournalError) -> JournalFile.Contents?
     /// Starts a new journal there (replacing what is there) whose first line is `header`.
     func create(header: JSONValue) throws(JournalError) -> any JournalStore
     /// Deletes the journal there, if any (its session ended, or the instance was destroyed).

@@ -92,6 +92,8 @@ public final class JournaledInstance: Sendable {
         /// The clients' message ids of the inputs sent with one (`sendBy`), lately: what a
         /// client that lost its connection before the reply asks about (`wasApplied`).
         var appliedMessages = RecentMessageIDs()
+        /// The clients' message ids of poison inputs (`JournalRecord.poisoned`): refused.
+        var poisonedMessages = RecentMessageIDs()
 
         /// Whether a record's sync has returned (a record applied already has).
         func isSynced(_ ticket: UInt64) -> Bool {
@@ -139,7 +141,7 @@ public final class JournaledInstance: Sendable {
     public init(
         location: any JournalLocation, library: HostedLibrary, feature: String?, options: JSONValue, startedBy: String,
         extra: JSONValue = .object([]), drivesClock: Bool = true,
-        checkpointEvery: Int = JournaledInstance.defaultCheckpointEvery
+        checkpointEvery: Int = JournaledInstance.defaultCheckpointEvery, replaying: ((Int) -> Void)? = nil
     ) throws(JournalError) {
         let path = location.name
         self.path = path
@@ -149,6 +151,7 @@ public final class JournaledInstance: Sendable {
         let realTime: Bool
         // The client message ids the journal holds, to answer wasApplied after a crash.
         var resumedMessages: [JSONValue] = []
+        var poisonedMessages: [JSONValue] = []
         if let (existing, contents) = try location.openExisting() {
             let header = contents.header
             guard let journaled = header["feature"]?.stringValue else { throw JournalError(path: path, "its header names no feature") }
@@ -180,6 +183,7 @@ public final class JournaledInstance: Sendable {
             // A journal that starts with a checkpoint goes on from it; the rest replays after.
             let checkpoint = contents.records.first.flatMap { $0.members?.count == 1 ? $0["checkpoint"] : nil }
             instance = try Self.create(library, journaled, Self.options(self.options, from: checkpoint), path)
+            replaying?(-1)
             var answered = Set<UInt64>()
             for (number, json) in contents.records.enumerated() where !(number == 0 && checkpoint != nil) {
                 let failure: String
@@ -189,10 +193,12 @@ public final class JournaledInstance: Sendable {
                     case .respond(let id, _), .fail(let id, _): answered.insert(id)
                     case .sendBy(let message, _): resumedMessages.append(message)
                     case .applied(let messages): resumedMessages += messages
+                    case .poisoned(let message, _): poisonedMessages += message.map { [$0] } ?? []
                     case .checkpoint: throw "is a checkpoint, which only ever starts a journal"
                     default: break
                     }
                     do throws(FusionHostError) {
+                        replaying?(number)
                         try Self.apply(record, to: instance, replaying: true)
                         continue
                     } catch {
@@ -249,6 +255,7 @@ public final class JournaledInstance: Sendable {
         applying.withLock { commits in
             commits.records = records
             for message in resumedMessages { commits.appliedMessages.add(message) }
+            for message in poisonedMessages { commits.poisonedMessages.add(message) }
         }
         if realTime && drivesClock { ticker.start { [weak self] elapsed in self?.tick(elapsed) } }
     }
@@ -310,6 +317,12 @@ public final class JournaledInstance: Sendable {
     /// it twice), among at least the last `RecentMessageIDs.kept`.
     public func wasApplied(_ message: JSONValue) -> Bool {
         applying.withLock { $0.appliedMessages.contains(message) }
+    }
+
+    /// Whether the input sent with this client message id was a poison input (it killed
+    /// the process that applied it, and was put out of the way: `JournalRecord.poisoned`).
+    public func wasPoisoned(_ message: JSONValue) -> Bool {
+        applying.withLock { $0.poisonedMessages.contains(message) }
     }
 
     /// fk_goto, journaled as `{"goto": version}`.
@@ -460,11 +473,13 @@ public final class JournaledInstance: Sendable {
             // The message ids the records dropped carried go on in the record after it.
             let kept = commits.appliedMessages.latest
             let applied = kept.isEmpty ? [] : [JournalRecord.applied(kept).json]
-            try store.replace(header: header, records: [JournalRecord.checkpoint(checkpoint).json] + applied)
+            // So do the poison inputs' ids, each in a record of its own (without the input).
+            let poisoned = commits.poisonedMessages.latest.map { JournalRecord.poisoned(id: $0, record: nil).json }
+            try store.replace(header: header, records: [JournalRecord.checkpoint(checkpoint).json] + applied + poisoned)
         } catch {
             return
         }
-        commits.records = 1 + (commits.appliedMessages.ids.isEmpty ? 0 : 1)
+        commits.records = 1 + (commits.appliedMessages.ids.isEmpty ? 0 : 1) + commits.poisonedMessages.latest.count
         try? instance.restartEffects()
     }
 
@@ -483,6 +498,7 @@ public final class JournaledInstance: Sendable {
             case .advance(let nanoseconds): try instance.advanceClock(byNanoseconds: nanoseconds)
             case .checkpoint: return  // only ever the first record: the instance was made from it
             case .applied: return  // only what a client asks about (wasApplied)
+            case .poisoned: return  // put out of the way: never applied again
             }
         } catch {
             let refusal = error.status != nil && error.status != .invalidHandle

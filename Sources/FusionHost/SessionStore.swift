@@ -37,6 +37,10 @@ public protocol SessionJournals: Sendable {
     var sessionID: String { get }
     /// Where instance `number`'s journal is.
     func location(instance number: Int) -> any JournalLocation
+    /// Whether the session's last holder may have died of one of its inputs (it did not
+    /// let the session go cleanly): its journals are replayed in a child process first
+    /// (docs/deploy.md, "Poison inputs").
+    var mayHoldPoison: Bool { get }
     /// The numbers of the instances whose journals the session has, in creation order.
     func instanceNumbers() throws(JournalError) -> [Int]
     /// The session ended: every journal of it is deleted.
@@ -81,6 +85,9 @@ public struct JournalFolder: SessionStore {
         let folder: String
         public let sessionID: String
         let committer: JournalCommitter?
+
+        /// A folder's sessions are resumed after a crash as after a stop: each is checked.
+        public var mayHoldPoison: Bool { true }
 
         public func location(instance number: Int) -> any JournalLocation {
             mkdir(folder, 0o755)

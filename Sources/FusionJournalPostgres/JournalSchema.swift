@@ -18,7 +18,8 @@ enum JournalSchema {
             epoch bigint NOT NULL,
             holder text NOT NULL,
             started timestamptz NOT NULL DEFAULT now(),
-            taken timestamptz NOT NULL DEFAULT now()
+            taken timestamptz NOT NULL DEFAULT now(),
+            released boolean NOT NULL DEFAULT false
         )
         """,
         """
@@ -39,7 +40,7 @@ enum JournalSchema {
             FOREIGN KEY (session_id, instance) REFERENCES fusion_instances (session_id, instance) ON DELETE CASCADE
         )
         """,
-        "INSERT INTO fusion_schema (version) SELECT \(version) WHERE NOT EXISTS (SELECT 1 FROM fusion_schema)",
+        "INSERT INTO fusion_schema (version) SELECT \(version) WHERE NOT EXISTS (SELECT 1 FROM fusion_schema)"
     ]
 
     /// The advisory lock key under which the tables are made (any constant no other

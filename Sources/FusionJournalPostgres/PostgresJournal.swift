@@ -28,6 +28,14 @@ struct PostgresJournal: JournalLocation {
     }
 
     func openExisting() throws(JournalError) -> (store: any JournalStore, contents: JournalFile.Contents)? {
+        guard let (contents, last) = try read() else { return nil }
+        return (Store(journal: self, next: last + 1), contents)
+    }
+
+    func readContents() throws(JournalError) -> JournalFile.Contents? { try read()?.contents }
+
+    /// The header and records, and the last record's `seq` (0: none).
+    private func read() throws(JournalError) -> (contents: JournalFile.Contents, last: Int64)? {
         guard let header = try readHeader() else { return nil }
         let rows = try session.store.blocking("cannot read \(name)") {
             try slot.query("SELECT seq, record FROM fusion_records WHERE session_id = \(id) AND instance = \(instance) ORDER BY seq")
@@ -35,8 +43,7 @@ struct PostgresJournal: JournalLocation {
         }
         var records: [JSONValue] = []
         for (seq, text) in rows { records.append(try parse(text, "record \(seq)")) }
-        let store = Store(journal: self, next: (rows.last?.0 ?? 0) + 1)
-        return (store, JournalFile.Contents(header: header, records: records, droppedTail: nil))
+        return (JournalFile.Contents(header: header, records: records, droppedTail: nil), rows.last?.0 ?? 0)
     }
 
     func create(header: JSONValue) throws(JournalError) -> any JournalStore {

@@ -13,12 +13,16 @@ final class PostgresSessionJournals: SessionJournals {
     let slot: ConnectionSlot
     /// Where the database's answers are passed on, in order, off its event loop.
     let answers: DispatchQueue
+    /// Whether the last holder did not let the session go cleanly (it crashed, or lost
+    /// the database): then one of its inputs may have killed it.
+    let mayHoldPoison: Bool
 
-    init(store: PostgresSessionStore, sessionID: String, epoch: Int64, slot: ConnectionSlot) {
+    init(store: PostgresSessionStore, sessionID: String, epoch: Int64, slot: ConnectionSlot, mayHoldPoison: Bool) {
         self.store = store
         self.sessionID = sessionID
         self.epoch = epoch
         self.slot = slot
+        self.mayHoldPoison = mayHoldPoison
         answers = DispatchQueue(label: "fusion.journal.postgres.session")
     }
 
@@ -39,7 +43,11 @@ final class PostgresSessionJournals: SessionJournals {
         store.unlock(sessionID)
     }
 
-    func release() { store.unlock(sessionID) }
+    func release() {
+        // Said before the lock goes: whoever takes the session next needs no poison check.
+        _ = try? slot.query("UPDATE fusion_sessions SET released = true WHERE id = \(sessionID) AND epoch = \(epoch)").await()
+        store.unlock(sessionID)
+    }
 
     /// The failure of a write that found the session's epoch moved on.
     func fenced(_ name: String) -> JournalError {

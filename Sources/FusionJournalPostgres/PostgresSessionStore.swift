@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 import Dispatch
 import FusionHost
 import Logging
@@ -9,6 +5,10 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresNIO
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Sessions kept in PostgreSQL (`fusion serve --journal postgres://…`), shared by every
 /// bridge pointed at the same database: any of them takes over any session
@@ -43,7 +43,9 @@ public final class PostgresSessionStore: SessionStore {
 
     /// Connects, makes the tables if there are none, and refuses a database whose tables
     /// a newer FusionKit made.
-    public init(address: PostgresAddress, holder: String, connections: Int = 4, handOverTimeout: Duration = .seconds(5)) throws(JournalError) {
+    public init(address: PostgresAddress, holder: String, connections: Int = 4, handOverTimeout: Duration = .seconds(5))
+        throws(JournalError)
+    {
         self.address = address
         self.holder = holder
         self.handOverTimeout = handOverTimeout
@@ -103,7 +105,7 @@ public final class PostgresSessionStore: SessionStore {
             guard try tryLock(id) else { throw failure("session \(id.prefix(8))… is locked by another bridge") }
         }
         held.withLockedValue { $0[id] = 1 }
-        return PostgresSessionJournals(store: self, sessionID: id, epoch: 1, slot: slot(for: id))
+        return PostgresSessionJournals(store: self, sessionID: id, epoch: 1, slot: slot(for: id), mayHoldPoison: false)
     }
 
     public func takeOver(session id: String) throws(JournalError) -> (any SessionJournals)? {
@@ -113,19 +115,25 @@ public final class PostgresSessionStore: SessionStore {
         }
         guard exists else { return nil }
         try waitForLock(id)
-        let epoch = try blocking("cannot take session \(id.prefix(8))… over") { () throws -> Int64? in
+        // The new epoch fences the last holder off; whether it let the session go cleanly
+        // (else it may have died of one of the session's inputs: the poison check).
+        let taken = try blocking("cannot take session \(id.prefix(8))… over") { () throws -> (Int64, Bool)? in
             let result = try slot.query(
-                "UPDATE fusion_sessions SET epoch = epoch + 1, holder = \(holder), taken = now() WHERE id = \(id) RETURNING epoch"
+                """
+                UPDATE fusion_sessions AS s SET epoch = s.epoch + 1, holder = \(holder), taken = now(), released = false
+                FROM (SELECT released FROM fusion_sessions WHERE id = \(id) FOR UPDATE) AS before
+                WHERE s.id = \(id) RETURNING s.epoch, before.released
+                """
             ).await()
-            return try result.rows.first?.decode(Int64.self)
+            return try result.rows.first?.decode((Int64, Bool).self)
         }
-        guard let epoch else {  // ended meanwhile
+        guard let (epoch, released) = taken else {  // ended meanwhile
             unlock(id)
             return nil
         }
         held.withLockedValue { $0[id] = epoch }
         logger.info("took session \(id.prefix(8))… over (epoch \(epoch))")
-        return PostgresSessionJournals(store: self, sessionID: id, epoch: epoch, slot: slot)
+        return PostgresSessionJournals(store: self, sessionID: id, epoch: epoch, slot: slot, mayHoldPoison: !released)
     }
 
     public func sessionsToResume() -> [String] { [] }

@@ -47,6 +47,9 @@ public struct BridgeConfiguration: Sendable {
     /// A store of sessions that several bridges share (`--journal postgres://…`): used in
     /// place of `journalFolder`, and any bridge takes over any session from it.
     public var sessionStore: (any SessionStore)?
+    /// How a session whose last holder may have died of one of its inputs is replayed in a
+    /// child process first (`PoisonCheck`); nil: not checked.
+    public var poisonCheck: PoisonCheck?
 
     public enum JournalSync: String, Sendable, CaseIterable {
         case group, each

@@ -17,6 +17,13 @@ public struct BridgeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The session is live on another bridge now: never sent, the socket is closed with
     /// `BridgeCloseCode.sessionMoved` instead, so the client rejoins it there.
     static let sessionMoved = BridgeError(status: "BRIDGE_SESSION_MOVED", message: "the session moved to another bridge")
+    static func poisonInput(_ message: String) -> BridgeError {
+        BridgeError(
+            status: "BRIDGE_POISON_INPUT",
+            message:
+                "the input of message \(message) killed the bridge that applied it (the feature trapped); it was not applied, and the session goes on from the state before it"
+        )
+    }
     static func malformed(_ message: String) -> BridgeError { BridgeError(status: "BRIDGE_MALFORMED_MESSAGE", message: message) }
     static func unknownInstance(_ id: String) -> BridgeError {
         BridgeError(status: "BRIDGE_UNKNOWN_INSTANCE", message: "no instance \"\(id)\" in this session")

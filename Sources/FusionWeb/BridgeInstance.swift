@@ -36,6 +36,8 @@ final class BridgeInstance: Sendable {
     /// remembered once it is done (applied, or refused by the feature), journaled with
     /// it when there is a journal (`wasApplied`).
     func send(_ input: JSONValue, message: String? = nil) async throws(BridgeError) {
+        // A poison input sent again (the client did not hear it was refused): refused again.
+        if let message, wasPoisoned(message) { throw .poisonInput(message) }
         if let journal {
             try await apply { () async throws(JournaledCallError) in
                 try await journal.send(input.jsonText, by: message.map(JSONValue.string))
@@ -49,6 +51,10 @@ final class BridgeInstance: Sendable {
         }
         try apply { () throws(JournaledCallError) in try Self.plain { () throws(FusionHostError) in try hosted.send(input) } }
     }
+
+    /// Whether the `send` message of this id carried a poison input: it killed the bridge
+    /// that applied it, and the bridge that took the session over put it out of the way.
+    func wasPoisoned(_ message: String) -> Bool { journal?.wasPoisoned(.string(message)) ?? false }
 
     /// Whether the `send` message of this id was done (see `send`).
     func wasApplied(_ message: String) -> Bool {

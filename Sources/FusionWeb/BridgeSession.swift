@@ -267,10 +267,39 @@ final class BridgeSession: Sendable {
 
     // MARK: Resuming after a crash
 
+    /// Replays the journal at `location` in a child process, and puts out of the way each
+    /// record that killed it (a poison input), until a replay goes through; what was put
+    /// away, in words.
+    private static func putPoisonAway(_ location: any JournalLocation, library: HostedLibrary, check: PoisonCheck) throws(JournalError)
+        -> [String]
+    {
+        var found: [String] = []
+        // Each round puts one record away; a session with more poison than this is left as it is.
+        for _ in 0..<8 {
+            guard let contents = try location.readContents() else { return found }
+            switch check.check(contents, library: library.path) {
+            case .clean:
+                return found
+            case .trapped(let index, let signal):
+                try location.poison(recordAt: index)
+                found.append(
+                    "journal \(location.name): record \(index + 1), \(contents.records[index].jsonText), killed the process that applied it (signal \(signal)): put out of the way as a poison input"
+                )
+            case .trappedCreating(let signal):
+                throw JournalError(path: location.name, "making its instance kills the process (signal \(signal))")
+            case .failed(let why):
+                return found + ["journal \(location.name): not checked for poison inputs: \(why)"]
+            }
+        }
+        return found
+    }
+
     /// The session whose journals are `journals` (a folder per session, a journal per
     /// instance, numbered in creation order), every instance resumed from its journal;
     /// problems (a journal that cannot be resumed is left where it is) in words.
-    static func resume(journals: any SessionJournals, libraries: LibrarySet, maxInstances: Int) -> (BridgeSession, [String]) {
+    static func resume(
+        journals: any SessionJournals, libraries: LibrarySet, maxInstances: Int, poisonCheck: PoisonCheck? = nil
+    ) -> (BridgeSession, [String]) {
         let session = BridgeSession(id: journals.sessionID, libraries: libraries, maxInstances: maxInstances, journals: journals)
         var problems: [String] = []
         let numbers: [Int]
@@ -283,6 +312,9 @@ final class BridgeSession: Sendable {
                 let library =
                     libraries.libraries.count == 1
                     ? libraries.libraries[0] : libraries.library(writing: try location.readHeader() ?? .null) ?? libraries.libraries[0]
+                if journals.mayHoldPoison, let poisonCheck {
+                    problems += try Self.putPoisonAway(location, library: library, check: poisonCheck)
+                }
                 let journal = try JournaledInstance(
                     location: location, library: library, feature: nil, options: .object([]), startedBy: "fusion serve")
                 guard let instanceID = journal.extra["instance"]?.stringValue else {

@@ -177,7 +177,8 @@ struct ConnectionHandler: Sendable {
         case .applied(let ids):
             let instances = session.instances
             let done = ids.filter { id in instances.contains { $0.wasApplied(id) } }
-            connection.send(ServerMessage.applied(re: re, ids: done))
+            let poisoned = ids.filter { id in instances.contains { $0.wasPoisoned(id) } }
+            connection.send(ServerMessage.applied(re: re, ids: done, poisoned: poisoned))
 
         case .respond(let id, let request, let result):
             let instance = try session.lookup(id)

@@ -41,8 +41,11 @@ enum ServerMessage {
         "{\"type\":\"created\",\"re\":\(re(id)),\"instance\":\(JSONValue.quoted(instance)),\"feature\":\(JSONValue.quoted(feature)),\"existing\":\(existing)}"
     }
 
-    static func applied(re id: JSONValue?, ids: [String]) -> String {
-        "{\"type\":\"applied\",\"re\":\(re(id)),\"ids\":[\(ids.map(JSONValue.quoted).joined(separator: ","))]}"
+    /// `poisoned`, when any: the ids of inputs that killed the bridge applying them,
+    /// refused (`BRIDGE_POISON_INPUT`), never applied.
+    static func applied(re id: JSONValue?, ids: [String], poisoned: [String] = []) -> String {
+        let refused = poisoned.isEmpty ? "" : ",\"poisoned\":[\(poisoned.map(JSONValue.quoted).joined(separator: ","))]"
+        return "{\"type\":\"applied\",\"re\":\(re(id)),\"ids\":[\(ids.map(JSONValue.quoted).joined(separator: ","))]\(refused)}"
     }
 
     static func ok(re id: JSONValue?, version: UInt64?) -> String {

@@ -128,7 +128,8 @@ final class SessionRegistry: Sendable {
             throw BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: "cannot take the session over: \(error)")
         }
         let (session, problems) = BridgeSession.resume(
-            journals: journals, libraries: libraries, maxInstances: configuration.maxInstancesPerSession)
+            journals: journals, libraries: libraries, maxInstances: configuration.maxInstancesPerSession,
+            poisonCheck: configuration.poisonCheck)
         for problem in problems { logger.warning("\(problem)", metadata: ["session": "\(id)"]) }
         scheduleExpiry(session, generation: 0)
         return session
@@ -165,7 +166,8 @@ final class SessionRegistry: Sendable {
                 continue
             }
             let (session, found) = BridgeSession.resume(
-                journals: journals, libraries: libraries, maxInstances: configuration.maxInstancesPerSession)
+                journals: journals, libraries: libraries, maxInstances: configuration.maxInstancesPerSession,
+                poisonCheck: configuration.poisonCheck)
             problems += found
             resumed.append(session)
         }

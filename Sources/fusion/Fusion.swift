@@ -22,7 +22,7 @@ struct Fusion: AsyncParsableCommand {
 
             \(ExitStatus.help)
             """,
-        subcommands: [Inspect.self, Run.self, Send.self, Serve.self, Test.self, Replay.self, New.self, Types.self])
+        subcommands: [Inspect.self, Run.self, Send.self, Serve.self, Test.self, Replay.self, New.self, Types.self, ReplayCheck.self])
 
     static let libraryHelp = """
         LIB is optional and comes first; several may be given, loaded side by side. A \

@@ -164,6 +164,9 @@ struct Serve: AsyncParsableCommand {
             configuration.journalFolder = journalFolder
             configuration.journalSync = journalSync
         }
+        // A session whose holder may have died of one of its inputs is replayed first in a
+        // child process, this same program (`fusion replay-check`).
+        configuration.poisonCheck = PoisonCheck(executable: "/proc/self/exe", arguments: ["replay-check"])
         LoggingSystem.bootstrap(StreamLogHandler.standardError)  // stdout is for the URL
         let bridge = WebBridge(libraries: libraries, configuration: configuration)
         let (resumed, problems) = bridge.resumeJournaledSessions()

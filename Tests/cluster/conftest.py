@@ -25,10 +25,10 @@ def make_cluster(bin_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("FUSIONKIT_LIB", str(bin_dir / "libFusionExamples.so"))
     made: list[deployment.Cluster] = []
 
-    def make(bridges: int = 3, options: list[str] | None = None) -> deployment.Cluster:
+    def make(bridges: int = 3, options: list[str] | None = None, libraries: list[Path] | None = None) -> deployment.Cluster:
         folder = tmp_path / f"cluster-{len(made) + 1}"
         folder.mkdir()
-        cluster = deployment.Cluster(bridges, folder=folder, bridge_options=options)
+        cluster = deployment.Cluster(bridges, folder=folder, bridge_options=options, libraries=libraries)
         made.append(cluster)
         return cluster
 

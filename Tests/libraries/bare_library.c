@@ -10,6 +10,8 @@
  *                               "the same" library, for the journal's version check
  *   -DBARE_BROKEN_MANIFEST      fk_manifest hands out text that is not JSON (the bridge's
  *                               `manifest` message is then BRIDGE_HOST_FAILURE)
+ *   -DBARE_POISON               the input "poison" traps (__builtin_trap): a poison input,
+ *                               which kills the process applying it (docs/deploy.md)
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -137,6 +139,9 @@ fk_status fk_destroy(fk_instance instance) {
 fk_status fk_send(fk_instance instance, const char *input_json, size_t input_len) {
     if (!input_json) return fail(FK_ERR_NULL_ARGUMENT, "input_json is NULL");
     size_t length = length_of(input_json, input_len);
+#ifdef BARE_POISON
+    if (length == 8 && memcmp(input_json, "\"poison\"", 8) == 0) __builtin_trap();
+#endif
     if (length != 5 || memcmp(input_json, "\"add\"", 5) != 0) return fail(FK_ERR_UNKNOWN_INPUT, "the one input is \"add\"");
     pthread_mutex_lock(&lock);
     tally *t = lookup(instance);

@@ -14,6 +14,8 @@ const MAX_DELAY_MS = 5000;
 /** The server closes with this when it has too many sessions: try again later, not now. */
 const CLOSE_TRY_AGAIN_LATER = 1013;
 const CLOSE_NORMAL = 1000;
+/** The session moved to another bridge (hand-over, or fencing): rejoin at once. */
+const CLOSE_SESSION_MOVED = 4000;
 
 function defaultURL() {
     const location = globalThis.location;
@@ -207,8 +209,9 @@ export class Bridge {
             return;
         }
         this._setStatus("reconnecting");
-        const delay = this._delay;
-        this._delay = Math.min(this._delay * 2, this._maxDelay);
+        // A moved session is live elsewhere already: no reason to wait, nor to back off.
+        const delay = code === CLOSE_SESSION_MOVED ? 0 : this._delay;
+        if (code !== CLOSE_SESSION_MOVED) this._delay = Math.min(this._delay * 2, this._maxDelay);
         this._timer = setTimeout(() => this._open(), delay);
     }
 

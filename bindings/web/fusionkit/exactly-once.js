@@ -32,12 +32,18 @@ export function settleUnsure(bridge, resumed) {
     bridge._call({ type: "applied", ids }).then(
         (reply) => {
             const applied = new Set(Array.isArray(reply.ids) ? reply.ids : []);
+            // A poison input: it killed the bridge that applied it, and was put away.
+            const poisoned = new Set(Array.isArray(reply.poisoned) ? reply.poisoned : []);
             for (const id of ids) {
                 const call = bridge._unsure.get(id);
                 if (!call) continue;
                 bridge._unsure.delete(id);
                 if (applied.has(id)) {
                     call.resolve({ type: "ok" });
+                    continue;
+                }
+                if (poisoned.has(id)) {
+                    call.reject(new FusionError("BRIDGE_POISON_INPUT", "the input killed the bridge that applied it (the feature trapped); it was not applied, and the session goes on from the state before it"));
                     continue;
                 }
                 bridge._pending.set(id, call);

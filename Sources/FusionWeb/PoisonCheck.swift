@@ -1,0 +1,111 @@
+import FusionHost
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Replays a session's journal in a child process before the bridge replays it itself
+/// (docs/deploy.md, "Poison inputs"): a feature is someone else's code, and an input that
+/// makes it trap kills the process applying it. The bridge that held the session died of
+/// it; so would every bridge that took the session over and replayed it, in turn. The
+/// child dies instead, and says how far it got: the record it was applying is the poison.
+public struct PoisonCheck: Sendable {
+    /// The program that replays: `fusion`, run as `EXECUTABLE ARGUMENTS… LIBRARY`, reading
+    /// the header and records as JSON lines on stdin, and writing `-1` once the instance is
+    /// made, then each record's index before it applies it (`fusion replay-check`).
+    public let executable: String
+    public let arguments: [String]
+    /// A replay that takes longer is stopped, and taken as clean.
+    public var timeout: Duration = .seconds(20)
+
+    public init(executable: String, arguments: [String]) {
+        self.executable = executable
+        self.arguments = arguments
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        /// Replayed to the end (or stopped for taking too long).
+        case clean
+        /// Killed (by `signal`) while applying the record at `index`.
+        case trapped(index: Int, signal: Int32)
+        /// Killed before any record: the header (the instance's creation) is the poison.
+        case trappedCreating(signal: Int32)
+        /// The check itself could not run; the words say why.
+        case failed(String)
+    }
+
+    /// Replays `contents` on the library at `library` in a child process.
+    public func check(_ contents: JournalFile.Contents, library: String) -> Outcome {
+        var text = contents.header.jsonText + "\n"
+        for record in contents.records { text += record.jsonText + "\n" }
+        var input: [Int32] = [-1, -1]
+        var output: [Int32] = [-1, -1]
+        guard pipe(&input) == 0 else { return .failed("pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&output) == 0 else {
+            close(input[0]); close(input[1])
+            return .failed("pipe: \(String(cString: strerror(errno)))")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        for descriptor in input + output { posix_spawn_file_actions_addclose(&actions, descriptor) }
+        let words = [executable] + arguments + [library]
+        var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { for word in argv { free(word) } }
+        var child: pid_t = 0
+        let spawned = posix_spawn(&child, executable, &actions, nil, &argv, environ)
+        close(input[0])
+        close(output[1])
+        guard spawned == 0 else {
+            close(input[1]); close(output[0])
+            return .failed("cannot run \(executable): \(String(cString: strerror(spawned)))")
+        }
+        // The child reads all of stdin before it replays, so writing it all first cannot
+        // block on a full stdout pipe. A child that died early makes the write fail (EPIPE,
+        // with SIGPIPE ignored by the bridge's runtime), which is its own answer.
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let wrote = write(input[1], buffer.baseAddress! + offset, buffer.count - offset)
+                if wrote <= 0 { break }
+                offset += wrote
+            }
+        }
+        close(input[1])
+        let (printed, finished) = readAll(output[0])
+        close(output[0])
+        if !finished { kill(child, SIGKILL) }
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        guard finished else { return .clean }
+        let signal = status & 0x7f
+        guard signal != 0 else { return .clean }  // exited: replayed to the end, or refused it without dying
+        // The last index it wrote is the record it was applying; -1 (or nothing): making the instance.
+        let last = printed.split(separator: "\n").compactMap { Int($0) }.last ?? -1
+        return last < 0 ? .trappedCreating(signal: signal) : .trapped(index: last, signal: signal)
+    }
+
+    /// Everything the child prints until it closes stdout; false when it took too long.
+    private func readAll(_ descriptor: Int32) -> (String, Bool) {
+        var text: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let left = deadline - ContinuousClock.now
+            if left <= .zero { return (String(decoding: text, as: UTF8.self), false) }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            let ready = poll(&poller, 1, max(1, milliseconds))
+            if ready < 0 && errno == EINTR { continue }
+            if ready <= 0 { continue }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { return (String(decoding: text, as: UTF8.self), true) }
+            text += chunk[0..<count]
+        }
+    }
+}
