@@ -55,7 +55,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2")
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1")
     ],
     targets: [
         // The one JSON codec: what a library parses its inputs with and what a host reads
@@ -97,7 +99,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio")
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Metrics", package: "swift-metrics")
             ],
             swiftSettings: strict),
         // The journal in PostgreSQL (`fusion serve --journal postgres://…`): a target of its
@@ -120,6 +123,8 @@ let package = Package(
             dependencies: [
                 "FusionHost", "FusionWeb", "FusionScenario", "FusionTypes", "FusionJournalPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict),

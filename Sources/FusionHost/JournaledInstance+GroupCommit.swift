@@ -18,6 +18,7 @@ extension JournaledInstance {
     /// Lock held: appends a record without waiting for the disk, and hands it over.
     func hand(_ record: JournalRecord, claimed: Bool, _ commits: inout Commits) throws(JournaledCallError) -> UInt64 {
         let ticket = commits.nextTicket
+        let start = ContinuousClock.now
         let handed: DeferredAppend
         do throws(JournalError) {
             handed = try store.appendDeferred(record.json) { [weak self] failure in self?.synced(ticket, failure) }
@@ -28,7 +29,7 @@ extension JournaledInstance {
         commits.records += 1
         var synced: JournalError?? = nil
         if case .now(let failure) = handed { synced = .some(failure) }
-        commits.written.append(Written(ticket: ticket, record: record, claimed: claimed, synced: synced))
+        commits.written.append(Written(ticket: ticket, record: record, claimed: claimed, synced: synced, handed: start))
         return ticket
     }
 
@@ -36,10 +37,15 @@ extension JournaledInstance {
     /// reports in the order records were handed over, so every record before it is
     /// marked already.
     func synced(_ ticket: UInt64, _ failure: JournalError?) {
-        let waiter = applying.withLock { commits -> Waiter? in
-            if let index = commits.written.firstIndex(where: { $0.ticket == ticket }) { commits.written[index].synced = .some(failure) }
-            return commits.waiters.removeValue(forKey: ticket)
+        let (waiter, handed) = applying.withLock { commits -> (Waiter?, ContinuousClock.Instant?) in
+            var handed: ContinuousClock.Instant?
+            if let index = commits.written.firstIndex(where: { $0.ticket == ticket }) {
+                commits.written[index].synced = .some(failure)
+                handed = commits.written[index].handed
+            }
+            return (commits.waiters.removeValue(forKey: ticket), handed)
         }
+        if failure == nil, let handed { observer?.durable(after: .now - handed) }
         switch waiter {
         case .task(let continuation): continuation.resume()
         case .thread(let semaphore): semaphore.signal()

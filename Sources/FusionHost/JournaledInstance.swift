@@ -56,6 +56,8 @@ public final class JournaledInstance: Sendable {
     }
 
     let store: any JournalStore
+    /// Hears how long records take to become durable.
+    let observer: (any JournalObserver)?
     /// Whether records are handed to the store without waiting, and applied once it says
     /// they are durable (group commit, a database); false: appended and applied in turn.
     var defers: Bool { store.defersAppends }
@@ -109,6 +111,8 @@ public final class JournaledInstance: Sendable {
         let claimed: Bool
         /// nil until the committer has synced it: then `.some(nil)`, or the failure.
         var synced: JournalError??
+        /// When it was handed to the store.
+        let handed: ContinuousClock.Instant
     }
 
     enum Waiter {
@@ -141,9 +145,11 @@ public final class JournaledInstance: Sendable {
     public init(
         location: any JournalLocation, library: HostedLibrary, feature: String?, options: JSONValue, startedBy: String,
         extra: JSONValue = .object([]), drivesClock: Bool = true,
-        checkpointEvery: Int = JournaledInstance.defaultCheckpointEvery, replaying: ((Int) -> Void)? = nil
+        checkpointEvery: Int = JournaledInstance.defaultCheckpointEvery, replaying: ((Int) -> Void)? = nil,
+        observer: (any JournalObserver)? = nil
     ) throws(JournalError) {
         let path = location.name
+        self.observer = observer
         self.path = path
         self.location = location
         self.checkpointEvery = checkpointEvery
@@ -386,7 +392,9 @@ public final class JournaledInstance: Sendable {
                     commits.records += 1
                     try? Self.apply(held, to: instance, replaying: false)
                 }
+                let start = ContinuousClock.now
                 try store.append(record.json)
+                observer?.durable(after: .now - start)
                 commits.records += 1
             } catch {
                 throw .notJournaled(error)

@@ -50,6 +50,8 @@ public struct BridgeConfiguration: Sendable {
     /// How a session whose last holder may have died of one of its inputs is replayed in a
     /// child process first (`PoisonCheck`); nil: not checked.
     public var poisonCheck: PoisonCheck?
+    /// The metrics in Prometheus' text format, served at `/metrics`; nil: not served.
+    public var metricsText: (@Sendable () -> String)?
 
     public enum JournalSync: String, Sendable, CaseIterable {
         case group, each

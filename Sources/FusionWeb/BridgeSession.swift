@@ -37,12 +37,17 @@ final class BridgeSession: Sendable {
         var generation = 0
     }
     private let state = Mutex(State())
+    private let metrics: BridgeMetrics
 
-    init(id: String, libraries: LibrarySet, maxInstances: Int, journals: (any SessionJournals)? = nil) {
+    init(
+        id: String, libraries: LibrarySet, maxInstances: Int, journals: (any SessionJournals)? = nil,
+        metrics: BridgeMetrics = BridgeMetrics()
+    ) {
         self.id = id
         self.libraries = libraries
         self.maxInstances = maxInstances
         self.journals = journals
+        self.metrics = metrics
     }
 
     // MARK: Connections
@@ -130,7 +135,7 @@ final class BridgeSession: Sendable {
             do throws(JournalError) {
                 journal = try JournaledInstance(
                     location: journals.location(instance: number), library: library, feature: featureName,
-                    options: options ?? .object([]), startedBy: "fusion serve", extra: ["instance": .string(id)])
+                    options: options ?? .object([]), startedBy: "fusion serve", extra: ["instance": .string(id)], observer: metrics)
             } catch {
                 throw BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: error.description)
             }
@@ -298,9 +303,11 @@ final class BridgeSession: Sendable {
     /// instance, numbered in creation order), every instance resumed from its journal;
     /// problems (a journal that cannot be resumed is left where it is) in words.
     static func resume(
-        journals: any SessionJournals, libraries: LibrarySet, maxInstances: Int, poisonCheck: PoisonCheck? = nil
+        journals: any SessionJournals, libraries: LibrarySet, maxInstances: Int, poisonCheck: PoisonCheck? = nil,
+        metrics: BridgeMetrics = BridgeMetrics()
     ) -> (BridgeSession, [String]) {
-        let session = BridgeSession(id: journals.sessionID, libraries: libraries, maxInstances: maxInstances, journals: journals)
+        let session = BridgeSession(
+            id: journals.sessionID, libraries: libraries, maxInstances: maxInstances, journals: journals, metrics: metrics)
         var problems: [String] = []
         let numbers: [Int]
         do throws(JournalError) { numbers = try journals.instanceNumbers() } catch { return (session, ["\(error)"]) }
@@ -313,10 +320,13 @@ final class BridgeSession: Sendable {
                     libraries.libraries.count == 1
                     ? libraries.libraries[0] : libraries.library(writing: try location.readHeader() ?? .null) ?? libraries.libraries[0]
                 if journals.mayHoldPoison, let poisonCheck {
-                    problems += try Self.putPoisonAway(location, library: library, check: poisonCheck)
+                    let found = try Self.putPoisonAway(location, library: library, check: poisonCheck)
+                    metrics.poisonInputs.increment(by: found.filter { $0.contains("poison input") }.count)
+                    problems += found
                 }
                 let journal = try JournaledInstance(
-                    location: location, library: library, feature: nil, options: .object([]), startedBy: "fusion serve")
+                    location: location, library: library, feature: nil, options: .object([]), startedBy: "fusion serve",
+                    observer: metrics)
                 guard let instanceID = journal.extra["instance"]?.stringValue else {
                     throw JournalError(path: path, "its header names no bridge instance")
                 }

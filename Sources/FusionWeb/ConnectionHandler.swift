@@ -147,6 +147,7 @@ struct ConnectionHandler: Sendable {
             // Fenced off the session (another bridge took it over): no reply, the client
             // asks the bridge that holds it now whether the message was applied.
             if error == .sessionMoved { return registry.handOver(session.id) }
+            registry.metrics.error(error.status)
             connection.send(ServerMessage.error(re: envelope.id, error))
         }
     }
@@ -171,8 +172,11 @@ struct ConnectionHandler: Sendable {
             let instance = try session.lookup(id)
             // A string id is remembered with the input, for a client that asks after a
             // lost connection whether it was applied (`applied`).
+            let start = ContinuousClock.now
             try await instance.send(input, message: re?.stringValue)
             acknowledge(re, instance, on: connection)
+            registry.metrics.inputs.increment()
+            registry.metrics.inputToOK.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
 
         case .applied(let ids):
             let instances = session.instances

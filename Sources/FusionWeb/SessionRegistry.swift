@@ -21,6 +21,7 @@ final class SessionRegistry: Sendable {
     /// Where the sessions' journals are kept; nil: no journals.
     let store: (any SessionStore)?
     let logger = Logger(label: "fusion.serve")
+    let metrics = BridgeMetrics()
 
     init(libraries: LibrarySet, configuration: BridgeConfiguration) {
         self.libraries = libraries
@@ -34,6 +35,15 @@ final class SessionRegistry: Sendable {
     }
 
     var sessionCount: Int { state.withLock { $0.sessions.count } }
+
+    /// Sets the gauges (sessions, instances, connections) to what is here now: read when
+    /// `/metrics` is asked for, rather than kept up to date on every change.
+    func refreshGauges() {
+        let sessions = state.withLock { Array($0.sessions.values) }
+        metrics.sessions.record(sessions.count)
+        metrics.instances.record(sessions.reduce(0) { $0 + $1.instances.count })
+        metrics.connections.record(sessions.reduce(0) { $0 + $1.connections.count })
+    }
 
     /// The whole manifest as JSON text, parsed and checked on first use, then kept: a
     /// library's text that is not a manifest is a host failure, never passed on. With
@@ -97,7 +107,8 @@ final class SessionRegistry: Sendable {
                 throw BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: "cannot start a session: \(error)")
             }
         }
-        let session = BridgeSession(id: id, libraries: libraries, maxInstances: configuration.maxInstancesPerSession, journals: journals)
+        let session = BridgeSession(
+            id: id, libraries: libraries, maxInstances: configuration.maxInstancesPerSession, journals: journals, metrics: metrics)
         _ = session.attach(connection, greet: { greet(session, false, $0) })
         state.withLock { $0.sessions[id] = session }
         return session
@@ -129,7 +140,8 @@ final class SessionRegistry: Sendable {
         }
         let (session, problems) = BridgeSession.resume(
             journals: journals, libraries: libraries, maxInstances: configuration.maxInstancesPerSession,
-            poisonCheck: configuration.poisonCheck)
+            poisonCheck: configuration.poisonCheck, metrics: metrics)
+        metrics.takeOver(released: !journals.mayHoldPoison)
         for problem in problems { logger.warning("\(problem)", metadata: ["session": "\(id)"]) }
         scheduleExpiry(session, generation: 0)
         return session
@@ -145,6 +157,8 @@ final class SessionRegistry: Sendable {
             return session
         }
         guard let session else { return }
+        metrics.handOvers.increment()
+        logger.info("handing the session over to the bridge that asked", metadata: ["session": "\(id)"])
         for connection in session.end() {
             connection.close(BridgeCloseCode.sessionMoved, reason: "the session moved to another bridge; reconnect")
         }
@@ -167,7 +181,7 @@ final class SessionRegistry: Sendable {
             }
             let (session, found) = BridgeSession.resume(
                 journals: journals, libraries: libraries, maxInstances: configuration.maxInstancesPerSession,
-                poisonCheck: configuration.poisonCheck)
+                poisonCheck: configuration.poisonCheck, metrics: metrics)
             problems += found
             resumed.append(session)
         }

@@ -151,6 +151,12 @@ public struct WebBridge: Sendable {
             // that could not journal their inputs (docs/deploy.md).
             let ready = registry.store?.isReady() ?? true
             return Self.text(ready ? .ok : .serviceUnavailable, ready ? "ready\n" : "the session store does not answer\n")
+        case "/metrics":
+            guard let metricsText = configuration.metricsText else { break }
+            registry.refreshGauges()
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metricsText())))
         case "/manifest.json":
             guard let json = try? registry.manifestJSON() else {
                 return Self.text(.internalServerError, "the library's manifest could not be read\n")

@@ -3,6 +3,8 @@ import FusionHost
 import FusionJournalPostgres
 import FusionWeb
 import Logging
+import Metrics
+import Prometheus
 
 #if canImport(Glibc)
     import Glibc
@@ -167,6 +169,10 @@ struct Serve: AsyncParsableCommand {
         // A session whose holder may have died of one of its inputs is replayed first in a
         // child process, this same program (`fusion replay-check`).
         configuration.poisonCheck = PoisonCheck(executable: "/proc/self/exe", arguments: ["replay-check"])
+        // /metrics in Prometheus' text format (docs/deploy.md, "Metrics").
+        let metrics = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
+        configuration.metricsText = { metrics.emitToString() }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)  // stdout is for the URL
         let bridge = WebBridge(libraries: libraries, configuration: configuration)
         let (resumed, problems) = bridge.resumeJournaledSessions()

@@ -220,3 +220,37 @@ def test_healthz_says_ready_while_the_store_answers(make_cluster: Callable[..., 
 
 
 _ = signal  # kill -9 and SIGTERM come through cluster.Bridge
+
+
+def metric(text: str, name: str) -> float:
+    """The value of one sample line (`name` with its labels, as printed) of /metrics."""
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[-1])
+    raise AssertionError(f"no {name} in /metrics:\n{text}")
+
+
+def test_metrics_count_inputs_errors_journal_writes_and_take_overs(make_cluster: Callable[..., Cluster]) -> None:
+    import urllib.request
+
+    cluster = make_cluster(2, FAST)
+    first, second = cluster.bridges
+    a = Client(f"ws://127.0.0.1:{first.port}/ws", first.url)
+    a.create("counter", key="c")
+    for _ in range(7):
+        assert a.request({"type": "send", "instance": "c", "input": "increase"})[0]["type"] == "ok"
+    assert a.request({"type": "send", "instance": "c", "input": "jump"})[0]["status"] == "FK_ERR_UNKNOWN_INPUT"
+    text = urllib.request.urlopen(first.url + "/metrics", timeout=5).read().decode()
+    assert metric(text, "fusion_inputs_total") == 7
+    assert metric(text, "fusion_input_ok_seconds_count") == 7
+    assert metric(text, 'fusion_errors_total{status="FK_ERR_UNKNOWN_INPUT"}') == 1
+    # The creation and eight inputs, each durable in PostgreSQL before it was applied.
+    assert metric(text, "fusion_journal_write_seconds_count") >= 8
+    assert metric(text, "fusion_sessions") == 1 and metric(text, "fusion_instances") == 1
+    assert metric(text, "fusion_connections") == 1
+    Client(f"ws://127.0.0.1:{second.port}/ws?session={a.session}", second.url)
+    text = urllib.request.urlopen(second.url + "/metrics", timeout=5).read().decode()
+    assert metric(text, 'fusion_takeovers_total{previous="released"}') == 1
+    given = urllib.request.urlopen(first.url + "/metrics", timeout=5).read().decode()
+    assert metric(given, "fusion_handovers_total") == 1
+    assert metric(given, "fusion_sessions") == 0
