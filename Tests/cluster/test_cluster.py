@@ -3,12 +3,14 @@ three `fusion serve` bridges and nginx on loopback, driven through nginx over We
 as pages drive it. Each test starts its own cluster and stops by itself."""
 from __future__ import annotations
 
+import json
 import signal
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
 
+import websocket
 from bridge import Client, close_frame
 from cluster import Cluster
 from pages import Page
@@ -184,6 +186,12 @@ def test_postgres_stopped_refuses_inputs_and_the_bridges_recover_by_themselves(m
     try:
         reply, _ = page.request({"type": "send", "instance": "c", "input": "increase"})
         assert reply["type"] == "error" and reply["status"] == "BRIDGE_JOURNAL_FAILURE", reply
+        # A new session cannot start: told why, then closed with 1011 (try again).
+        bridge = cluster.bridges[0]
+        fresh = websocket.create_connection(f"ws://127.0.0.1:{bridge.port}/ws", origin=bridge.url, timeout=10)
+        refusal = json.loads(fresh.recv())
+        assert refusal["type"] == "error" and refusal["status"] == "BRIDGE_JOURNAL_FAILURE" and refusal["re"] is None
+        assert close_frame(fresh)[0] == 1011
         assert all(bridge.healthz() == 503 for bridge in cluster.bridges)
         assert all(bridge.alive for bridge in cluster.bridges)
         time.sleep(2)

@@ -102,7 +102,7 @@ def params(blocks: list[Block]) -> list[object]:
 
 
 def test_every_block_names_its_language() -> None:
-    known = {"swift", "c", "python", "sh", "json", "js", "html", "text"}
+    known = {"swift", "c", "python", "sh", "json", "js", "html", "text", "sql"}
     wrong = [f"{block.where}: {block.language or 'no language'}" for block in ALL_BLOCKS if block.language not in known]
     assert not wrong, "blocks whose language this test cannot check: " + "; ".join(wrong)
     assert len(ALL_BLOCKS) > 40
@@ -322,6 +322,26 @@ def test_shell_blocks_are_checked(block: Block, mirror: Path) -> None:
     assert found, f"{block.where}: an empty shell block"
     for command in found:
         check_command(command, block, mirror)
+
+
+# -- sql ----------------------------------------------------------------------------------
+
+def sql_shape(text: str) -> str:
+    """A statement with its parameters ($1, or a Swift interpolation) as `?`, its spaces as one."""
+    text = re.sub(r"\\\((?:[^()]|\([^()]*\))*\)", "?", text)
+    text = re.sub(r"\$\d+", "?", text)
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("block", params(by_language("sql")))
+def test_sql_blocks_are_what_the_journal_runs(block: Block) -> None:
+    """A statement shown in the docs is one the PostgreSQL journal sends, word for word."""
+    statements = set()
+    for path in (ROOT / "Sources" / "FusionJournalPostgres").glob("*.swift"):
+        text = path.read_text()
+        literals = re.findall(r'"""\n(.*?)\n\s*"""', text, re.S) + re.findall(r'"((?:[^"\\\n]|\\.)*)"', text)
+        statements |= {sql_shape(literal) for literal in literals}
+    assert sql_shape(block.code) in statements, f"{block.where}: no statement of Sources/FusionJournalPostgres is this one"
 
 
 # -- json, js, html -----------------------------------------------------------------------

@@ -315,6 +315,8 @@ class JournaledInstance(ReplayableInstance):
                 Instance.send_json(self, json.dumps(value["input"], ensure_ascii=False).encode())
             elif kind == "applied":  # message ids of inputs applied before the checkpoint above
                 self._remember(value)
+            elif kind == "poisoned":  # an input that killed a bridge, put out of the way: never applied
+                pass
             elif kind == "goto":
                 Instance.goto(self, value)
             elif kind == "respond":
