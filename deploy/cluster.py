@@ -216,6 +216,7 @@ class Cluster:
     def __init__(self, bridges: int = 3, folder: Path | None = None, libraries: list[Path] | None = None,
                  bridge_options: list[str] | None = None, port: int | None = None) -> None:
         self.folder = folder or Path(tempfile.mkdtemp(prefix="fusion-cluster-"))
+        self.folder.mkdir(parents=True, exist_ok=True)
         os.chmod(self.folder, 0o755)
         self.postgres = Postgres(self.folder / "postgres")
         self.bridges: list[Bridge] = []

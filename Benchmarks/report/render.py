@@ -27,6 +27,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import clock_records  # noqa: E402
+import cluster_load  # noqa: E402
 import fusion_bench  # noqa: E402
 import group_commit  # noqa: E402
 import journal_cost  # noqa: E402
@@ -41,7 +42,7 @@ Render = Callable[[dict[str, Any]], str]
 #: The modules that render blocks: each has DOCUMENT, BLOCK, RESULTS and render, or a
 #: BLOCKS list of such (document, block, results, render) for several.
 MODULES: tuple[ModuleType, ...] = (
-    fusion_bench, python_bench, web_load, time_travel, journal_cost, group_commit, clock_records, reliability)
+    fusion_bench, python_bench, web_load, time_travel, journal_cost, group_commit, clock_records, reliability, cluster_load)
 
 
 def blocks() -> list[tuple[str, str, str, Render]]:

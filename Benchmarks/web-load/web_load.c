@@ -11,7 +11,7 @@
 **    divided by the sessions between is the memory of one idle session.
 ** 2. Every session sends "increase" every --interval-ms (staggered, and never before
 **    the previous input's ok), --inputs times; the latency of an input is the time
-**    from writing it to reading its patch.
+**    from writing it to reading its patch (web…), and to reading its ok (ok…).
 ** 3. The same number of inputs to as many instances through the C ABI in this process:
 **    fk_send then fk_state_patch since the last version, which is the work the bridge
 **    does per input without the network, the JSON envelope and the tasks.
@@ -66,6 +66,7 @@ typedef struct {
     char *buffer;      /* bytes read and not yet parsed */
     size_t length, capacity;
     double sent_at;    /* when the input in flight was written; 0 when none */
+    double ok_from;    /* the same, kept until its ok (the latency to the ok) */
     double next_at;    /* when the next input is due */
     int inputs_left;
     int waiting_ok;
@@ -285,6 +286,8 @@ int main(int argc, char **argv) {
     }
     size_t total = (size_t)sessions * (size_t)inputs, done = 0, errors = 0;
     double *latencies = calloc(total, sizeof *latencies);
+    double *ok_latencies = calloc(total, sizeof *ok_latencies);
+    size_t oks = 0;
     struct epoll_event events[256];
     char message[65536];
     double deadline = start + seconds * 1000.0;
@@ -296,6 +299,7 @@ int main(int argc, char **argv) {
             if (c->inputs_left > 0 && !c->waiting_ok && c->sent_at == 0) {
                 if (c->next_at <= t) {
                     c->sent_at = now_ms();
+                    c->ok_from = c->sent_at;
                     c->waiting_ok = 1;
                     c->inputs_left--;
                     send_text(c->fd, "{\"type\":\"send\",\"instance\":\"c\",\"input\":\"increase\"}");
@@ -315,12 +319,15 @@ int main(int argc, char **argv) {
                     latencies[done++] = now_ms() - c->sent_at;
                     c->sent_at = 0;
                 } else if (strstr(message, "\"type\":\"ok\"")) {
+                    if (c->ok_from > 0) ok_latencies[oks++] = now_ms() - c->ok_from;
+                    c->ok_from = 0;
                     c->waiting_ok = 0;
                     outstanding--;
                 } else if (strstr(message, "\"type\":\"error\"")) {
                     errors++;
                     c->waiting_ok = 0;
                     c->sent_at = 0;
+                    c->ok_from = 0;
                     outstanding--;
                 }
             }
@@ -330,6 +337,7 @@ int main(int argc, char **argv) {
     long rss_loaded = rss_kib(server_pid);
     for (int i = 0; i < sessions; i++) close(all[i].fd);
     qsort(latencies, done, sizeof *latencies, compare);
+    qsort(ok_latencies, oks, sizeof *ok_latencies, compare);
 
     /* 3. The same inputs through the C ABI. */
     double *abi = calloc(total, sizeof *abi);
@@ -338,10 +346,11 @@ int main(int argc, char **argv) {
 
     printf("{\"sessions\":%d,\"inputsPerSession\":%d,\"intervalMs\":%d,\"inputs\":%zu,\"answered\":%zu,\"errors\":%zu,"
            "\"setupMs\":%.1f,\"loadMs\":%.1f,\"inputsPerSecond\":%.0f,"
-           "\"webP50Ms\":%.4f,\"webP99Ms\":%.4f,\"webMaxMs\":%.4f,\"abiP50Ms\":%.5f,\"abiP99Ms\":%.5f,"
+           "\"webP50Ms\":%.4f,\"webP99Ms\":%.4f,\"webMaxMs\":%.4f,\"okP50Ms\":%.4f,\"okP99Ms\":%.4f,\"abiP50Ms\":%.5f,\"abiP99Ms\":%.5f,"
            "\"rssBeforeKiB\":%ld,\"rssHalfKiB\":%ld,\"rssAllKiB\":%ld,\"rssLoadedKiB\":%ld,\"idleSessionBytes\":%.0f}\n",
            sessions, inputs, interval_ms, total, done, errors, setup_ms, load_ms, done / (load_ms / 1000.0),
            percentile(latencies, done, 0.50), percentile(latencies, done, 0.99), done ? latencies[done - 1] : 0,
+           percentile(ok_latencies, oks, 0.50), percentile(ok_latencies, oks, 0.99),
            percentile(abi, total, 0.50), percentile(abi, total, 0.99),
            rss_before, rss_half, rss_all, rss_loaded, per_session);
     return done == total && errors == 0 ? 0 : 2;

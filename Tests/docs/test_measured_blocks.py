@@ -16,6 +16,7 @@ REPORT = ROOT / "Benchmarks" / "report"
 RESULTS = ROOT / "Benchmarks" / "results"
 sys.path.insert(0, str(REPORT))
 
+import cluster_load  # noqa: E402
 import fusion_bench  # noqa: E402
 import python_bench  # noqa: E402
 import render  # noqa: E402
@@ -35,7 +36,7 @@ def test_every_measured_block_is_rendered_from_the_committed_results() -> None:
 def test_every_block_and_results_file_is_known() -> None:
     """Each block the documents hold has a renderer, and each results file is rendered."""
     known = {(document, block) for document, block, _, _ in render.blocks()}
-    for document in ("docs/performance.md", "docs/scenarios.md", "docs/reliability.md"):
+    for document in ("docs/performance.md", "docs/scenarios.md", "docs/reliability.md", "docs/deploy.md"):
         text = (ROOT / document).read_text()
         for name in set(__import__("re").findall(r"<!-- ([a-z-]+):begin -->", text)):
             assert (document, name) in known, f"{document}: block {name} has no renderer"
@@ -128,3 +129,28 @@ def test_web_load_compares_like_with_like() -> None:
     assert "| 4.00 ms | 10.0 µs | 20.0 µs | 200× |" in text
     assert "the p99 target (under 5 ms) is NOT met in every run; p99 per run: 2.00 ms, 4.00 ms, 9.00 ms" in text
     assert "the same 2 cores" in text
+
+
+def cluster_raw(none_p99: list[float], postgres_p99: list[float], back: list[float]) -> dict[str, Any]:
+    def run(p99: float) -> dict[str, Any]:
+        return {"inputsPerSecond": 1000, "okP50Ms": 0.5, "okP99Ms": p99, "errors": 0, "idleSessionBytes": 40960,
+                "inputs": 100, "databaseCommits": 110}
+    return {"measured": "t", "machine": {"cores": 2, "cpu": "x"}, "sessions": 100, "intervalMs": 100,
+            "inputsPerSession": 50,
+            "runs": {"none": [run(p) for p in none_p99], "file": [run(p) for p in none_p99],
+                     "postgres": [run(p) for p in postgres_p99]},
+            "capacity": [run(3.0)], "failoverSeconds": back}
+
+
+def test_the_cluster_targets_hold_in_every_run_or_are_not_met() -> None:
+    text = cluster_load.render_latency(cluster_raw([1.0, 1.2], [1.9, 2.1], [0.4, 1.9]))
+    assert "adds 0.900 ms, 0.900 ms to the p99" in text and "at most 1 ms at this load in every run: met" in text
+    assert "target within 2 s every time: met" in text
+    text = cluster_load.render_latency(cluster_raw([1.0, 1.2], [1.9, 2.3], [0.4, 2.1]))
+    assert "in every run: NOT met (held in 1 of 2 runs)" in text
+    assert "every time: NOT met (held in 1 of 2 runs)" in text
+    # 40 KiB a session: 26,214 sessions per GiB; 1,000 inputs per second; 1.1 commits per input.
+    capacity = cluster_load.render_capacity(cluster_raw([1.0], [1.5], [0.5]))
+    assert "40,960 bytes: 26,214 sessions per GiB" in capacity and "| 1.10 |" in capacity
+    assert "need 10 bridges of this size (1 for the sessions' memory at 4 GiB each, 10 for the inputs)" in capacity
+

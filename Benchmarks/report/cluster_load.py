@@ -1,0 +1,104 @@
+"""The cluster's blocks, from Benchmarks/results/cluster-load.json
+(Benchmarks/cluster/cluster_load.py): the PostgreSQL journal's latency next to the file
+journal and none, and the time a client takes to be back after its bridge died
+(docs/performance.md); the capacity model built from the same samples (docs/deploy.md)."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from figures import count, median, sig
+
+RESULTS = "cluster-load.json"
+#: The PostgreSQL journal adds at most this to the p99 of input-to-ok, at the load measured.
+ADDED_P99_MS = 1.0
+#: A client holds its state again within this of its bridge dying.
+BACK_WITHIN_S = 2.0
+#: The example the sizing sentence works out.
+EXAMPLE_SESSIONS, EXAMPLE_RATE = 100_000, 10_000
+
+
+def _span(values: list[float], unit: str = "") -> str:
+    low, high = sig(min(values)), sig(max(values))
+    return (low if low == high else f"{low}–{high}") + unit
+
+
+def _verdict(held: list[bool]) -> str:
+    return "met" if all(held) else f"NOT met (held in {sum(held)} of {len(held)} runs)"
+
+
+def render_latency(raw: dict[str, Any]) -> str:
+    runs = raw["runs"]
+    rate = raw["sessions"] * 1000 / raw["intervalMs"] if raw["intervalMs"] else 0
+    names = {"none": "no journal", "file": "file journal (`--journal DIR`, group commit)",
+             "postgres": "PostgreSQL journal (`--journal postgres://…`)"}
+    lines = [
+        f"Measured {raw['measured']} by `Benchmarks/cluster/cluster_load.py` ({raw['machine']['cores']} cores; the "
+        f"loader, the bridge and PostgreSQL on the same machine): one `fusion serve`, {count(raw['sessions'])} sessions "
+        f"each sending an input every {raw['intervalMs']} ms ({count(rate)} inputs per second), "
+        f"{raw['inputsPerSession']} inputs each; {len(runs['none'])} runs of each journal, alternating. Latency is from "
+        "writing an input to reading its `ok`.",
+        "",
+        "| journal | inputs per second | `ok` p50 | `ok` p99 |",
+        "|---|---|---|---|",
+    ]
+    for mode in ("none", "file", "postgres"):
+        found = runs[mode]
+        lines.append(f"| {names[mode]} | {_span([r['inputsPerSecond'] for r in found])} "
+                     f"| {_span([r['okP50Ms'] for r in found], ' ms')} | {_span([r['okP99Ms'] for r in found], ' ms')} |")
+    added = [p["okP99Ms"] - n["okP99Ms"] for n, p in zip(runs["none"], runs["postgres"], strict=True)]
+    errors = sum(r["errors"] for mode in runs for r in runs[mode])
+    back = raw["failoverSeconds"]
+    lines += [
+        "",
+        f"- The PostgreSQL journal adds {', '.join(sig(a) + ' ms' for a in added)} to the p99 (run by run, against no "
+        f"journal in the same round); target at most {ADDED_P99_MS:g} ms at this load in every run: "
+        f"{_verdict([a <= ADDED_P99_MS for a in added])}.",
+        f"- After `kill -9` of its bridge, a client rejoining through nginx held its state again after "
+        f"{', '.join(sig(s) + ' s' for s in back)} ({len(back)} kills, median {sig(median(back))} s); target within "
+        f"{BACK_WITHIN_S:g} s every time: {_verdict([s <= BACK_WITHIN_S for s in back])}.",
+        f"- Inputs refused in all these runs: {errors}.",
+    ]
+    return "\n".join(lines)
+
+
+def model(raw: dict[str, Any]) -> dict[str, float]:
+    capacity = raw["capacity"]
+    idle = median(r["idleSessionBytes"] for r in raw["runs"]["postgres"])
+    return {
+        "idleBytes": idle,
+        "sessionsPerGiB": 2**30 / idle,
+        "inputsPerSecond": median(r["inputsPerSecond"] for r in capacity),
+        "commitsPerInput": median(r["databaseCommits"] / r["inputs"] for r in capacity),
+        "saturatedP99": median(r["okP99Ms"] for r in capacity),
+    }
+
+
+def render_capacity(raw: dict[str, Any]) -> str:
+    m = model(raw)
+    by_memory = math.ceil(EXAMPLE_SESSIONS / (m["sessionsPerGiB"] * 4))
+    by_rate = math.ceil(EXAMPLE_RATE / m["inputsPerSecond"])
+    lines = [
+        f"From the run of {raw['measured']} (`Benchmarks/cluster/cluster_load.py`, {raw['machine']['cores']} cores, "
+        "the loader on the same machine; docs/performance.md has its latencies):",
+        "",
+        "| what one bridge takes | measured |",
+        "|---|---|",
+        f"| memory per idle session (a Counter) | {count(m['idleBytes'])} bytes: {count(m['sessionsPerGiB'])} sessions per GiB |",
+        f"| inputs per second, every session sending as fast as its `ok`s come back | {count(m['inputsPerSecond'])} "
+        f"(`ok` p99 {sig(m['saturatedP99'])} ms) |",
+        f"| PostgreSQL transactions per input | {sig(m['commitsPerInput'])} |",
+        "",
+        f"So {count(EXAMPLE_SESSIONS)} sessions at {count(EXAMPLE_RATE)} inputs per second need "
+        f"{max(by_memory, by_rate)} bridges of this size ({by_memory} for the sessions' memory at 4 GiB each, "
+        f"{by_rate} for the inputs), and PostgreSQL to commit about {count(EXAMPLE_RATE * m['commitsPerInput'])} "
+        "transactions per second. A session's memory grows with its feature's state; measure your own features "
+        "with the same script.",
+    ]
+    return "\n".join(lines)
+
+
+BLOCKS = [
+    ("docs/performance.md", "cluster-load", RESULTS, render_latency),
+    ("docs/deploy.md", "cluster-capacity", RESULTS, render_capacity),
+]
