@@ -80,6 +80,10 @@ public struct WebBridge: Sendable {
             > in
             let (path, query) = Self.split(request.path ?? "/")
             guard path == "/ws" else { return .dontUpgrade }
+            // Next to the socket: every close of this connection becomes a lingering one.
+            try await channel.eventLoop.submit {
+                try channel.pipeline.syncOperations.addHandler(LingeringClose(), position: .first)
+            }.get()
             let origin = request.headerFields[.origin]
             let forwarded = origins.forwardedOrigin(
                 peer: channel.remoteAddress?.ipAddress, forwardedHost: request.headerFields[Self.forwardedHost],

@@ -2,10 +2,13 @@
 every message, every error row, sessions, the Origin check, limits, shutdown."""
 from __future__ import annotations
 
+import base64
 import json
+import os
 import re
 import signal
 import socket as sys_socket
+import struct
 import time
 import urllib.error
 import urllib.request
@@ -135,6 +138,45 @@ def test_binary_and_oversized_messages_are_dropped_with_an_error(serve) -> None:
         client.raw("x" * 8000)
         code, _ = client.close_frame()
         assert code == 1009
+
+
+def test_a_client_still_writing_a_frame_too_large_reads_1009_not_a_reset(serve) -> None:
+    """A frame of 4 MiB, over four times the limit: the bridge closes with 1009 while the
+    client is still writing it. The bridge shuts its sending side and reads the rest
+    (a lingering close), so the client finishes writing and then reads the close frame,
+    instead of a reset that would show it code 1006."""
+    server = serve("--max-message-bytes", "1024")
+    sock = sys_socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
+                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    received = b""
+    while b"\r\n\r\n" not in received:
+        received += sock.recv(4096)
+    assert received.startswith(b"HTTP/1.1 101")
+    received = received.split(b"\r\n\r\n", 1)[1]
+    size = 4 << 20
+    # The whole frame is written before anything is read, as a simple client does.
+    sock.sendall(bytes([0x81, 0x80 | 127]) + struct.pack(">Q", size) + os.urandom(4))
+    chunk = b"x" * 65536
+    for _ in range(size // len(chunk)):
+        sock.sendall(chunk)  # a reset here (ConnectionResetError) fails the test
+    while chunk:
+        chunk = sock.recv(65536)
+        received += chunk
+    sock.close()
+    codes = []
+    at = 0
+    while at + 2 <= len(received):
+        opcode, length, at = received[at] & 0x0F, received[at + 1] & 0x7F, at + 2
+        if length == 126:
+            length, at = struct.unpack(">H", received[at:at + 2])[0], at + 2
+        elif length == 127:
+            length, at = struct.unpack(">Q", received[at:at + 8])[0], at + 8
+        if opcode == 0x8:
+            codes.append(struct.unpack(">H", received[at:at + 2])[0])
+        at += length
+    assert codes == [1009]
 
 
 def test_rate_limit_drops_with_an_error_and_recovers(serve) -> None:
@@ -340,7 +382,7 @@ PRODUCED_BY = {
     "close 1001": "test_sigterm_closes_every_socket_with_a_reason",
     "close 1008": "test_origin_is_checked",
     "close (none)": "test_a_connection_that_does_not_read_is_dropped_without_a_handshake",
-    "close 1009": "test_binary_and_oversized_messages_are_dropped_with_an_error",
+    "close 1009": "test_a_client_still_writing_a_frame_too_large_reads_1009_not_a_reset",
     "close 1013": "test_instance_and_session_limits",
     # Produced by a cluster (real PostgreSQL and nginx): tests of Tests/cluster, by file.
     "BRIDGE_POISON_INPUT": "Tests/cluster/test_poison.py::test_a_poison_input_kills_only_the_bridge_that_applied_it",

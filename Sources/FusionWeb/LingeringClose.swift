@@ -1,0 +1,69 @@
+import NIOCore
+
+/// Closes a connection the way TCP lets a peer read why (a lingering close, as web
+/// servers do): when the WebSocket layer gives up on a frame too large to read and
+/// closes with 1009, the peer may still be writing that frame. Closing the socket with
+/// its bytes unread makes the kernel answer with a reset, and the peer then sees code
+/// 1006, never the close frame. So a close turns into a half-close: the close frame and
+/// everything before it go out, the sending side shuts, and what the peer still sends is
+/// read and dropped until it closes too, or `linger` has passed.
+///
+/// First in the pipeline, next to the socket, so that every close passes through it.
+final class LingeringClose: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = NIOAny
+    typealias OutboundOut = NIOAny
+
+    /// The longest a closing connection keeps reading.
+    let linger: TimeAmount
+    private var closing: EventLoopPromise<Void>?
+    private var lingering = false
+
+    init(linger: TimeAmount = .seconds(2)) {
+        self.linger = linger
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard mode == .all, context.channel.isActive else {
+            context.close(mode: mode, promise: promise)
+            return
+        }
+        if lingering {  // a second close while lingering: it completes with the first
+            if let promise { closing?.futureResult.cascade(to: promise) }
+            return
+        }
+        lingering = true
+        let done = context.eventLoop.makePromise(of: Void.self)
+        closing = done
+        if let promise { done.futureResult.cascade(to: promise) }
+        // The peer reads what was written, then the end of it (FIN), not a reset.
+        context.close(mode: .output, promise: nil)
+        context.read()
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: linger) {
+            loopBound.value.close(mode: .all, promise: nil)
+        }
+        context.channel.closeFuture.whenComplete { _ in done.succeed(()) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard lingering else { return context.fireChannelRead(data) }
+        context.read()  // dropped: keep reading until the peer closes
+    }
+
+    func read(context: ChannelHandlerContext) {
+        context.read()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // Our own half-close is not news to the handlers after us, which would close at once.
+        if lingering, let event = event as? ChannelEvent, event == .outputClosed { return }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if lingering { return }  // the peer's bytes arriving after the close are not errors
+        context.fireErrorCaught(error)
+    }
+}
