@@ -19,6 +19,9 @@ final class ConnectionSlot: Sendable {
         case none, connecting(EventLoopFuture<PostgresConnection>), connected(PostgresConnection)
     }
     private let current = NIOLockedValueBox(Current.none)
+    /// Where the answers to this connection's journal writes are passed on, in the order
+    /// they came, off the event loop: a caller may block there waiting for another query.
+    let answers: DispatchQueue
     private let everConnected = NIOLockedValueBox(false)
 
     init(
@@ -30,6 +33,7 @@ final class ConnectionSlot: Sendable {
         self.logger = logger
         self.number = number
         self.reconnected = reconnected
+        answers = DispatchQueue(label: "fusion.journal.postgres.answers.\(number)")
     }
 
     /// The connection: the open one, or a new one.
@@ -69,14 +73,17 @@ final class ConnectionSlot: Sendable {
         connection().flatMap { $0.query(query, logger: self.logger) }
     }
 
-    /// Closes the connection, if open.
+    /// Closes the connection, if open, without waiting (it may be called on an event loop).
     func close() {
         let open = current.withLockedValue { current -> PostgresConnection? in
             defer { current = .none }
             if case .connected(let connection) = current { return connection }
             return nil
         }
-        _ = try? open?.close().wait()
+        guard let open else { return }
+        // Held until it is closed: a connection may not be freed while it closes.
+        let closing: EventLoopFuture<Void> = open.close()
+        closing.whenComplete { _ in withExtendedLifetime(open) {} }
     }
 }
 

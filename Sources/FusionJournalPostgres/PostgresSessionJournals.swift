@@ -11,8 +11,9 @@ final class PostgresSessionJournals: SessionJournals {
     /// Checked by every write, in the same statement (fencing).
     let epoch: Int64
     let slot: ConnectionSlot
-    /// Where the database's answers are passed on, in order, off its event loop.
-    let answers: DispatchQueue
+    /// Where the database's answers are passed on, in order, off its event loop (the
+    /// connection's: one serial queue per connection, not per session).
+    var answers: DispatchQueue { slot.answers }
     /// Whether the last holder did not let the session go cleanly (it crashed, or lost
     /// the database): then one of its inputs may have killed it.
     let mayHoldPoison: Bool
@@ -23,7 +24,6 @@ final class PostgresSessionJournals: SessionJournals {
         self.epoch = epoch
         self.slot = slot
         self.mayHoldPoison = mayHoldPoison
-        answers = DispatchQueue(label: "fusion.journal.postgres.session")
     }
 
     func location(instance number: Int) -> any JournalLocation {

@@ -31,7 +31,6 @@ public final class PostgresSessionStore: SessionStore {
     public let handOverTimeout: Duration
 
     let logger: Logger
-    private let group: MultiThreadedEventLoopGroup
     /// Holds the advisory locks and listens for hand-over requests.
     private let lockSlot: ConnectionSlot
     /// The journals' writes and reads; a session's always go through the same one, so that
@@ -53,8 +52,9 @@ public final class PostgresSessionStore: SessionStore {
         made.logLevel = .error
         let logger = made
         self.logger = logger
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let loop = group.next()
+        // The process's shared event loops (the web server's too): no threads of its own
+        // to wake on a machine whose cores the server needs.
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
         slots = (0..<max(1, connections)).map { ConnectionSlot(address: address, eventLoop: loop, logger: logger, number: $0 + 1) }
         let heldSessions = held
         let handler = handOverHandler
@@ -251,6 +251,5 @@ public final class PostgresSessionStore: SessionStore {
     private func shutDown() {
         for slot in slots { slot.close() }
         lockSlot.close()
-        try? group.syncShutdownGracefully()
     }
 }
