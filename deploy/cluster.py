@@ -87,6 +87,10 @@ class Postgres:
         out = self._run("psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "fusion", "-d", "fusion", "-At", "-c", sql)
         return out.strip()
 
+    def run(self, program: str, *args: str) -> str:
+        """One of the server's programs (pgbench, say), as the server's user."""
+        return self._run(program, *args)
+
     def _run(self, program: str, *args: str, check: bool = True) -> str:
         command = [str(self.bin / program), *args]
         if self.user:
@@ -97,26 +101,24 @@ class Postgres:
         return done.stdout
 
 
-def fusion_executable() -> Path:
-    configured = os.environ.get("FUSION")
+def built(variable: str, name: str, product: str) -> Path:
+    """$variable when set, else `name` from the release build, else from the debug build."""
+    configured = os.environ.get(variable)
     if configured:
         return Path(configured)
     for build in ("release", "debug"):
-        candidate = ROOT / ".build" / build / "fusion"
+        candidate = ROOT / ".build" / build / name
         if candidate.exists():
             return candidate
-    raise RuntimeError("no fusion executable: swift build --product fusion (or set FUSION)")
+    raise RuntimeError(f"no {name}: swift build --product {product} (or set {variable})")
+
+
+def fusion_executable() -> Path:
+    return built("FUSION", "fusion", "fusion")
 
 
 def example_library() -> Path:
-    configured = os.environ.get("FUSIONKIT_LIB")
-    if configured:
-        return Path(configured)
-    for build in ("release", "debug"):
-        candidate = ROOT / ".build" / build / "libFusionExamples.so"
-        if candidate.exists():
-            return candidate
-    raise RuntimeError("no libFusionExamples.so: swift build --product FusionExamples")
+    return built("FUSIONKIT_LIB", "libFusionExamples.so", "FusionExamples")
 
 
 class Bridge:

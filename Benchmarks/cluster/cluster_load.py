@@ -7,6 +7,9 @@ client is back after its bridge dies (docs/deploy.md).
    throwaway server on loopback), in alternating runs of the same build; --sessions
    sessions each send an input every --interval-ms (1,000 inputs per second by
    default) through Benchmarks/web-load/web_load.c. Input-to-`ok` p50 and p99.
+   Beside them, PostgreSQL alone: pgbench sending the journal's own INSERT (with its
+   fence) at the same rate over as many connections as a bridge keeps, the floor the
+   database's commits put under the journal's latency on this machine.
 2. Capacity: the same bridge on PostgreSQL with every session sending as fast as its oks
    come back (inputs per second one bridge sustains), the memory of an idle session, and
    the database's transactions per input (pg_stat_database).
@@ -52,7 +55,7 @@ def commits(postgres: deployment.Postgres) -> int:
 
 
 def latency_runs(args: argparse.Namespace, postgres: deployment.Postgres, scratch: Path) -> dict[str, list[dict[str, Any]]]:
-    runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in MODES}
+    runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in (*MODES, "postgres-alone")}
     for run in range(args.runs):
         for mode in MODES:
             flags: tuple[str, ...] = FAST
@@ -63,7 +66,38 @@ def latency_runs(args: argparse.Namespace, postgres: deployment.Postgres, scratc
             measured, _ = run_once(args.fusion, args.loader, args.library, args.sessions, args.interval_ms, args.inputs, flags)
             print(mode, {k: measured[k] for k in ("inputsPerSecond", "okP50Ms", "okP99Ms", "errors")}, file=sys.stderr)
             runs[mode].append(measured)
+        rate = args.sessions * 1000 // max(1, args.interval_ms)
+        seconds = max(1, round(args.inputs * args.interval_ms / 1000))
+        runs["postgres-alone"].append(postgres_alone(postgres, rate, seconds))
+        print("postgres alone", runs["postgres-alone"][-1], file=sys.stderr)
     return runs
+
+
+PGBENCH_SCRIPT = """\\set seq random(1, 1000000000000)
+INSERT INTO fusion_records (session_id, instance, seq, record)
+SELECT id, 1, :seq, '{"sendBy":{"id":"a1b2c3d4.1","input":"increase"}}' FROM fusion_sessions
+WHERE id = 'pgbench' AND epoch = 1 FOR SHARE;
+"""
+
+
+def postgres_alone(postgres: deployment.Postgres, rate: int, seconds: int) -> dict[str, Any]:
+    """pgbench: the journal's INSERT at `rate` per second over 4 connections (a bridge's
+    count); the latency of each transaction, as pgbench logs it."""
+    postgres.psql("INSERT INTO fusion_sessions (id, epoch, holder) VALUES ('pgbench', 1, 'pgbench') ON CONFLICT DO NOTHING")
+    postgres.psql("INSERT INTO fusion_instances VALUES ('pgbench', 1, '{}') ON CONFLICT DO NOTHING")
+    folder = postgres.folder / "pgbench"
+    folder.mkdir(exist_ok=True)
+    (folder / "insert.sql").write_text(PGBENCH_SCRIPT)
+    if postgres.user:
+        os.system(f"chown -R {postgres.user} {folder}")
+    for old in folder.glob("log*"):
+        old.unlink()
+    postgres.run("pgbench", "-h", "127.0.0.1", "-p", str(postgres.port), "-U", "fusion", "-n", "-f", str(folder / "insert.sql"),
+                 "-c", "4", "-j", "1", "-R", str(rate), "-T", str(seconds), "-l", f"--log-prefix={folder}/log", "fusion")
+    latencies = sorted(int(line.split()[2]) / 1000 for log in folder.glob("log*") for line in log.read_text().splitlines())
+    postgres.psql("DELETE FROM fusion_sessions WHERE id = 'pgbench'")
+    return {"transactions": len(latencies), "p50Ms": latencies[len(latencies) // 2],
+            "p99Ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]}
 
 
 def capacity_runs(args: argparse.Namespace, postgres: deployment.Postgres) -> list[dict[str, Any]]:

@@ -46,6 +46,10 @@ def render_latency(raw: dict[str, Any]) -> str:
         found = runs[mode]
         lines.append(f"| {names[mode]} | {_span([r['inputsPerSecond'] for r in found])} "
                      f"| {_span([r['okP50Ms'] for r in found], ' ms')} | {_span([r['okP99Ms'] for r in found], ' ms')} |")
+    alone = runs.get("postgres-alone", [])
+    if alone:
+        lines.append(f"| PostgreSQL alone: pgbench, the journal's `INSERT` at the same rate over 4 connections (no bridge) "
+                     f"| {count(rate)} | {_span([r['p50Ms'] for r in alone], ' ms')} | {_span([r['p99Ms'] for r in alone], ' ms')} |")
     added = [p["okP99Ms"] - n["okP99Ms"] for n, p in zip(runs["none"], runs["postgres"], strict=True)]
     errors = sum(r["errors"] for mode in runs for r in runs[mode])
     back = raw["failoverSeconds"]

@@ -8,24 +8,45 @@ import NIOCore
 /// everything before it go out, the sending side shuts, and what the peer still sends is
 /// read and dropped until it closes too, or `linger` has passed.
 ///
-/// First in the pipeline, next to the socket, so that every close passes through it.
+/// Only a connection closed with 1009 lingers: it sees the close frame go out (it is
+/// first in the pipeline, next to the socket, so every write and close passes through
+/// it). Other closes (a connection dropped for not reading, shutdown) stay immediate.
 final class LingeringClose: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
-    typealias OutboundIn = NIOAny
-    typealias OutboundOut = NIOAny
+    typealias OutboundIn = IOData
+    typealias OutboundOut = IOData
+
+    /// A server's close frame with a two-byte payload: FIN and opcode 8, length 2.
+    private static let closeHeader: [UInt8] = [0x88, 0x02]
+    /// 1009, "message too big".
+    private static let tooBig: [UInt8] = [0x03, 0xF1]
 
     /// The longest a closing connection keeps reading.
     let linger: TimeAmount
     private var closing: EventLoopPromise<Void>?
     private var lingering = false
+    /// A 1009 close frame went out: the next close lingers.
+    private var closedTooBig = false
+    /// The last write was a close frame's header alone (the encoder writes the payload apart).
+    private var afterCloseHeader = false
 
     init(linger: TimeAmount = .seconds(2)) {
         self.linger = linger
     }
 
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .byteBuffer(let buffer) = unwrapOutboundIn(data) {
+            let bytes = buffer.readableBytesView
+            if afterCloseHeader, bytes.starts(with: Self.tooBig) { closedTooBig = true }
+            if bytes.starts(with: Self.closeHeader + Self.tooBig) { closedTooBig = true }
+            afterCloseHeader = bytes.elementsEqual(Self.closeHeader)
+        }
+        context.write(data, promise: promise)
+    }
+
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
-        guard mode == .all, context.channel.isActive else {
+        guard mode == .all, closedTooBig, context.channel.isActive else {
             context.close(mode: mode, promise: promise)
             return
         }

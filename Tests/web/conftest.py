@@ -232,6 +232,17 @@ def stop_server(server: Server, timeout: float = 2.5) -> bool:
         return False
 
 
+def close_tabs(chrome: Any) -> None:
+    """Closes every tab but a new blank one: their pages and sockets are gone."""
+    chrome.switch_to.new_window("tab")
+    fresh = chrome.current_window_handle
+    for handle in chrome.window_handles:
+        if handle != fresh:
+            chrome.switch_to.window(handle)
+            chrome.close()
+    chrome.switch_to.window(fresh)
+
+
 @pytest.fixture
 def browser(chrome: Any, server: Server, screenshots: Path) -> Iterator[Browser]:
     """The shared Chromium on a fresh server, in a tab of its own with an empty console.
@@ -242,13 +253,7 @@ def browser(chrome: Any, server: Server, screenshots: Path) -> Iterator[Browser]
     chrome.get_log("browser")
     b = Browser(chrome, server, screenshots)
     yield b
-    chrome.switch_to.new_window("tab")
-    fresh = chrome.current_window_handle
-    for handle in chrome.window_handles:
-        if handle != fresh:
-            chrome.switch_to.window(handle)
-            chrome.close()
-    chrome.switch_to.window(fresh)
+    close_tabs(chrome)
     for each in b.servers:
         stop_server(each)
 

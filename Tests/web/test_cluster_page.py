@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from bridge import ROOT
-from conftest import Browser
+from conftest import Browser, close_tabs
 
 sys.path.insert(0, str(ROOT / "deploy"))
 import cluster as deployment  # noqa: E402
@@ -36,13 +36,7 @@ def cluster_page(chrome: Any, bin_dir: Path, tmp_path: Path, screenshots: Path,
     try:
         yield cluster, Browser(chrome, Front(cluster.url), screenshots)  # type: ignore[arg-type]
     finally:
-        chrome.switch_to.new_window("tab")
-        fresh = chrome.current_window_handle
-        for handle in chrome.window_handles:
-            if handle != fresh:
-                chrome.switch_to.window(handle)
-                chrome.close()
-        chrome.switch_to.window(fresh)
+        close_tabs(chrome)
         cluster.stop()
 
 
