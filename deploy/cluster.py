@@ -188,7 +188,7 @@ class Nginx:
         self.folder = folder
         self.port = port or free_port()
         folder.mkdir(parents=True, exist_ok=True)
-        servers = "\n".join(f"        server 127.0.0.1:{b.port} max_fails=1 fail_timeout=2s;" for b in bridges)
+        servers = "\n".join(f"        server 127.0.0.1:{b.port} max_fails=0;" for b in bridges)
         text = (ROOT / "deploy" / "nginx.conf").read_text()
         text = text.replace("@DIR@", str(folder)).replace("@LISTEN@", f"127.0.0.1:{self.port}").replace("@BRIDGES@", servers)
         self.config = folder / "nginx.conf"

@@ -47,6 +47,9 @@ import results  # noqa: E402
 from serve_load import run_once  # noqa: E402
 
 MODES = ("none", "file", "postgres")
+#: The connections a bridge keeps for its journals (PostgresSessionStore's default), which
+#: pgbench uses too.
+BRIDGE_CONNECTIONS = 2
 FAST = ("--max-messages-per-second", "100000")
 
 
@@ -81,8 +84,8 @@ WHERE id = 'pgbench' AND epoch = 1 FOR SHARE;
 
 
 def postgres_alone(postgres: deployment.Postgres, rate: int, seconds: int) -> dict[str, Any]:
-    """pgbench: the journal's INSERT at `rate` per second over 4 connections (a bridge's
-    count); the latency of each transaction, as pgbench logs it."""
+    """pgbench: the journal's INSERT at `rate` per second over a bridge's count of
+    connections; the latency of each transaction, as pgbench logs it."""
     postgres.psql("INSERT INTO fusion_sessions (id, epoch, holder) VALUES ('pgbench', 1, 'pgbench') ON CONFLICT DO NOTHING")
     postgres.psql("INSERT INTO fusion_instances VALUES ('pgbench', 1, '{}') ON CONFLICT DO NOTHING")
     folder = postgres.folder / "pgbench"
@@ -93,7 +96,7 @@ def postgres_alone(postgres: deployment.Postgres, rate: int, seconds: int) -> di
     for old in folder.glob("log*"):
         old.unlink()
     postgres.run("pgbench", "-h", "127.0.0.1", "-p", str(postgres.port), "-U", "fusion", "-n", "-f", str(folder / "insert.sql"),
-                 "-c", "4", "-j", "1", "-R", str(rate), "-T", str(seconds), "-l", f"--log-prefix={folder}/log", "fusion")
+                 "-c", str(BRIDGE_CONNECTIONS), "-j", "1", "-R", str(rate), "-T", str(seconds), "-l", f"--log-prefix={folder}/log", "fusion")
     latencies = sorted(int(line.split()[2]) / 1000 for log in folder.glob("log*") for line in log.read_text().splitlines())
     postgres.psql("DELETE FROM fusion_sessions WHERE id = 'pgbench'")
     return {"transactions": len(latencies), "p50Ms": latencies[len(latencies) // 2],
@@ -160,7 +163,8 @@ def failover_samples(args: argparse.Namespace, scratch: Path) -> list[float]:
             ws.close()
             rejoin(url, cluster.url, session, 3, start + 30)
             samples.append(time.monotonic() - start)
-            print("back after", samples[-1], file=sys.stderr)
+            now = cluster.postgres.psql(f"SELECT holder FROM fusion_sessions WHERE id = '{session}'")
+            print("back after", samples[-1], "from", holder, "on", now, file=sys.stderr)
             victim.wait()
             victim.start()
     finally:
@@ -197,6 +201,7 @@ def main() -> None:
         "intervalMs": args.interval_ms,
         "inputsPerSession": args.inputs,
         "runs": runs,
+        "postgresConnections": BRIDGE_CONNECTIONS,
         "capacity": capacity,
         "failoverSeconds": failover,
     }

@@ -48,10 +48,11 @@ def render_latency(raw: dict[str, Any]) -> str:
                      f"| {_span([r['okP50Ms'] for r in found], ' ms')} | {_span([r['okP99Ms'] for r in found], ' ms')} |")
     alone = runs.get("postgres-alone", [])
     if alone:
-        lines.append(f"| PostgreSQL alone: pgbench, the journal's `INSERT` at the same rate over 4 connections (no bridge) "
+        lines.append(f"| PostgreSQL alone: pgbench, the journal's `INSERT` at the same rate over "
+                     f"{raw['postgresConnections']} connections, as a bridge keeps (no bridge) "
                      f"| {count(rate)} | {_span([r['p50Ms'] for r in alone], ' ms')} | {_span([r['p99Ms'] for r in alone], ' ms')} |")
     added = [p["okP99Ms"] - n["okP99Ms"] for n, p in zip(runs["none"], runs["postgres"], strict=True)]
-    errors = sum(r["errors"] for mode in runs for r in runs[mode])
+    errors = sum(r["errors"] for mode in ("none", "file", "postgres") for r in runs[mode])
     back = raw["failoverSeconds"]
     lines += [
         "",

@@ -41,8 +41,10 @@ public final class PostgresSessionStore: SessionStore {
     private let handOverHandler = NIOLockedValueBox<(@Sendable (String) -> Void)?>(nil)
 
     /// Connects, makes the tables if there are none, and refuses a database whose tables
-    /// a newer FusionKit made.
-    public init(address: PostgresAddress, holder: String, connections: Int = 4, handOverTimeout: Duration = .seconds(5))
+    /// a newer FusionKit made. Two connections for the journals: on a small machine more
+    /// of them wake more threads than they save waiting (Benchmarks/cluster measures it
+    /// with pgbench over as many).
+    public init(address: PostgresAddress, holder: String, connections: Int = 2, handOverTimeout: Duration = .seconds(5))
         throws(JournalError)
     {
         self.address = address
