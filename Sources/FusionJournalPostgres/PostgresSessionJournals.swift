@@ -45,7 +45,8 @@ final class PostgresSessionJournals: SessionJournals {
 
     func release() {
         // Said before the lock goes: whoever takes the session next needs no poison check.
-        _ = try? slot.query("UPDATE fusion_sessions SET released = true WHERE id = \(sessionID) AND epoch = \(epoch)").await(timeout: .seconds(1))
+        let said = slot.query("UPDATE fusion_sessions SET released = true WHERE id = \(sessionID) AND epoch = \(epoch)")
+        _ = try? said.await(timeout: .seconds(1))
         store.unlock(sessionID)
     }
 
