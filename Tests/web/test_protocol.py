@@ -233,6 +233,32 @@ def test_origin_is_checked(serve) -> None:
     assert refused.value.code == 403
 
 
+def test_behind_a_proxy_the_origin_comes_from_the_flags_or_a_trusted_proxy(serve) -> None:
+    """--public-origin names the proxy's origin; X-Forwarded-Host and X-Forwarded-Proto
+    name it too, but only from an address given with --trusted-proxy (docs/deploy.md)."""
+    public = "https://app.example.com"
+    forwarded = ["X-Forwarded-Host: proxy.example:8443", "X-Forwarded-Proto: https"]
+    trusting = serve("--public-origin", public, "--trusted-proxy", "127.0.0.1")
+    with trusting.connect(origin=public) as client:
+        assert client.welcome["type"] == "welcome"
+    accepted = websocket.create_connection(trusting.ws_url, origin="https://proxy.example:8443", header=forwarded, timeout=5)
+    assert json.loads(accepted.recv())["type"] == "welcome"
+    accepted.close()
+    # The same headers from a peer that is not a trusted proxy say nothing.
+    untrusting = serve("--public-origin", public)
+    refused = websocket.create_connection(untrusting.ws_url, origin="https://proxy.example:8443", header=forwarded, timeout=5)
+    assert close_frame(refused)[0] == 1008
+    # Nor does a forwarded origin that is not the page's.
+    other = websocket.create_connection(trusting.ws_url, origin="https://evil.example", header=forwarded, timeout=5)
+    assert close_frame(other)[0] == 1008
+    # A trusted proxy names a new session (nginx: by the request id it routed it by); anyone else cannot.
+    named = "ab" * 16
+    for server, expected in ((trusting, True), (untrusting, False)):
+        socket = websocket.create_connection(server.ws_url, header=[f"X-Fusion-New-Session: {named}"], timeout=5)
+        assert (json.loads(socket.recv())["session"] == named) is expected
+        socket.close()
+
+
 def test_sessions_are_apart_and_survive_a_reconnect(server: Server) -> None:
     alice = server.connect()
     bob = server.connect()
