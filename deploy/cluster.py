@@ -164,6 +164,13 @@ class Bridge:
         try:
             return self.process.wait(timeout)
         except subprocess.TimeoutExpired:
+            # Stuck: its threads' stacks go to its log before it is killed, to say where.
+            if shutil.which("gdb"):
+                with open(self.log, "ab") as log:
+                    log.write(f"\n--- not stopped after {timeout} s; its threads:\n".encode())
+                    log.flush()
+                    subprocess.run(["gdb", "-p", str(self.process.pid), "-batch", "-ex", "thread apply all bt"],
+                                   stdout=log, stderr=subprocess.STDOUT, timeout=60, check=False)
             self.process.kill()
             return self.process.wait()
 

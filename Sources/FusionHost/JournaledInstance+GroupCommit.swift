@@ -37,20 +37,21 @@ extension JournaledInstance {
     /// reports in the order records were handed over, so every record before it is
     /// marked already.
     func synced(_ ticket: UInt64, _ failure: JournalError?) {
-        let (waiter, handed) = applying.withLock { commits -> (Waiter?, ContinuousClock.Instant?) in
+        let (waiters, handed) = applying.withLock { commits -> ([Waiter], ContinuousClock.Instant?) in
             var handed: ContinuousClock.Instant?
             if let index = commits.written.firstIndex(where: { $0.ticket == ticket }) {
                 commits.written[index].synced = .some(failure)
                 handed = commits.written[index].handed
             }
-            return (commits.waiters.removeValue(forKey: ticket), handed)
+            return (commits.waiters.removeValue(forKey: ticket) ?? [], handed)
         }
         if failure == nil, let handed { observer?.durable(after: .now - handed) }
-        switch waiter {
-        case .task(let continuation): continuation.resume()
-        case .thread(let semaphore): semaphore.signal()
-        case .applyOnceSynced: _ = applySynced(through: ticket)
-        case nil: break
+        for waiter in waiters {
+            switch waiter {
+            case .task(let continuation): continuation.resume()
+            case .thread(let semaphore): semaphore.signal()
+            case .applyOnceSynced: _ = applySynced(through: ticket)
+            }
         }
     }
 
@@ -59,7 +60,7 @@ extension JournaledInstance {
         let semaphore = applying.withLock { commits -> DispatchSemaphore? in
             if commits.isSynced(ticket) { return nil }
             let semaphore = DispatchSemaphore(value: 0)
-            commits.waiters[ticket] = .thread(semaphore)
+            commits.waiters[ticket, default: []].append(.thread(semaphore))
             return semaphore
         }
         semaphore?.wait()

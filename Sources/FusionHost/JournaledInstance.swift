@@ -84,7 +84,8 @@ public final class JournaledInstance: Sendable {
         var nextTicket: UInt64 = 0
         var written: [Written] = []
         /// Callers waiting for their record's sync.
-        var waiters: [UInt64: Waiter] = [:]
+        /// Several per record: the caller that wrote it, and `close` waiting for the last one.
+        var waiters: [UInt64: [Waiter]] = [:]
         /// What applying a record did, kept for its caller when another caller applied it.
         var outcomes: [UInt64: Result<Void, JournaledCallError>] = [:]
         /// Real time the clock has not been moved by yet: it wakes nothing (see `tick`).
@@ -374,7 +375,7 @@ public final class JournaledInstance: Sendable {
         await withCheckedContinuation { (synced: CheckedContinuation<Void, Never>) in
             let now = applying.withLock { commits in
                 if commits.isSynced(ticket) { return true }
-                commits.waiters[ticket] = .task(synced)
+                commits.waiters[ticket, default: []].append(.task(synced))
                 return false
             }
             if now { synced.resume() }
@@ -433,7 +434,7 @@ public final class JournaledInstance: Sendable {
         guard let ticket = try? write(claimed: false, { clockMove(&$0, nanoseconds) }) else { return }
         let synced = applying.withLock { commits in
             if commits.isSynced(ticket) { return true }
-            commits.waiters[ticket] = .applyOnceSynced
+            commits.waiters[ticket, default: []].append(.applyOnceSynced)
             return false
         }
         if synced { _ = applySynced(through: ticket) }
