@@ -64,16 +64,16 @@ public final class JournaledInstance: Sendable {
     /// Held while a record is journaled and while records are applied, so both happen
     /// in one order; with a committer, it also holds the records waiting for the disk.
     let applying = LockedValue(Commits())
-    private let ticker = RealTimeTicker()
+    let ticker = RealTimeTicker()
     /// The journal's first line, written again when a checkpoint replaces what follows it.
-    private let header: JSONValue
+    let header: JSONValue
     /// After how many records a checkpoint is tried (0: never).
-    private let checkpointEvery: Int
+    let checkpointEvery: Int
     /// Whether the library tells when its clock wakes an effect next (fk_next_wake): then
     /// the real-time clock is moved only when that is due, or before another record.
-    private let knowsNextWake: Bool
+    let knowsNextWake: Bool
     /// Whether the library takes checkpoints (fk_checkpoint, fk_restart_effects).
-    private let canCheckpoint: Bool
+    let canCheckpoint: Bool
 
     /// Records after which a journal replaces what it holds by a checkpoint, when the
     /// instance allows one then (and tries again after each record until it does).
@@ -408,88 +408,6 @@ public final class JournaledInstance: Sendable {
                 throw .refused(error)
             }
         }
-    }
-
-    // MARK: The clock in real time
-
-    /// Moves the clock by the real time since the last tick, journaled first, when that
-    /// can change what the session does: when an effect's sleep is due (fk_next_wake).
-    /// Until then the time is held back, and journaled as one move when due, or before
-    /// the next record of another kind (so that an input starts its timers at the clock's
-    /// true time). A move that wakes nothing changes nothing: effects sleep on the clock,
-    /// they do not read it. With nothing pending no effect can tell time moved at all.
-    /// A journal that cannot be written stops the clock (and every call then says why).
-    private func tick(_ nanoseconds: UInt64) {
-        guard defers else {
-            applying.withLock { commits in
-                guard let move = clockMove(&commits, nanoseconds), (try? store.append(move.json)) != nil else { return }
-                commits.records += 1
-                try? Self.apply(move, to: instance, replaying: false)
-                checkpointIfDue(&commits)
-            }
-            return
-        }
-        // The ticking thread moves every real-time session's clock: it hands the record
-        // over and goes on, and the committer's thread applies it once it is on the disk.
-        guard let ticket = try? write(claimed: false, { clockMove(&$0, nanoseconds) }) else { return }
-        let synced = applying.withLock { commits in
-            if commits.isSynced(ticket) { return true }
-            commits.waiters[ticket, default: []].append(.applyOnceSynced)
-            return false
-        }
-        if synced { _ = applySynced(through: ticket) }
-    }
-
-    /// Lock held: the clock move a tick of `elapsed` nanoseconds journals now, if any.
-    private func clockMove(_ commits: inout Commits, _ elapsed: UInt64) -> JournalRecord? {
-        // An instance that cannot say (destroyed, while the clock still ticked) moves nothing.
-        guard let pending = try? instance.pending() else { return nil }
-        if pending.effects == 0 {
-            commits.heldTime = 0
-            return nil
-        }
-        let (sum, overflow) = commits.heldTime.addingReportingOverflow(elapsed)
-        let held = overflow ? UInt64.max : sum
-        if knowsNextWake, case .success(let wake) = Result(catching: { () throws(FusionHostError) in try instance.nextWake() }),
-            held < wake ?? UInt64.max
-        {
-            commits.heldTime = held  // nothing due: an effect waits on a later deadline, or on a host
-            return nil
-        }
-        commits.heldTime = 0
-        return .advance(nanoseconds: held)
-    }
-
-    /// Lock held: the real time held back, as a move to journal before another record.
-    static func releaseHeldTime(_ commits: inout Commits) -> JournalRecord? {
-        guard commits.heldTime > 0 else { return nil }
-        defer { commits.heldTime = 0 }
-        return .advance(nanoseconds: commits.heldTime)
-    }
-
-    // MARK: Checkpoints
-
-    /// Lock held, after a record was applied: when `checkpointEvery` records have piled
-    /// up and nothing is in flight to the disk, replaces the journal by its header and a
-    /// checkpoint (fk_checkpoint), then restarts the instance's effects as one made from
-    /// the checkpoint does (fk_restart_effects), so that both go on alike. An instance
-    /// with work under way that cannot restart (FK_ERR_BUSY) is tried after the next
-    /// record. A checkpoint that cannot be written leaves the journal as it was.
-    func checkpointIfDue(_ commits: inout Commits) {
-        guard canCheckpoint, checkpointEvery > 0, commits.records >= checkpointEvery, commits.written.isEmpty else { return }
-        guard let checkpoint = try? instance.checkpoint() else { return }
-        do throws(JournalError) {
-            // The message ids the records dropped carried go on in the record after it.
-            let kept = commits.appliedMessages.latest
-            let applied = kept.isEmpty ? [] : [JournalRecord.applied(kept).json]
-            // So do the poison inputs' ids, each in a record of its own (without the input).
-            let poisoned = commits.poisonedMessages.latest.map { JournalRecord.poisoned(id: $0, record: nil).json }
-            try store.replace(header: header, records: [JournalRecord.checkpoint(checkpoint).json] + applied + poisoned)
-        } catch {
-            return
-        }
-        commits.records = 1 + (commits.appliedMessages.ids.isEmpty ? 0 : 1) + commits.poisonedMessages.latest.count
-        try? instance.restartEffects()
     }
 
     // MARK: Replaying

@@ -77,30 +77,29 @@ final class SessionRegistry: Sendable {
         // A session another bridge holds, or held until it died: taken over from the
         // shared store (outside the lock: it waits for the database, maybe for a hand-over).
         if let wanted, let store, store.isShared, let session = try takeOver(wanted, from: store) {
-            let attached = state.withLock { state -> BridgeSession? in
-                if let other = state.sessions[wanted] { return other }  // taken over twice at once: keep one
+            let added = state.withLock { state -> Bool in
+                if state.sessions[wanted] != nil { return false }  // taken over twice at once: keep the first
                 state.sessions[wanted] = session
-                return nil
+                return true
             }
-            if let other = attached {
+            if !added {
                 session.destroyAll(forgettingJournals: false)
                 if let found = try attachKnown(connection, wanted, greet) { return found }
-                _ = other
             } else if session.attach(connection, greet: { greet(session, true, $0) }) {
                 return session
             }
         }
-        let outcome = state.withLock { state -> Result<(String, Bool), BridgeError> in
+        let outcome = state.withLock { state -> Result<String, BridgeError> in
             if state.shutDown { return .failure(.shuttingDown) }
             guard state.sessions.count < configuration.maxSessions else { return .failure(.sessionLimit(configuration.maxSessions)) }
             if let proposed, SessionID.isWellFormed(Substring(proposed)), state.sessions[proposed] == nil {
-                return .success((proposed, true))
+                return .success(proposed)
             }
             var id = SessionID.make()
             while state.sessions[id] != nil { id = SessionID.make() }
-            return .success((id, true))
+            return .success(id)
         }
-        let (id, _) = try outcome.get()
+        let id = try outcome.get()
         var journals: (any SessionJournals)?
         if let store {
             do throws(JournalError) { journals = try store.start(session: id) } catch {
