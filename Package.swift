@@ -10,6 +10,7 @@ import PackageDescription
 //   CFFI            libffi from the system (pkg-config), for FusionHost
 //   FusionHost      loads any library exporting the C ABI at run time and calls it through libffi
 //   CFileSync       syncfs(2), which Swift's Glibc module hides, for FusionHost's journal committer
+//   FusionAuth      verifies the tokens of signed-in users (jwt-kit), for the web bridge
 //   FusionWeb       the web bridge: serves pages and one WebSocket, drives features through FusionHost
 //   FusionScenario  scenarios (*.scenario.json): Input/State specs run through the C ABI
 //   fusion          the shell client: inspect, run (REPL), send, serve (the web bridge), test, new
@@ -57,7 +58,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1")
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0")
     ],
     targets: [
         // The one JSON codec: what a library parses its inputs with and what a host reads
@@ -87,10 +89,15 @@ let package = Package(
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         .target(name: "CFileSync"),
         .target(name: "FusionHost", dependencies: ["FusionJSON", "CFFI", "CFusionKit", "CFileSync"], swiftSettings: strict),
+        // Who is at the other end (`fusion serve --auth jwt`): tokens verified with jwt-kit.
+        .target(
+            name: "FusionAuth",
+            dependencies: ["FusionJSON", .product(name: "JWTKit", package: "jwt-kit")],
+            swiftSettings: strict),
         .target(
             name: "FusionWeb",
             dependencies: [
-                "FusionHost",
+                "FusionHost", "FusionAuth",
                 // The packages of `dependencies` above, product by product (SwiftPM wants both lists).
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -133,7 +140,7 @@ let package = Package(
         .target(name: "RuleVectors", dependencies: ["FusionJSON"], path: "Tests/RuleVectors", swiftSettings: strict),
         // The shell client's own rules (its input syntax) against the shared vectors.
         .testTarget(name: "FusionCLITests", dependencies: ["fusion", "FusionHost", "RuleVectors"], swiftSettings: strict),
-        .testTarget(name: "FusionWebTests", dependencies: ["FusionWeb", "FusionHost"], swiftSettings: strict),
+        .testTarget(name: "FusionWebTests", dependencies: ["FusionWeb", "FusionAuth", "FusionHost"], swiftSettings: strict),
         // Every scenario of examples/scenarios (and Tests/scenarios/failing) as a Swift test.
         .testTarget(name: "ScenarioTests", dependencies: ["FusionScenario", "FusionHost", "RuleVectors"], swiftSettings: strict)
     ]
@@ -146,7 +153,8 @@ let package = Package(
 // Package.resolved, are the same as in the full build.
 if Context.environment["FUSIONKIT_CORE_ONLY"] != nil {
     let left = Set([
-        "FusionWeb", "FusionJournalPostgres", "FusionTypes", "fusion", "FusionWebTests", "FusionCLITests", "fusion-bench", "HeapProbe"
+        "FusionWeb", "FusionAuth", "FusionJournalPostgres", "FusionTypes", "fusion", "FusionWebTests", "FusionCLITests", "fusion-bench",
+        "HeapProbe"
     ])
     package.targets.removeAll { left.contains($0.name) }
     package.products.removeAll { left.contains($0.name) }

@@ -335,6 +335,11 @@ fk_status fk_create(const char *feature, size_t feature_len,
 **               (its state, version, clock time and random sequence), then starts
 **               again the effects its feature restarts, as fk_restart_effects().
 **               Needs "clock": "manual"; not with "state", "stateVersion" or "seed".
+**   "user":     the signed-in user the host vouches for, {"subject": "…",
+**               "claims": {…}}: a non-empty subject (who they are, e.g. a token's
+**               "sub") and an object of whatever else the host passes on. Features
+**               read it to show who is signed in; `fusion serve --auth jwt` sets it
+**               from the user's verified token and never takes it from a page.
 **
 ** Errors: as fk_create(), and FK_ERR_INVALID_ARGUMENT for an unknown key or a value
 **         of the wrong kind (the message names it and lists the keys).

@@ -121,7 +121,8 @@ def rejoin(url: str, origin: str, session: str, value: int, deadline: float) -> 
     """Until the session's Counter shows `value` on a fresh socket through nginx."""
     while time.monotonic() < deadline:
         try:
-            ws = websocket.create_connection(f"{url}?session={session}", origin=origin, timeout=2)
+            ws = websocket.create_connection(url, origin=origin, timeout=2,
+                                        subprotocols=["fusion", f"fusion.session.{session}"])
             try:
                 welcome = json.loads(ws.recv())
                 if welcome.get("session") == session and welcome.get("resumed"):

@@ -27,6 +27,15 @@ public enum FileBytes {
         }
     }
 
+    /// Writes a small file whole and syncs it (a session's owner); false on any failure.
+    public static func write(_ bytes: [UInt8], to path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        let written = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
+        return written == bytes.count && fsync(descriptor) == 0
+    }
+
     /// The names in a folder, without "." and ".."; none when it cannot be read.
     public static func names(inFolder folder: String) -> [String] {
         guard let directory = opendir(folder) else { return [] }
@@ -39,6 +48,14 @@ public enum FileBytes {
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    private static func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+        #if canImport(Glibc)
+            Glibc.write(descriptor, buffer, count)
+        #else
+            Darwin.write(descriptor, buffer, count)
+        #endif
     }
 
     private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {

@@ -14,11 +14,13 @@ public protocol SessionStore: Sendable {
     /// Whether another bridge may hold sessions of this store: then a session the bridge
     /// does not know is looked for in the store (`takeOver`) before a new one is made.
     var isShared: Bool { get }
-    /// Claims a new session, `id`, for this bridge.
-    func start(session id: String) throws(JournalError) -> any SessionJournals
+    /// Claims a new session, `id`, for this bridge; `owner` is the signed-in user it
+    /// belongs to (nil: a bridge without `--auth`).
+    func start(session id: String, owner: String?) throws(JournalError) -> any SessionJournals
     /// Takes over the session `id` for this bridge: at once when its holder is gone, by
-    /// hand-over when it is alive. nil when the store has no such session.
-    func takeOver(session id: String) throws(JournalError) -> (any SessionJournals)?
+    /// hand-over when it is alive. nil when the store has no such session, or when it is
+    /// not `owner`'s: then nothing is asked of its holder (docs/security.md).
+    func takeOver(session id: String, owner: String?) throws(JournalError) -> (any SessionJournals)?
     /// The sessions to resume when the bridge starts: a folder's are all its own; a shared
     /// store's are taken over one by one, when a client asks for them.
     func sessionsToResume() -> [String]
@@ -35,6 +37,8 @@ public protocol SessionStore: Sendable {
 /// creation order.
 public protocol SessionJournals: Sendable {
     var sessionID: String { get }
+    /// The user the session belongs to; nil: nobody signed in (a bridge without `--auth`).
+    var owner: String? { get }
     /// Where instance `number`'s journal is.
     func location(instance number: Int) -> any JournalLocation
     /// Whether the session's last holder may have died of one of its inputs (it did not
@@ -66,11 +70,19 @@ public struct JournalFolder: SessionStore {
     public var description: String { folder }
     public var isShared: Bool { false }
 
-    public func start(session id: String) throws(JournalError) -> any SessionJournals {
-        Session(folder: "\(folder)/\(id)", sessionID: id, committer: committer)
+    /// Also what resumes a session of the folder (`owner` nil: the one it has stays).
+    public func start(session id: String, owner: String?) throws(JournalError) -> any SessionJournals {
+        let session = Session(folder: "\(folder)/\(id)", sessionID: id, committer: committer)
+        if let owner {
+            mkdir(session.folder, 0o700)
+            guard FileBytes.write(Array(owner.utf8), to: session.ownerFile) else {
+                throw JournalError(path: session.ownerFile, "cannot write the session's owner")
+            }
+        }
+        return session
     }
 
-    public func takeOver(session id: String) throws(JournalError) -> (any SessionJournals)? { nil }
+    public func takeOver(session id: String, owner: String?) throws(JournalError) -> (any SessionJournals)? { nil }
 
     public func sessionsToResume() -> [String] { FileBytes.names(inFolder: folder) }
 
@@ -89,6 +101,13 @@ public struct JournalFolder: SessionStore {
         /// A folder's sessions are resumed after a crash as after a stop: each is checked.
         public var mayHoldPoison: Bool { true }
 
+        /// The owner's subject, in a file of its own next to the journals.
+        var ownerFile: String { "\(folder)/owner" }
+
+        public var owner: String? {
+            (try? FileBytes.read(ownerFile)).map { String(decoding: $0, as: UTF8.self) }
+        }
+
         public func location(instance number: Int) -> any JournalLocation {
             mkdir(folder, 0o755)
             return FileJournal(path: "\(folder)/\(number).journal", committer: committer)
@@ -101,7 +120,10 @@ public struct JournalFolder: SessionStore {
             }.sorted()
         }
 
-        public func end() { rmdir(folder) }
+        public func end() {
+            unlink(ownerFile)
+            rmdir(folder)
+        }
 
         public func release() {}
     }

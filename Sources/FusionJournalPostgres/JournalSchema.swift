@@ -5,8 +5,9 @@ import PostgresNIO
 /// version is newer than the one it knows, rather than write rows a newer bridge would
 /// misread.
 enum JournalSchema {
-    /// The version these statements make.
-    static let version = 1
+    /// The version these statements make. 2 added `fusion_sessions.owner` (the signed-in
+    /// user a session belongs to); a version-1 database is brought up to it in place.
+    static let version = 2
 
     /// Made in one transaction, under a transaction-scoped advisory lock, so that bridges
     /// starting together make them once.
@@ -19,9 +20,11 @@ enum JournalSchema {
             holder text NOT NULL,
             started timestamptz NOT NULL DEFAULT now(),
             taken timestamptz NOT NULL DEFAULT now(),
-            released boolean NOT NULL DEFAULT false
+            released boolean NOT NULL DEFAULT false,
+            owner text
         )
         """,
+        "ALTER TABLE fusion_sessions ADD COLUMN IF NOT EXISTS owner text",
         """
         CREATE TABLE IF NOT EXISTS fusion_instances (
             session_id text NOT NULL REFERENCES fusion_sessions (id) ON DELETE CASCADE,
@@ -40,7 +43,8 @@ enum JournalSchema {
             FOREIGN KEY (session_id, instance) REFERENCES fusion_instances (session_id, instance) ON DELETE CASCADE
         )
         """,
-        "INSERT INTO fusion_schema (version) SELECT \(version) WHERE NOT EXISTS (SELECT 1 FROM fusion_schema)"
+        "INSERT INTO fusion_schema (version) SELECT \(version) WHERE NOT EXISTS (SELECT 1 FROM fusion_schema)",
+        "UPDATE fusion_schema SET version = \(version) WHERE version < \(version)"
     ]
 
     /// The advisory lock key under which the tables are made (any constant no other

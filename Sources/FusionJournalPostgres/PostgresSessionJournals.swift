@@ -8,6 +8,7 @@ import PostgresNIO
 final class PostgresSessionJournals: SessionJournals {
     let store: PostgresSessionStore
     let sessionID: String
+    let owner: String?
     /// Checked by every write, in the same statement (fencing).
     let epoch: Int64
     let slot: ConnectionSlot
@@ -18,9 +19,10 @@ final class PostgresSessionJournals: SessionJournals {
     /// the database): then one of its inputs may have killed it.
     let mayHoldPoison: Bool
 
-    init(store: PostgresSessionStore, sessionID: String, epoch: Int64, slot: ConnectionSlot, mayHoldPoison: Bool) {
+    init(store: PostgresSessionStore, sessionID: String, owner: String?, epoch: Int64, slot: ConnectionSlot, mayHoldPoison: Bool) {
         self.store = store
         self.sessionID = sessionID
+        self.owner = owner
         self.epoch = epoch
         self.slot = slot
         self.mayHoldPoison = mayHoldPoison

@@ -100,22 +100,24 @@ public final class PostgresSessionStore: SessionStore {
 
     // MARK: SessionStore
 
-    public func start(session id: String) throws(JournalError) -> any SessionJournals {
+    public func start(session id: String, owner: String?) throws(JournalError) -> any SessionJournals {
         try blocking("cannot start session \(id.prefix(8))…") {
             let slot = slot(for: id)
-            _ = try slot.query("INSERT INTO fusion_sessions (id, epoch, holder) VALUES (\(id), 1, \(holder))").await()
+            _ = try slot.query("INSERT INTO fusion_sessions (id, epoch, holder, owner) VALUES (\(id), 1, \(holder), \(owner))").await()
             guard try tryLock(id) else { throw failure("session \(id.prefix(8))… is locked by another bridge") }
         }
         held.withLockedValue { $0[id] = 1 }
-        return PostgresSessionJournals(store: self, sessionID: id, epoch: 1, slot: slot(for: id), mayHoldPoison: false)
+        return PostgresSessionJournals(store: self, sessionID: id, owner: owner, epoch: 1, slot: slot(for: id), mayHoldPoison: false)
     }
 
-    public func takeOver(session id: String) throws(JournalError) -> (any SessionJournals)? {
+    public func takeOver(session id: String, owner: String?) throws(JournalError) -> (any SessionJournals)? {
         let slot = slot(for: id)
-        let exists = try blocking("cannot look for session \(id.prefix(8))…") {
-            try slot.query("SELECT 1 FROM fusion_sessions WHERE id = \(id)").await().rows.isEmpty == false
+        // Another user's session is not there, as far as this user can tell: its holder is
+        // not even asked to hand it over.
+        let found = try blocking("cannot look for session \(id.prefix(8))…") { () throws -> String?? in
+            try slot.query("SELECT owner FROM fusion_sessions WHERE id = \(id)").await().rows.first?.decode(String?.self)
         }
-        guard exists else { return nil }
+        guard let found, found == owner else { return nil }
         try waitForLock(id)
         // The new epoch fences the last holder off; whether it let the session go cleanly
         // (else it may have died of one of the session's inputs: the poison check).
@@ -135,7 +137,7 @@ public final class PostgresSessionStore: SessionStore {
         }
         held.withLockedValue { $0[id] = epoch }
         logger.info("took session \(id.prefix(8))… over (epoch \(epoch))")
-        return PostgresSessionJournals(store: self, sessionID: id, epoch: epoch, slot: slot, mayHoldPoison: !released)
+        return PostgresSessionJournals(store: self, sessionID: id, owner: owner, epoch: epoch, slot: slot, mayHoldPoison: !released)
     }
 
     public func sessionsToResume() -> [String] { [] }
@@ -205,17 +207,19 @@ public final class PostgresSessionStore: SessionStore {
         _ = try slot.query("BEGIN").await()
         do {
             _ = try slot.query("SELECT pg_advisory_xact_lock(\(JournalSchema.creationLock))").await()
-            for statement in JournalSchema.statements { _ = try slot.query(PostgresQuery(unsafeSQL: statement)).await() }
+            // The version first: a newer one's tables are left as they are.
+            _ = try slot.query(PostgresQuery(unsafeSQL: JournalSchema.statements[0])).await()
+            let found = try slot.query("SELECT max(version) FROM fusion_schema").await().rows.first?.decode(Int?.self) ?? nil
+            if let found, found > JournalSchema.version {
+                throw failure(
+                    "its FusionKit tables are version \(found), made by a newer FusionKit; this one knows version \(JournalSchema.version): upgrade fusion (or use another database)"
+                )
+            }
+            for statement in JournalSchema.statements.dropFirst() { _ = try slot.query(PostgresQuery(unsafeSQL: statement)).await() }
             _ = try slot.query("COMMIT").await()
         } catch {
             _ = try? slot.query("ROLLBACK").await()
             throw error
-        }
-        let found = try slot.query("SELECT max(version) FROM fusion_schema").await().rows.first?.decode(Int?.self) ?? nil
-        if let found, found > JournalSchema.version {
-            throw failure(
-                "its FusionKit tables are version \(found), made by a newer FusionKit; this one knows version \(JournalSchema.version): upgrade fusion (or use another database)"
-            )
         }
     }
 

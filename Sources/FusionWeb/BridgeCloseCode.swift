@@ -7,4 +7,8 @@ enum BridgeCloseCode {
     /// off it): reconnect at once with the same session id, and the proxy's hash, or the
     /// session store, brings the client to the bridge that holds it.
     static let sessionMoved = WebSocketErrorCode(codeNumber: 4000)
+    /// The bridge does not know who is at the other end (`--auth`): no token, one that
+    /// does not verify, or one that expired while connected. Sign in again, then connect;
+    /// reconnecting with the same token is refused again.
+    static let unauthenticated = WebSocketErrorCode(codeNumber: 4001)
 }

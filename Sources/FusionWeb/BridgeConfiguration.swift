@@ -1,3 +1,4 @@
+import FusionAuth
 import FusionHost
 
 /// How `fusion serve` runs: where it listens, what it serves, and the limits that keep
@@ -20,6 +21,21 @@ public struct BridgeConfiguration: Sendable {
     /// Peers (IP addresses) whose `X-Forwarded-Host` and `X-Forwarded-Proto` are believed
     /// when checking a handshake's Origin (`--trusted-proxy`); from others they are ignored.
     public var trustedProxies: [String] = []
+
+    /// Verifies the tokens of signed-in users (`--auth jwt`); nil: anyone who reaches the
+    /// bridge may use it (loopback, or `--no-auth`).
+    public var authenticator: TokenVerifier?
+    /// The cookie the token comes in (`--jwt-cookie`).
+    public var tokenCookie = "fusion_token"
+    /// Whether `/ws?session=ID` is still taken (`--allow-session-in-url`): unsafe, every
+    /// access log on the way keeps the id.
+    public var allowSessionInURL = false
+    /// Sessions one signed-in user may have on this bridge at once.
+    public var maxSessionsPerUser = 16
+    /// Instances one signed-in user may have on this bridge, all sessions together.
+    public var maxInstancesPerUser = 64
+    /// Messages one signed-in user's connections may send per second together.
+    public var maxMessagesPerUser = 200
 
     /// Sessions alive at once, connected or waiting to be rejoined.
     public var maxSessions = 1000
@@ -60,6 +76,11 @@ public struct BridgeConfiguration: Sendable {
     public init(staticFolder: String, clientFolder: String) {
         self.staticFolder = staticFolder
         self.clientFolder = clientFolder
+    }
+
+    /// Whether `host` is a loopback address, which only this machine reaches.
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
     }
 
     /// The frame size at which the WebSocket layer gives up on a connection.

@@ -44,6 +44,28 @@ public struct BridgeError: Error, Sendable, Equatable, CustomStringConvertible {
             status: "BRIDGE_INSTANCE_LIMIT",
             message: "this session has \(limit) instances already (--max-instances-per-session); destroy one first")
     }
+    static func unauthenticated(_ message: String) -> BridgeError { BridgeError(status: "BRIDGE_UNAUTHENTICATED", message: message) }
+    static let sessionInURL = BridgeError(
+        status: "BRIDGE_SESSION_IN_URL",
+        message:
+            "name the session in Sec-WebSocket-Protocol (fusion, fusion.session.ID), not in the URL: URLs are written to access logs (docs/web-protocol.md)"
+    )
+    static func userLimit(_ what: String, _ limit: Int, flag: String) -> BridgeError {
+        BridgeError(
+            status: "BRIDGE_USER_LIMIT",
+            message:
+                "you have \(limit) \(what) already (\(flag)); \(what == "sessions" ? "close a tab, or wait for one to expire" : "destroy one first")"
+        )
+    }
+    static func userRateLimited(limit: Int) -> BridgeError {
+        BridgeError(
+            status: "BRIDGE_USER_LIMIT",
+            message:
+                "more than \(limit) messages per second from your connections together (--max-messages-per-user); the message was dropped")
+    }
+    static let userOption = BridgeError(
+        status: "BRIDGE_MALFORMED_MESSAGE",
+        message: "the option \"user\" is the bridge's to set, from the signed-in user's token; leave it out")
     static let shuttingDown = BridgeError(status: "BRIDGE_SHUTTING_DOWN", message: "the server is shutting down; connect again in a moment")
     static func sessionLimit(_ limit: Int) -> BridgeError {
         BridgeError(status: "BRIDGE_SESSION_LIMIT", message: "the server has \(limit) sessions already (--max-sessions); try again later")

@@ -15,6 +15,9 @@ import Synchronization
 /// the library calls back (changes, host requests) on the thread of the call.
 final class BridgeSession: Sendable {
     let id: String
+    /// The signed-in user the session belongs to (the token's `sub`); nil without `--auth`.
+    /// Nobody else rejoins it: to them it does not exist (docs/security.md).
+    let owner: String?
     /// The libraries whose features the bridge serves; a feature is named as
     /// `LibrarySet` names it ("todo", or "Chores/counter" where two have one).
     private let libraries: LibrarySet
@@ -40,10 +43,11 @@ final class BridgeSession: Sendable {
     private let metrics: BridgeMetrics
 
     init(
-        id: String, libraries: LibrarySet, maxInstances: Int, journals: (any SessionJournals)? = nil,
+        id: String, owner: String? = nil, libraries: LibrarySet, maxInstances: Int, journals: (any SessionJournals)? = nil,
         metrics: BridgeMetrics = BridgeMetrics()
     ) {
         self.id = id
+        self.owner = owner
         self.libraries = libraries
         self.maxInstances = maxInstances
         self.journals = journals
@@ -307,7 +311,8 @@ final class BridgeSession: Sendable {
         metrics: BridgeMetrics = BridgeMetrics()
     ) -> (BridgeSession, [String]) {
         let session = BridgeSession(
-            id: journals.sessionID, libraries: libraries, maxInstances: maxInstances, journals: journals, metrics: metrics)
+            id: journals.sessionID, owner: journals.owner, libraries: libraries, maxInstances: maxInstances, journals: journals,
+            metrics: metrics)
         var problems: [String] = []
         let numbers: [Int]
         do throws(JournalError) { numbers = try journals.instanceNumbers() } catch { return (session, ["\(error)"]) }

@@ -1,4 +1,5 @@
 import Dispatch
+import FusionAuth
 import FusionHost
 import HummingbirdWebSocket
 import Logging
@@ -13,15 +14,17 @@ struct ConnectionHandler: Sendable {
 
     private var configuration: BridgeConfiguration { registry.configuration }
 
-    /// `drop` closes the connection's socket at once, with no close handshake.
+    /// `drop` closes the connection's socket at once, with no close handshake. `user` is
+    /// who the handshake's token named (`--auth`); nil: nobody signed in.
     func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, requestedSession: Substring?, proposedSession: String? = nil,
-        drop: @escaping @Sendable () -> Void
+        user: AuthenticatedUser? = nil, drop: @escaping @Sendable () -> Void
     ) async {
         let connection = registry.makeConnection()
         let session: BridgeSession
         do throws(BridgeError) {
-            session = try registry.join(connection, requested: requestedSession, proposed: proposedSession) { session, resumed, instances in
+            session = try registry.join(connection, requested: requestedSession, proposed: proposedSession, owner: user?.subject) {
+                session, resumed, instances in
                 logger.info("connection \(connection.number): session \(session.id.prefix(8))… \(resumed ? "rejoined" : "new")")
                 greet(connection, session: session, resumed: resumed, instances: instances)
             }
@@ -30,6 +33,8 @@ struct ConnectionHandler: Sendable {
             // A full server is worth trying later (1013); one shutting down will be back (1001).
             if error == .shuttingDown {
                 try? await outbound.close(.goingAway, reason: "server shutting down")
+            } else if error.status == "BRIDGE_USER_LIMIT" {
+                try? await outbound.close(.policyViolation, reason: "too many sessions of yours")
             } else if error.status == "BRIDGE_JOURNAL_FAILURE" {
                 // The session store did not answer (or the take-over failed): worth a retry.
                 try? await outbound.close(.unexpectedServerError, reason: "the session store did not answer; try again")
@@ -38,18 +43,31 @@ struct ConnectionHandler: Sendable {
             }
             return
         }
-        enum Side { case reader, writer, aborted, timer }
+        enum Side { case reader, writer, aborted, timer, expired }
         await withTaskGroup(of: Side.self) { group in
             group.addTask {
                 await connection.runWriter(outbound: outbound, session: session); return .writer
             }
             group.addTask {
-                await read(inbound, connection: connection, session: session); return .reader
+                await read(inbound, connection: connection, session: session, user: user); return .reader
             }
             group.addTask {
                 for await _ in connection.aborted { break }; return .aborted
             }
-            switch await group.next() {
+            if let user {
+                // The token's end is the connection's: a rejoin must show a fresh one.
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(max(0, user.secondsLeft())))
+                    if !Task.isCancelled {
+                        logger.info("connection \(connection.number): the token expired")
+                        connection.close(BridgeCloseCode.unauthenticated, reason: "the token expired: sign in again")
+                    }
+                    return .expired
+                }
+            }
+            var first = await group.next()
+            while first == .expired { first = await group.next() }
+            switch first {
             case .writer:
                 // A close went out (or the socket broke): the peer has a second to answer
                 // before reading stops, so that a frozen tab cannot hold up shutdown.
@@ -88,7 +106,9 @@ struct ConnectionHandler: Sendable {
 
     /// Reads frames into messages, dropping (with an error) those over the size limit
     /// without keeping their bytes, and those over the rate limit.
-    private func read(_ inbound: WebSocketInboundStream, connection: BridgeConnection, session: BridgeSession) async {
+    private func read(_ inbound: WebSocketInboundStream, connection: BridgeConnection, session: BridgeSession, user: AuthenticatedUser?)
+        async
+    {
         var frames = inbound.makeAsyncIterator()
         var limiter = RateLimiter(perSecond: configuration.maxMessagesPerSecond)
         var message: [UInt8] = []
@@ -108,12 +128,16 @@ struct ConnectionHandler: Sendable {
                     connection.send(ServerMessage.error(re: nil, .rateLimited(limit: configuration.maxMessagesPerSecond)))
                     continue
                 }
+                if let user, !registry.allowMessage(from: user.subject) {
+                    connection.send(ServerMessage.error(re: nil, .userRateLimited(limit: configuration.maxMessagesPerUser)))
+                    continue
+                }
                 if size > configuration.maxMessageBytes {
                     connection.send(ServerMessage.error(re: nil, .tooLarge(size: size, limit: configuration.maxMessageBytes)))
                 } else if isBinary {
                     connection.send(ServerMessage.error(re: nil, .malformed("messages are text frames holding JSON; got a binary frame")))
                 } else {
-                    await handle(message, connection: connection, session: session)
+                    await handle(message, connection: connection, session: session, user: user)
                 }
                 if message.capacity > 4 * 1024 { message = [] }  // a large message's buffer is not kept
             }
@@ -133,7 +157,7 @@ struct ConnectionHandler: Sendable {
         connection.send(ServerMessage.ok(re: re, version: try? instance.hosted.version()))
     }
 
-    private func handle(_ bytes: [UInt8], connection: BridgeConnection, session: BridgeSession) async {
+    private func handle(_ bytes: [UInt8], connection: BridgeConnection, session: BridgeSession, user: AuthenticatedUser?) async {
         let envelope: ClientEnvelope
         do throws(RejectedMessage) {
             envelope = try ClientEnvelope.parse(bytes)
@@ -142,7 +166,7 @@ struct ConnectionHandler: Sendable {
             return
         }
         do throws(BridgeError) {
-            try await apply(envelope, connection: connection, session: session)
+            try await apply(envelope, connection: connection, session: session, user: user)
         } catch {
             // Fenced off the session (another bridge took it over): no reply, the client
             // asks the bridge that holds it now whether the message was applied.
@@ -152,7 +176,9 @@ struct ConnectionHandler: Sendable {
         }
     }
 
-    private func apply(_ envelope: ClientEnvelope, connection: BridgeConnection, session: BridgeSession) async throws(BridgeError) {
+    private func apply(
+        _ envelope: ClientEnvelope, connection: BridgeConnection, session: BridgeSession, user: AuthenticatedUser?
+    ) async throws(BridgeError) {
         let re = envelope.id
         switch envelope.message {
         case .manifest:
@@ -161,6 +187,12 @@ struct ConnectionHandler: Sendable {
             connection.send(ServerMessage.manifest(re: re, json: json))
 
         case .create(let feature, let options, let key, let reuse):
+            let options = try userOptions(options, user: user)
+            if let user, !(key.map { session.instance($0) != nil } ?? false),
+                registry.instanceCount(owner: user.subject) >= configuration.maxInstancesPerUser
+            {
+                throw .userLimit("instances", configuration.maxInstancesPerUser, flag: "--max-instances-per-user")
+            }
             let (instance, existing) = try session.create(feature: feature, options: options, key: key, reuse: reuse)
             // The state goes first (to every connection of the session), then the reply.
             for other in session.connections where other !== connection { other.resend(instance.id) }
@@ -221,5 +253,14 @@ struct ConnectionHandler: Sendable {
             try session.destroy(id)
             connection.send(ServerMessage.ok(re: re, version: nil))
         }
+    }
+
+    /// The creation options with the signed-in user as `"user"` (`{"subject", "claims"}`):
+    /// the feature learns who its user is from the bridge, never from the page, so a page
+    /// that sends `"user"` itself is refused.
+    private func userOptions(_ options: JSONValue?, user: AuthenticatedUser?) throws(BridgeError) -> JSONValue? {
+        if options?["user"] != nil { throw .userOption }
+        guard let user else { return options }
+        return .object((options?.members ?? []) + [JSONMember("user", user.optionValue)])
     }
 }

@@ -68,9 +68,7 @@ final class OriginPolicy: Sendable {
         return String(first.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
-    }
+    static func isLoopback(_ host: String) -> Bool { BridgeConfiguration.isLoopback(host) }
 
     static func isWildcard(_ host: String) -> Bool { host == "0.0.0.0" || host == "::" || host == "[::]" }
 

@@ -11,6 +11,11 @@ struct RateLimiter {
         last = now
     }
 
+    /// Whether the bucket would be full now: nothing sent for long enough to forget it.
+    func isFull(now: ContinuousClock.Instant = .now) -> Bool {
+        now - last >= .seconds(1)
+    }
+
     /// Takes a token if there is one.
     mutating func allow(now: ContinuousClock.Instant = .now) -> Bool {
         let elapsed = now - last

@@ -10,11 +10,15 @@ final class SessionRegistry: Sendable {
 
     private struct State {
         var sessions: [String: BridgeSession] = [:]
+        /// New sessions being started, by owner: counted against `maxSessionsPerUser`.
+        var starting: [String: Int] = [:]
         var nextConnection = 1
         var shutDown = false
     }
     private let state = Mutex(State())
     private let manifest = Mutex<String?>(nil)
+    /// Each signed-in user's messages, all connections together (`maxMessagesPerUser`).
+    private let userRates = Mutex<[String: RateLimiter]>([:])
 
     /// The journals' shared syncs (group commit); nil without journal files or with `each`.
     let committer: JournalCommitter?
@@ -68,15 +72,16 @@ final class SessionRegistry: Sendable {
     /// one is unknown or ended. Returns the session and whether it was resumed.
     /// `greet` queues the connection's first messages (see `BridgeSession.attach`).
     /// A new session takes the id `proposed` (by a trusted proxy) when it is well formed and free.
+    /// A session is only ever `owner`'s: another's id is treated as unknown.
     func join(
-        _ connection: BridgeConnection, requested: Substring?, proposed: String? = nil,
+        _ connection: BridgeConnection, requested: Substring?, proposed: String? = nil, owner: String? = nil,
         greet: (BridgeSession, _ resumed: Bool, [BridgeInstance]) -> Void
     ) throws(BridgeError) -> BridgeSession {
         let wanted = requested.flatMap { SessionID.isWellFormed($0) ? String($0) : nil }
-        if let found = try attachKnown(connection, wanted, greet) { return found }
+        if let found = try attachKnown(connection, wanted, owner, greet) { return found }
         // A session another bridge holds, or held until it died: taken over from the
         // shared store (outside the lock: it waits for the database, maybe for a hand-over).
-        if let wanted, let store, store.isShared, let session = try takeOver(wanted, from: store) {
+        if let wanted, let store, store.isShared, let session = try takeOver(wanted, owner: owner, from: store) {
             let added = state.withLock { state -> Bool in
                 if state.sessions[wanted] != nil { return false }  // taken over twice at once: keep the first
                 state.sessions[wanted] = session
@@ -84,7 +89,7 @@ final class SessionRegistry: Sendable {
             }
             if !added {
                 session.destroyAll(forgettingJournals: false)
-                if let found = try attachKnown(connection, wanted, greet) { return found }
+                if let found = try attachKnown(connection, wanted, owner, greet) { return found }
             } else if session.attach(connection, greet: { greet(session, true, $0) }) {
                 return session
             }
@@ -92,6 +97,13 @@ final class SessionRegistry: Sendable {
         let outcome = state.withLock { state -> Result<String, BridgeError> in
             if state.shutDown { return .failure(.shuttingDown) }
             guard state.sessions.count < configuration.maxSessions else { return .failure(.sessionLimit(configuration.maxSessions)) }
+            if let owner {
+                let held = state.sessions.values.count { $0.owner == owner } + state.starting[owner, default: 0]
+                guard held < configuration.maxSessionsPerUser else {
+                    return .failure(.userLimit("sessions", configuration.maxSessionsPerUser, flag: "--max-sessions-per-user"))
+                }
+                state.starting[owner, default: 0] += 1
+            }
             if let proposed, SessionID.isWellFormed(Substring(proposed)), state.sessions[proposed] == nil {
                 return .success(proposed)
             }
@@ -100,14 +112,24 @@ final class SessionRegistry: Sendable {
             return .success(id)
         }
         let id = try outcome.get()
+        // However the start ends, the owner's reservation goes (the session counts itself once added).
+        defer {
+            if let owner {
+                state.withLock { state in
+                    state.starting[owner, default: 1] -= 1
+                    if state.starting[owner] == 0 { state.starting[owner] = nil }
+                }
+            }
+        }
         var journals: (any SessionJournals)?
         if let store {
-            do throws(JournalError) { journals = try store.start(session: id) } catch {
+            do throws(JournalError) { journals = try store.start(session: id, owner: owner) } catch {
                 throw BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: "cannot start a session: \(error)")
             }
         }
         let session = BridgeSession(
-            id: id, libraries: libraries, maxInstances: configuration.maxInstancesPerSession, journals: journals, metrics: metrics)
+            id: id, owner: owner, libraries: libraries, maxInstances: configuration.maxInstancesPerSession, journals: journals,
+            metrics: metrics)
         _ = session.attach(connection, greet: { greet(session, false, $0) })
         state.withLock { $0.sessions[id] = session }
         return session
@@ -115,11 +137,14 @@ final class SessionRegistry: Sendable {
 
     /// Attaches to a session this bridge holds; nil when it holds none by that id.
     private func attachKnown(
-        _ connection: BridgeConnection, _ wanted: String?, _ greet: (BridgeSession, _ resumed: Bool, [BridgeInstance]) -> Void
+        _ connection: BridgeConnection, _ wanted: String?, _ owner: String?,
+        _ greet: (BridgeSession, _ resumed: Bool, [BridgeInstance]) -> Void
     ) throws(BridgeError) -> BridgeSession? {
         let outcome = state.withLock { state -> Result<BridgeSession?, BridgeError> in
             if state.shutDown { return .failure(.shuttingDown) }
-            guard let wanted, let session = state.sessions[wanted], session.attach(connection, greet: { greet(session, true, $0) }) else {
+            guard let wanted, let session = state.sessions[wanted], session.owner == owner,
+                session.attach(connection, greet: { greet(session, true, $0) })
+            else {
                 return .success(nil)
             }
             return .success(session)
@@ -129,10 +154,10 @@ final class SessionRegistry: Sendable {
 
     /// The session `id` taken over from a shared store, its instances replayed; nil when
     /// the store has no such session.
-    private func takeOver(_ id: String, from store: any SessionStore) throws(BridgeError) -> BridgeSession? {
+    private func takeOver(_ id: String, owner: String?, from store: any SessionStore) throws(BridgeError) -> BridgeSession? {
         let journals: any SessionJournals
         do throws(JournalError) {
-            guard let found = try store.takeOver(session: id) else { return nil }
+            guard let found = try store.takeOver(session: id, owner: owner) else { return nil }
             journals = found
         } catch {
             throw BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: "cannot take the session over: \(error)")
@@ -174,7 +199,7 @@ final class SessionRegistry: Sendable {
         var resumed: [BridgeSession] = []
         for id in store.sessionsToResume() where SessionID.isWellFormed(Substring(id)) {
             let journals: any SessionJournals
-            do throws(JournalError) { journals = try store.start(session: id) } catch {
+            do throws(JournalError) { journals = try store.start(session: id, owner: nil) } catch {
                 problems.append("\(error)")
                 continue
             }
@@ -197,6 +222,22 @@ final class SessionRegistry: Sendable {
         Task { [weak self] in
             try? await Task.sleep(for: timeout)
             self?.expire(session, generation: generation)
+        }
+    }
+
+    /// The instances of `owner`'s sessions on this bridge, together.
+    func instanceCount(owner: String) -> Int {
+        let sessions = state.withLock { state in state.sessions.values.filter { $0.owner == owner } }
+        return sessions.reduce(0) { $0 + $1.instances.count }
+    }
+
+    /// Takes one of `owner`'s messages from the bucket of all their connections.
+    func allowMessage(from owner: String) -> Bool {
+        userRates.withLock { rates in
+            // Buckets that have filled up again are forgotten, so that the map holds only
+            // the users who sent something in the last second or so.
+            if rates.count > 4096 { rates = rates.filter { !$0.value.isFull() } }
+            return rates[owner, default: RateLimiter(perSecond: configuration.maxMessagesPerUser)].allow()
         }
     }
 

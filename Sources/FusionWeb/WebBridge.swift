@@ -1,3 +1,4 @@
+import FusionAuth
 import FusionHost
 import HTTPTypes
 import Hummingbird
@@ -69,6 +70,8 @@ public struct WebBridge: Sendable {
         }()
         let handler = ConnectionHandler(registry: registry, logger: logger)
         let origins = origins
+        let registry = registry
+        let configuration = configuration
         let host = configuration.host
         let upgrade = HTTPServerBuilder.http1WebSocketUpgrade(
             // A page that does not answer a close within a second is dropped, so that
@@ -84,6 +87,7 @@ public struct WebBridge: Sendable {
             try await channel.eventLoop.submit {
                 try channel.pipeline.syncOperations.addHandler(LingeringClose(), position: .first)
             }.get()
+            let handshake = Handshake(headers: request.headerFields, query: query, tokenCookie: configuration.tokenCookie)
             let origin = request.headerFields[.origin]
             let forwarded = origins.forwardedOrigin(
                 peer: channel.remoteAddress?.ipAddress, forwardedHost: request.headerFields[Self.forwardedHost],
@@ -92,19 +96,39 @@ public struct WebBridge: Sendable {
                 // A declined upgrade can only be answered with a bare 400 here; a close
                 // with a reason tells the page's developer what to change. Nothing is read.
                 let reason = "origin \(origin ?? "") may not open this bridge; see --allow-origin"
-                return .upgrade([:]) { _, outbound, _ in
-                    try? await outbound.close(.policyViolation, reason: String(reason.utf8.prefix(120)) ?? "origin not allowed")
+                return Self.refusal(handshake, nil, close: .policyViolation, reason: reason)
+            }
+            if handshake.sessionInURL != nil, !configuration.allowSessionInURL {
+                return Self.refusal(
+                    handshake, .sessionInURL, close: .policyViolation, reason: "name the session in Sec-WebSocket-Protocol, not the URL")
+            }
+            var user: AuthenticatedUser?
+            if let authenticator = configuration.authenticator {
+                let outcome: Result<AuthenticatedUser, AuthFailure> =
+                    if let token = handshake.token { await authenticator.verify(token) } else {
+                        .failure(.missing(cookie: configuration.tokenCookie))
+                    }
+                switch outcome {
+                case .success(let verified): user = verified
+                case .failure(let failure):
+                    logger.info("handshake refused: \(failure.message)")
+                    registry.metrics.error("BRIDGE_UNAUTHENTICATED")
+                    return Self.refusal(
+                        handshake, .unauthenticated(failure.message), close: BridgeCloseCode.unauthenticated, reason: failure.message)
                 }
             }
-            let session = Self.queryValue("session", in: query)
+            let session = handshake.session ?? (configuration.allowSessionInURL ? handshake.sessionInURL : nil)
             // A trusted proxy may name a new session (nginx: its random $request_id, which
             // it routed this connection by), so that rejoins hash to this same bridge.
             let peer = channel.remoteAddress?.ipAddress
             let proposed = origins.trusts(peer: peer) ? request.headerFields[Self.newSessionID] : nil
-            return .upgrade([:]) { inbound, outbound, _ in
+            let signedIn = user
+            return .upgrade(handshake.responseHeaders) { inbound, outbound, _ in
                 // Dropping closes the socket itself: a write stuck on a peer that reads
                 // nothing cannot end otherwise (the close handshake would be stuck too).
-                await handler.serve(inbound: inbound, outbound: outbound, requestedSession: session, proposedSession: proposed) {
+                await handler.serve(
+                    inbound: inbound, outbound: outbound, requestedSession: session, proposedSession: proposed, user: signedIn
+                ) {
                     channel.close(mode: .all, promise: nil)
                 }
             }
@@ -184,6 +208,19 @@ public struct WebBridge: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; charset=utf-8"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// An accepted upgrade that only says why it is refused, then closes: a browser sees
+    /// the close's code and reason (a declined upgrade would be a bare failure). Nothing
+    /// is read from it.
+    static func refusal(
+        _ handshake: Handshake, _ error: BridgeError?, close code: WebSocketErrorCode, reason: String
+    ) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        .upgrade(handshake.responseHeaders) { _, outbound, _ in
+            if let error { try? await outbound.write(.text(ServerMessage.error(re: nil, error))) }
+            // A close reason is at most 123 bytes.
+            try? await outbound.close(code, reason: String(decoding: reason.utf8.prefix(120), as: UTF8.self))
+        }
     }
 
     static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!

@@ -28,7 +28,8 @@ struct Serve: AsyncParsableCommand {
             every instance.
 
             It binds to loopback unless --host says otherwise, and accepts WebSocket \
-            handshakes only from its own pages' origin (and --allow-origin).
+            handshakes only from its own pages' origin (and --allow-origin). Another \
+            address needs --auth jwt (signed-in users only) or --no-auth (anyone).
 
             \(Fusion.libraryHelp)
 
@@ -105,6 +106,9 @@ struct Serve: AsyncParsableCommand {
             valueName: "seconds"))
     var shutdownGrace: Double = 0.1
 
+    @OptionGroup(title: "Who may connect (docs/security.md)")
+    var auth: AuthOptions
+
     @Flag(help: "Log each connection and HTTP request on stderr.")
     var verbose = false
 
@@ -129,6 +133,7 @@ struct Serve: AsyncParsableCommand {
         guard sessionTimeout >= 0, sessionTimeout <= 86_400 else { throw ValidationError("--session-timeout is 0 to 86400 seconds") }
         guard shutdownGrace >= 0, shutdownGrace <= 600 else { throw ValidationError("--shutdown-grace is 0 to 600 seconds") }
         guard maxMessageBytes <= 64 << 20 else { throw ValidationError("--max-message-bytes is at most 67108864 (64 MiB)") }
+        try auth.validate(host: host)
     }
 
     func run() async throws {
@@ -153,6 +158,18 @@ struct Serve: AsyncParsableCommand {
         configuration.maxMessagesPerSecond = maxMessagesPerSecond
         configuration.sessionTimeout = .milliseconds(Int64((sessionTimeout * 1000).rounded()))
         configuration.shutdownGrace = .milliseconds(Int64((shutdownGrace * 1000).rounded()))
+        try await auth.apply(to: &configuration)
+        if let authenticator = configuration.authenticator {
+            Terminal.write("Signed-in users only: tokens verified with \(authenticator.description).\n", to: STDERR_FILENO)
+        } else if auth.noAuth {
+            Terminal.write(
+                "warning: --no-auth: anyone who reaches \(host):\(port) can open sessions and drive every feature (docs/security.md)\n",
+                to: STDERR_FILENO)
+        }
+        if auth.allowSessionInURL {
+            Terminal.write(
+                "warning: --allow-session-in-url: session ids in URLs end up in access logs (docs/security.md)\n", to: STDERR_FILENO)
+        }
         if let journalFolder, let database = try PostgresAddress(journalFolder, environment: Self.passwordEnvironment) {
             do throws(JournalError) {
                 configuration.sessionStore = try PostgresSessionStore(address: database, holder: Self.holderName(port: port))

@@ -31,10 +31,9 @@ class Page:
 
     def _connect(self, session: str | None, timeout: float = 30.0) -> Client:
         deadline = time.monotonic() + timeout
-        target = self.url + (f"?session={session}" if session else "")
         while True:
             try:
-                client = Client(target, self.origin)
+                client = Client(self.url, self.origin, session=session)
                 if session is None or client.session == session:
                     return client
                 client.close()

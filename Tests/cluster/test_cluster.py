@@ -131,7 +131,7 @@ def test_one_session_opened_on_two_bridges_at_once_has_one_live_copy(make_cluste
     for round_ in range(6):
         # Past nginx: each bridge in turn is asked for the session directly.
         bridge = (first, second)[round_ % 2]
-        b = Client(f"ws://127.0.0.1:{bridge.port}/ws?session={session}", bridge.url)
+        b = Client(f"ws://127.0.0.1:{bridge.port}/ws", bridge.url, session=session)
         assert b.session == session and b.welcome["resumed"]
         if round_ > 0:
             # The other bridge handed it over: its socket was closed with 4000.
@@ -144,7 +144,7 @@ def test_one_session_opened_on_two_bridges_at_once_has_one_live_copy(make_cluste
         epoch, holder = cluster.postgres.psql(f"SELECT epoch, holder FROM fusion_sessions WHERE id = '{session}'").split("|")
         assert holder.endswith(f"port {bridge.port}")
         assert int(epoch) == round_ + 1
-    states = [m for m in Client(f"ws://127.0.0.1:{second.port}/ws?session={session}", second.url).drain(0.3)
+    states = [m for m in Client(f"ws://127.0.0.1:{second.port}/ws", second.url, session=session).drain(0.3)
               if m.get("type") == "state"]
     assert states[-1]["state"]["value"] == acknowledged
 
@@ -163,7 +163,7 @@ def test_a_bridge_fenced_off_its_session_never_writes_to_it_again(make_cluster: 
     cluster.postgres.psql(
         "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
         f" AND ((classid::bigint << 32) | objid::bigint) = hashtextextended('{session}', 0)")
-    b = Client(f"ws://127.0.0.1:{second.port}/ws?session={session}", second.url)
+    b = Client(f"ws://127.0.0.1:{second.port}/ws", second.url, session=session)
     assert b.session == session
     assert b.request({"type": "send", "instance": "c", "input": "increase"})[0]["type"] == "ok"
     # The first bridge still has the session in memory; its next write is fenced: no
@@ -173,7 +173,7 @@ def test_a_bridge_fenced_off_its_session_never_writes_to_it_again(make_cluster: 
     states = [m for m in b.drain(0.3) if m.get("type") in ("state", "patch")]
     assert b.request({"type": "applied", "ids": ["stale"]})[0]["ids"] == []
     assert all(m.get("to", 0) <= 4 for m in states)
-    c = Client(f"ws://127.0.0.1:{second.port}/ws?session={session}", second.url)
+    c = Client(f"ws://127.0.0.1:{second.port}/ws", second.url, session=session)
     assert [m for m in c.drain(0.3) if m.get("type") == "state"][-1]["state"]["value"] == 4
 
 
@@ -256,7 +256,7 @@ def test_metrics_count_inputs_errors_journal_writes_and_take_overs(make_cluster:
     assert metric(text, "fusion_journal_write_seconds_count") >= 8
     assert metric(text, "fusion_sessions") == 1 and metric(text, "fusion_instances") == 1
     assert metric(text, "fusion_connections") == 1
-    Client(f"ws://127.0.0.1:{second.port}/ws?session={a.session}", second.url)
+    Client(f"ws://127.0.0.1:{second.port}/ws", second.url, session=a.session)
     text = urllib.request.urlopen(second.url + "/metrics", timeout=5).read().decode()
     assert metric(text, 'fusion_takeovers_total{previous="released"}') == 1
     given = urllib.request.urlopen(first.url + "/metrics", timeout=5).read().decode()

@@ -22,7 +22,7 @@ def rejoin(url: str, origin: str, session: str, timeout: float = 30) -> Client:
     deadline = time.monotonic() + timeout
     while True:
         try:
-            client = Client(f"{url}?session={session}", origin)
+            client = Client(url, origin, session=session)
             assert client.session == session and client.welcome["resumed"], client.welcome
             return client
         except (OSError, ValueError) as error:

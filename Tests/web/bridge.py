@@ -32,9 +32,8 @@ class Server:
         self.port = int(self.url.rsplit(":", 1)[1].strip("/"))
         self.ws_url = f"ws://127.0.0.1:{self.port}/ws"
 
-    def connect(self, session: str | None = None, origin: str | None = None) -> Client:
-        url = self.ws_url + (f"?session={session}" if session else "")
-        return Client(url, origin)
+    def connect(self, session: str | None = None, origin: str | None = None, token: str | None = None) -> Client:
+        return Client(self.ws_url, origin, session=session, token=token)
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 10) -> tuple[int, str, str]:
         if self.process.poll() is None:
@@ -49,15 +48,26 @@ class Server:
         raise AssertionError("no VmRSS")
 
 
+def protocols(session: str | None) -> list[str]:
+    """The subprotocols a client offers: the protocol's name, and the session it rejoins."""
+    return ["fusion", f"fusion.session.{session}"] if session else ["fusion"]
+
+
 class Client:
     """One WebSocket: send messages, read them back in order, wait for replies."""
 
-    def __init__(self, url: str, origin: str | None = None, timeout: float = 5) -> None:
-        options: dict[str, Any] = {"timeout": timeout}
+    def __init__(self, url: str, origin: str | None = None, timeout: float = 5, session: str | None = None,
+                 token: str | None = None, **options: Any) -> None:
+        """`session` is named as fusionkit.js names it, in Sec-WebSocket-Protocol; `token`
+        goes in the cookie a team's login sets (`fusion_token`)."""
+        options["timeout"] = timeout
         if origin is not None:
             options["origin"] = origin
         else:
             options["suppress_origin"] = True
+        options.setdefault("subprotocols", protocols(session))
+        if token is not None:
+            options["cookie"] = f"fusion_token={token}"
         self.ws = websocket.create_connection(url, **options)
         self.ids = itertools.count(1)
         self.inbox: list[dict[str, Any]] = []

@@ -52,17 +52,26 @@ public struct ProfileStore: Feature {
         public var isLoading = false
         /// What went wrong with the last load, for the front end to show; nil when fine.
         public var error: String?
+        /// Who is signed in, as the host vouches (the option "user": its `name` claim, else
+        /// its subject); nil when nobody is.
+        public var signedInAs: String?
 
         public init() {}
     }
 
     let middleware: ProfileMiddleware
+    let signedInAs: String?
 
     public init(environment: Environment) {
         middleware = ProfileMiddleware(environment: environment)
+        signedInAs = environment.user?.displayName
     }
 
-    public var initialState: State { State() }
+    public var initialState: State {
+        var state = State()
+        state.signedInAs = signedInAs
+        return state
+    }
 
     public func transform(_ input: Input, state: State) -> [Action] {
         switch input {

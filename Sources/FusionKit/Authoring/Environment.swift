@@ -1,4 +1,5 @@
-/// What a feature is given from outside: time, randomness, the host, and settings.
+/// What a feature is given from outside: time, randomness, the host, settings, and the
+/// signed-in user.
 /// Tests replace them (a `ManualClock`, a seeded `RandomSource`) so that effects are
 /// deterministic; front ends choose them through the creation options.
 public struct Environment: Sendable {
@@ -10,13 +11,17 @@ public struct Environment: Sendable {
     public var host: HostRequests
     /// Feature-specific settings from the creation options (`"settings"`), an object.
     public var settings: JSONValue
+    /// The signed-in user the host vouches for (the creation option `"user"`); nil when
+    /// nobody signed in, or the host does not say.
+    public var user: User?
 
     /// An environment; each part defaults to the live one (system clock, unpredictable
     /// seed, built-in answers to host requests, no settings).
     public init(
         clock: any FusionClock = SystemClock(), random: RandomSource = RandomSource(),
-        host: HostRequests = HostRequests(), settings: JSONValue = [:]
+        host: HostRequests = HostRequests(), settings: JSONValue = [:], user: User? = nil
     ) {
+        self.user = user
         self.clock = clock
         self.random = random
         self.host = host

@@ -9,6 +9,8 @@ public struct InstanceOptions: Sendable, Equatable {
     public var clock: ClockChoice = .system
     public var requests: RequestMode = .builtin
     public var settings: JSONValue = [:]
+    /// The signed-in user, as the host vouches for them; nil: nobody signed in.
+    public var user: User?
     /// How many versions to keep for time travel (fk_history, fk_goto); 0 keeps none.
     public var history = 0
     /// A checkpoint to go on from (fk_checkpoint's JSON), instead of a state and a seed.
@@ -19,7 +21,7 @@ public struct InstanceOptions: Sendable, Equatable {
     /// The most versions `"history"` may ask for: a bound on what one instance can hold.
     public static let historyLimit = 100_000
 
-    static let keys = ["state", "seed", "clock", "requests", "settings", "history", "stateVersion", "checkpoint"]
+    static let keys = ["state", "seed", "clock", "requests", "settings", "history", "stateVersion", "checkpoint", "user"]
 
     public init(json: JSONValue) throws(FusionError) {
         guard case .object(let members) = json else {
@@ -71,6 +73,8 @@ public struct InstanceOptions: Sendable, Equatable {
                 history = count
             case "checkpoint":
                 checkpoint = try Checkpoint(json: member.value)
+            case "user":
+                user = try User(option: member.value)
             default:
                 throw FusionError(
                     .invalidArgument, "unknown option \"\(member.key)\"; the options are \(Self.keys.joined(separator: ", "))")
@@ -100,12 +104,13 @@ public struct InstanceOptions: Sendable, Equatable {
             return Environment(
                 clock: ManualClock(startingAt: .nanoseconds(Int64(clamping: checkpoint.clock))),
                 random: RandomSource(seed: checkpoint.seed, position: checkpoint.random),
-                host: HostRequests(mode: requests), settings: settings)
+                host: HostRequests(mode: requests), settings: settings, user: user)
         }
         return Environment(
             clock: clock == .manual ? ManualClock() : SystemClock(),
             random: RandomSource(seed: seed),
             host: HostRequests(mode: requests),
-            settings: settings)
+            settings: settings,
+            user: user)
     }
 }

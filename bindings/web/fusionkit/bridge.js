@@ -16,6 +16,11 @@ const CLOSE_TRY_AGAIN_LATER = 1013;
 const CLOSE_NORMAL = 1000;
 /** The session moved to another bridge (hand-over, or fencing): rejoin at once. */
 const CLOSE_SESSION_MOVED = 4000;
+/** The bridge refused the connection on principle: its Origin, a session in the URL, a
+ *  limit of the user's (1008); or it does not know who is connecting (4001: no token, a
+ *  bad one, or it expired). The same connection would be refused again: stop. */
+const CLOSE_POLICY = 1008;
+const CLOSE_UNAUTHENTICATED = 4001;
 
 function defaultURL() {
     const location = globalThis.location;
@@ -32,9 +37,11 @@ function absoluteURL(url) {
     return absolute.href;
 }
 
-function withSession(url, session) {
-    if (!session) return url;
-    return `${url}${url.includes("?") ? "&" : "?"}session=${encodeURIComponent(session)}`;
+/** The subprotocols offered: the protocol's name, and the session to rejoin. The id goes
+ *  there, not in the URL, which access logs keep (docs/security.md); one that is not
+ *  32 hex digits (a stale or edited storage) is left out, and a new session starts. */
+function protocols(session) {
+    return typeof session === "string" && /^[0-9a-f]{32}$/.test(session) ? ["fusion", `fusion.session.${session}`] : ["fusion"];
 }
 
 /**
@@ -168,7 +175,7 @@ export class Bridge {
         const session = this.session ?? this._initialSession;
         let socket;
         try {
-            socket = new this._WebSocket(withSession(this.url, session));
+            socket = new this._WebSocket(this.url, protocols(session));
         } catch (error) {
             this._socket = null;
             this._closed(null, { code: 0, reason: messageOf(error) });
@@ -201,10 +208,15 @@ export class Bridge {
             first.reject(this._lastRefusal ?? new FusionError("CLIENT_CONNECT_FAILED", `could not connect to ${this.url} (code ${code}${reason})`));
             return;
         }
-        if (code === CLOSE_TRY_AGAIN_LATER || !this._reconnect) {
+        if (code === CLOSE_TRY_AGAIN_LATER || code === CLOSE_POLICY || code === CLOSE_UNAUTHENTICATED || !this._reconnect) {
             this._setStatus("closed");
             if (code === CLOSE_TRY_AGAIN_LATER && !this._lastRefusal) {
                 this._emitError(new FusionError("BRIDGE_SESSION_LIMIT", event?.reason || "the server has too many sessions"));
+            } else if (code === CLOSE_UNAUTHENTICATED) {
+                // Also when the token expired while connected (no error message came then).
+                this._emitError(this._lastRefusal ?? new FusionError("BRIDGE_UNAUTHENTICATED", event?.reason || "sign in again"));
+            } else if (code === CLOSE_POLICY && !this._lastRefusal) {
+                this._emitError(new FusionError("BRIDGE_REFUSED", event?.reason || "the bridge refused the connection"));
             }
             return;
         }

@@ -1,0 +1,30 @@
+import Foundation
+import FusionJSON
+
+/// Who is at the other end of a connection, as a verified token says: its subject, the
+/// claims the bridge was told to pass on (`--jwt-claim`), and when the token expires.
+public struct AuthenticatedUser: Sendable, Equatable {
+    /// The token's `sub`: the user a session belongs to.
+    public let subject: String
+    /// The chosen claims, by name (only those the token has).
+    public let claims: [String: JSONValue]
+    /// The token's `exp`, in seconds since 1970: the connection is closed then.
+    public let expires: Double
+
+    public init(subject: String, claims: [String: JSONValue], expires: Double) {
+        self.subject = subject
+        self.claims = claims
+        self.expires = expires
+    }
+
+    /// Seconds until the token expires (negative once it has).
+    public func secondsLeft(now: Double = Date().timeIntervalSince1970) -> Double { expires - now }
+
+    /// What a feature is given as its instance option `"user"` (docs/security.md).
+    public var optionValue: JSONValue {
+        .object([
+            JSONMember("subject", .string(subject)),
+            JSONMember("claims", .object(claims.keys.sorted().map { JSONMember($0, claims[$0]!) }))
+        ])
+    }
+}

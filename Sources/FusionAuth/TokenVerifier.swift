@@ -1,0 +1,81 @@
+import Foundation
+import FusionJSON
+import JWTKit
+
+/// Verifies the JSON Web Tokens a team's own login issues (`fusion serve --auth jwt`):
+/// the signature with the bridge's keys (jwt-kit: no cryptography is written here),
+/// then `exp`, `nbf`, `aud`, `iss` and `sub`. `alg` must be one the keys sign with:
+/// `none` never is, and a public key is never taken for an HMAC secret.
+public final class TokenVerifier: Sendable {
+    private let keys: JWTKeyCollection
+    /// The `alg` values the keys accept.
+    public let algorithms: Set<String>
+    public let audience: String
+    public let issuer: String?
+    /// The claims passed on to features besides `sub` (`--jwt-claim`).
+    public let passedClaims: [String]
+    /// Clock skew allowed on `exp` and `nbf`, in seconds.
+    public let leeway: Double
+    /// Words for the log: what kind of key, from which file.
+    public let description: String
+
+    /// Reads the keys of `keyFile` (`KeyFile`); throws a message naming what is wrong.
+    public init(keyFile: String, audience: String, issuer: String?, passedClaims: [String], leeway: Double) async throws(KeyFileError) {
+        let file = try KeyFile(path: keyFile)
+        keys = JWTKeyCollection()
+        algorithms = try await file.add(to: keys)
+        self.audience = audience
+        self.issuer = issuer
+        self.passedClaims = passedClaims
+        self.leeway = leeway
+        description = "\(file.kind) from \(keyFile) (\(algorithms.sorted().joined(separator: ", ")))"
+    }
+
+    /// The user `token` names, or why it is refused. `now` is seconds since 1970.
+    public func verify(_ token: String, now: Double = Date().timeIntervalSince1970) async -> Result<AuthenticatedUser, AuthFailure> {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let header = Self.json(parts[0]), let payload = Self.json(parts[1]) else { return .failure(.malformed) }
+        guard let alg = header["alg"]?.stringValue else { return .failure(.malformed) }
+        guard algorithms.contains(alg) else { return .failure(.algorithmRefused(alg)) }
+        let claims: StandardClaims
+        do {
+            claims = try await keys.verify(token, as: StandardClaims.self)
+        } catch let error as JWTError where error.errorType == .claimVerificationFailure || error.errorType == .malformedToken {
+            return .failure(.malformed)
+        } catch {
+            // A wrong key, a changed payload, an unknown kid: all one thing to the client.
+            return .failure(.badSignature)
+        }
+        guard let expires = claims.exp?.value.timeIntervalSince1970, now < expires + leeway else { return .failure(.expired) }
+        if let notBefore = claims.nbf?.value.timeIntervalSince1970, now + leeway < notBefore { return .failure(.notYetValid) }
+        guard let audiences = claims.aud?.value, audiences.contains(audience) else { return .failure(.wrongAudience) }
+        if let issuer, claims.iss?.value != issuer { return .failure(.wrongIssuer) }
+        guard let subject = claims.sub?.value, !subject.isEmpty else { return .failure(.noSubject) }
+        var passed: [String: JSONValue] = [:]
+        for name in passedClaims { if let value = payload[name] { passed[name] = value } }
+        return .success(AuthenticatedUser(subject: subject, claims: passed, expires: expires))
+    }
+
+    /// A base64url part as JSON (only read once the signature verified, for the claims
+    /// jwt-kit does not model, and before, for `alg`: that read decides nothing alone).
+    static func json(_ part: Substring) -> JSONValue? {
+        var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        guard let data = Data(base64Encoded: text), let value = try? JSONParser.parse([UInt8](data), depthLimit: .init(levels: 32)),
+            value.members != nil
+        else { return nil }
+        return value
+    }
+}
+
+/// The registered claims the bridge checks; the rest of the payload is read as JSON.
+struct StandardClaims: JWTPayload {
+    var sub: SubjectClaim?
+    var exp: ExpirationClaim?
+    var nbf: NotBeforeClaim?
+    var aud: AudienceClaim?
+    var iss: IssuerClaim?
+
+    // The checks are TokenVerifier's, with the leeway and messages of its own.
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
