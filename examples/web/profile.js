@@ -1,4 +1,4 @@
-// Profile: draws {pet, family, school, babyProfile, pending, isLoading, error} and sends
+// Profile: draws {pet, family, school, babyProfile, pending, isLoading, error, signedInAs} and sends
 // loadAllProfiles, retryTapped, errorDismissed. Separately, it plays the host: it answers
 // the feature's host requests (the "network"), automatically or by hand.
 import { $, h, Page, optionsFromQuery, setText } from "/common.js";
@@ -33,6 +33,7 @@ const parts = {
 const loading = $('[data-test="loading"]');
 const banner = $('[data-test="error"]');
 const bannerMessage = $('[data-test="error-message"]');
+const signedIn = $('[data-test="signed-in"]');
 
 const facts = (/** @type {[string, string | number][]} */ pairs) => h("dl", {}, pairs.map(([name, value]) => [h("dt", {}, name), h("dd", {}, value)]));
 /** @param {import("./types/fusion-examples").PetEntity} pet */
@@ -70,6 +71,9 @@ function render(state) {
         body.replaceChildren(isLoading ? skeleton() : value != null ? part.draw(/** @type {any} */ (value)) : h("p", { class: "empty" }, "Not loaded yet."));
     }
     loading.hidden = !state.isLoading;
+    // Who the bridge says is signed in (from the token), never what the page believes.
+    signedIn.hidden = state.signedInAs == null;
+    setText(signedIn, state.signedInAs == null ? "" : `Signed in as ${state.signedInAs}`);
     banner.hidden = state.error == null;
     if (state.error != null) setText(bannerMessage, state.error);
 }

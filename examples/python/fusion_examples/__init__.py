@@ -314,6 +314,7 @@ class ProfileStoreState(TypedDict):
     pending: list[ProfileStoreFetch]
     isLoading: bool
     error: str | None
+    signedInAs: str | None
 
 
 @final

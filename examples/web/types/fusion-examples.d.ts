@@ -166,6 +166,7 @@ export namespace ProfileStore {
         pending: ProfileStore.Fetch[];
         isLoading: boolean;
         error: string | null;
+        signedInAs: string | null;
     }
 
     /** An input of "profile". */
