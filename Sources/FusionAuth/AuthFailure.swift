@@ -9,6 +9,8 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case algorithmRefused(String)
     /// The signature does not verify with any of the bridge's keys.
     case badSignature
+    /// With a key set: the token names no `kid`, or one the set does not have.
+    case unknownKey
     /// `exp` has passed (or is missing: a token that never expires is refused).
     case expired
     /// `nbf` is still to come.
@@ -28,6 +30,7 @@ public enum AuthFailure: Error, Equatable, Sendable {
         case .malformed: "the token is not a JSON Web Token"
         case .algorithmRefused(let alg): "the token's algorithm \"\(alg)\" is not accepted here"
         case .badSignature: "the token's signature does not verify"
+        case .unknownKey: "the token's key (kid) is not one of the bridge's"
         case .expired: "the token has expired (or has no exp): sign in again"
         case .notYetValid: "the token is not valid yet (nbf)"
         case .wrongAudience: "the token is not for this audience (aud)"

@@ -7,12 +7,18 @@ import JWTKit
 /// secret (HS256), its bytes as they are but for a final newline.
 struct KeyFile {
     enum Content {
-        case jwks(String, algorithms: Set<String>)
+        case jwks(String, algorithms: Set<String>, kids: Set<String>)
         case pem(String)
         case secret([UInt8])
     }
 
     let content: Content
+
+    /// The key ids a token must name (`kid`), for a key set; nil: a single key, named or not.
+    var kids: Set<String>? {
+        if case .jwks(_, _, let kids) = content { return kids }
+        return nil
+    }
 
     var kind: String {
         switch content {
@@ -30,7 +36,8 @@ struct KeyFile {
         let text = String(decoding: bytes, as: UTF8.self)
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("{") {
-            content = .jwks(trimmed, algorithms: try Self.jwksAlgorithms(trimmed, path: path))
+            let (algorithms, kids) = try Self.jwksKeys(trimmed, path: path)
+            content = .jwks(trimmed, algorithms: algorithms, kids: kids)
         } else if trimmed.hasPrefix("-----BEGIN") {
             if trimmed.contains("PRIVATE KEY") {
                 throw KeyFileError("\(path) holds a private key: give the bridge the public key only (it verifies, it never signs)")
@@ -53,7 +60,7 @@ struct KeyFile {
         case .secret(let bytes):
             await keys.add(hmac: HMACKey(from: bytes), digestAlgorithm: .sha256)
             return ["HS256"]
-        case .jwks(let json, let algorithms):
+        case .jwks(let json, let algorithms, _):
             do { try await keys.add(jwksJSON: json) } catch { throw KeyFileError("the key set is not usable: \(error)") }
             return algorithms
         case .pem(let pem):
@@ -79,24 +86,26 @@ struct KeyFile {
 
     /// Each key's `alg`; a key must name it (RFC 7517 makes it optional, but a key that
     /// may be used with any algorithm is how algorithm confusion starts).
-    private static func jwksAlgorithms(_ json: String, path: String) throws(KeyFileError) -> Set<String> {
+    private static func jwksKeys(_ json: String, path: String) throws(KeyFileError) -> (algorithms: Set<String>, kids: Set<String>) {
         guard let set = try? JSONParser.parse(json), let keys = set["keys"]?.elements, !keys.isEmpty else {
             throw KeyFileError("\(path) is not a JSON Web Key Set: no \"keys\"")
         }
         var algorithms: Set<String> = []
+        var kids: Set<String> = []
         for key in keys {
             guard let alg = key["alg"]?.stringValue, alg != "none" else {
                 throw KeyFileError("every key of \(path) must name its \"alg\" (RS256, ES256, …)")
             }
-            guard key["kid"]?.stringValue != nil else {
+            guard let kid = key["kid"]?.stringValue else {
                 throw KeyFileError("every key of \(path) must have a \"kid\": a token names its key by it")
             }
+            kids.insert(kid)
             if key["d"] != nil || key["k"] != nil && alg.hasPrefix("HS") == false {
                 throw KeyFileError("\(path) holds a private key: give the bridge the public keys only")
             }
             algorithms.insert(alg)
         }
-        return algorithms
+        return (algorithms, kids)
     }
 }
 

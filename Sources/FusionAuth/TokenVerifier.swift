@@ -10,6 +10,9 @@ public final class TokenVerifier: Sendable {
     private let keys: JWTKeyCollection
     /// The `alg` values the keys accept.
     public let algorithms: Set<String>
+    /// The `kid` a token must name, with a key set (jwt-kit would fall back on its first
+    /// key for an unknown one); nil with a single key.
+    private let kids: Set<String>?
     public let audience: String
     public let issuer: String?
     /// The claims passed on to features besides `sub` (`--jwt-claim`).
@@ -24,6 +27,7 @@ public final class TokenVerifier: Sendable {
         let file = try KeyFile(path: keyFile)
         keys = JWTKeyCollection()
         algorithms = try await file.add(to: keys)
+        kids = file.kids
         self.audience = audience
         self.issuer = issuer
         self.passedClaims = passedClaims
@@ -37,6 +41,7 @@ public final class TokenVerifier: Sendable {
         guard parts.count == 3, let header = Self.json(parts[0]), let payload = Self.json(parts[1]) else { return .failure(.malformed) }
         guard let alg = header["alg"]?.stringValue else { return .failure(.malformed) }
         guard algorithms.contains(alg) else { return .failure(.algorithmRefused(alg)) }
+        if let kids, !(header["kid"]?.stringValue.map(kids.contains) ?? false) { return .failure(.unknownKey) }
         let claims: StandardClaims
         do {
             claims = try await keys.verify(token, as: StandardClaims.self)

@@ -51,6 +51,15 @@ def test_inputs_in_every_form(lib: fusionkit.Library) -> None:
         assert wifi.state["isOn"] is False and wifi.state["destination"] is None
 
 
+def test_the_host_says_who_is_signed_in(lib: fusionkit.Library) -> None:
+    with lib.create("profile", user={"subject": "alice", "claims": {"name": "Alice Example"}}) as profile:
+        assert profile.state["signedInAs"] == "Alice Example"
+    with lib.create("profile", requests="host") as profile:
+        assert profile.state["signedInAs"] is None
+    with pytest.raises(fusionkit.FusionError, match="subject"):
+        lib.create("profile", user={"claims": {}})
+
+
 def test_state_is_a_copy(counter: fusionkit.Instance) -> None:
     state = counter.state
     state["value"] = 99

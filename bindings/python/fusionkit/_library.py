@@ -31,6 +31,7 @@ class CreateOptions(TypedDict, total=False):
     clock: Literal["system", "manual"] | None
     requests: Literal["builtin", "host"] | None
     settings: Mapping[str, JSON] | None
+    user: Mapping[str, JSON] | None
     history: int | None
     state_version: int | None
     options: Mapping[str, JSON] | str | bytes | None
@@ -180,7 +181,7 @@ class Library:
     def create(self, feature: str | bytes, *, state: Mapping[str, JSON] | str | bytes | None = None,
                seed: int | None = None, clock: Literal["system", "manual"] | None = None,
                requests: Literal["builtin", "host"] | None = None, settings: Mapping[str, JSON] | None = None,
-               history: int | None = None, state_version: int | None = None,
+               user: Mapping[str, JSON] | None = None, history: int | None = None, state_version: int | None = None,
                options: Mapping[str, JSON] | str | bytes | None = None,
                record: str | os.PathLike[str] | None = None,
                journal: str | os.PathLike[str] | None = None) -> Instance:
@@ -192,6 +193,8 @@ class Library:
         clock     "manual": time stands still until advance_clock().
         requests  "host": the feature's requests go to set_request_handler()/poll_request().
         settings  feature settings, e.g. {"liveScan": False} for "wifi".
+        user      the signed-in user this host vouches for, {"subject": ..., "claims": {...}}:
+                  features read it to show who is signed in (Profile's `signedInAs`).
         history   how many versions to keep for time travel (`history()`, `goto()`, `back()`).
         state_version  the feature's state version `state` was saved at (the manifest's
                   `state_version` then); an older state is migrated by the feature or
@@ -216,8 +219,8 @@ class Library:
                 json.loads(_utf8(options, "the options")) if isinstance(options, (str, bytes)) else options)
             given: dict[str, JSON] = dict(parsed) if parsed is not None else {
                 key: value for key, value in (("state", state), ("seed", seed), ("clock", clock),
-                                              ("requests", requests), ("settings", settings), ("history", history),
-                                              ("stateVersion", state_version))
+                                              ("requests", requests), ("settings", settings), ("user", user),
+                                              ("history", history), ("stateVersion", state_version))
                 if value is not None}
             if isinstance(given.get("state"), (str, bytes)):
                 given["state"] = json.loads(given["state"])
@@ -230,7 +233,7 @@ class Library:
         out = c_uint64()
         chosen: dict[str, JSON] = {key: value for key, value in
                                    (("seed", seed), ("clock", clock), ("requests", requests), ("settings", settings),
-                                    ("history", history), ("stateVersion", state_version))
+                                    ("user", user), ("history", history), ("stateVersion", state_version))
                                    if value is not None}
         if options is None and not chosen:
             state_json = None if state is None else (
