@@ -28,7 +28,7 @@ FORM = """<!doctype html><html lang="en"><meta charset="utf-8"><title>Sign in</t
 <link rel="stylesheet" href="/style.css">
 <main><h1>Sign in</h1>{error}
 <form method="post" action="/login" data-test="login-form">
-<p><label>Name <input name="user" data-test="login-user" autocomplete="username"></label></p>
+<p><label>Name <input name="user" type="text" data-test="login-user" autocomplete="username"></label></p>
 <p><label>Password <input name="password" type="password" data-test="login-password" autocomplete="current-password"></label></p>
 <p><button class="btn" data-test="login-submit">Sign in</button></p></form></main></html>"""
 
