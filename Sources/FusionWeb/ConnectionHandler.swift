@@ -25,7 +25,7 @@ struct ConnectionHandler: Sendable {
         do throws(BridgeError) {
             session = try registry.join(connection, requested: requestedSession, proposed: proposedSession, owner: user?.subject) {
                 session, resumed, instances in
-                logger.info("connection \(connection.number): session \(session.id.prefix(8))… \(resumed ? "rejoined" : "new")")
+                logger.info("connection \(connection.number): session \(SessionID.logTag(session.id)) \(resumed ? "rejoined" : "new")")
                 greet(connection, session: session, resumed: resumed, instances: instances)
             }
         } catch {

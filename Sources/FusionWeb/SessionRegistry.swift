@@ -166,7 +166,9 @@ final class SessionRegistry: Sendable {
             journals: journals, libraries: libraries, maxInstances: configuration.maxInstancesPerSession,
             poisonCheck: configuration.poisonCheck, metrics: metrics)
         metrics.takeOver(released: !journals.mayHoldPoison)
-        for problem in problems { logger.warning("\(problem)", metadata: ["session": "\(id)"]) }
+        for problem in problems {
+            logger.warning("\(SessionID.redacted(problem))", metadata: ["session": "\(SessionID.logTag(id))"])
+        }
         scheduleExpiry(session, generation: 0)
         return session
     }
@@ -182,7 +184,7 @@ final class SessionRegistry: Sendable {
         }
         guard let session else { return }
         metrics.handOvers.increment()
-        logger.info("handing the session over to the bridge that asked", metadata: ["session": "\(id)"])
+        logger.info("handing the session over to the bridge that asked", metadata: ["session": "\(SessionID.logTag(id))"])
         for connection in session.end() {
             connection.close(BridgeCloseCode.sessionMoved, reason: "the session moved to another bridge; reconnect")
         }

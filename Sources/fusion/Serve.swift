@@ -193,7 +193,7 @@ struct Serve: AsyncParsableCommand {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)  // stdout is for the URL
         let bridge = WebBridge(libraries: libraries, configuration: configuration)
         let (resumed, problems) = bridge.resumeJournaledSessions()
-        for problem in problems { Terminal.write("warning: \(problem)\n", to: STDERR_FILENO) }
+        for problem in problems { Terminal.write("warning: \(SessionID.redacted(problem))\n", to: STDERR_FILENO) }
         if resumed > 0 {
             Terminal.write(
                 "Resumed \(resumed) session\(resumed == 1 ? "" : "s") from the journals in \(journalFolder ?? ""); their tabs rejoin them.\n",

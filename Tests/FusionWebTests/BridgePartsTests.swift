@@ -146,6 +146,16 @@ import Testing
         }
     }
 
+    @Test func logsNameASessionByItsFirstEightDigitsOnly() {
+        let id = SessionID.make()
+        #expect(SessionID.logTag(id) == "\(id.prefix(8))…")
+        let warning = "journal /var/fusion/\(id)/1.journal: cut short; and /x/\(id)"
+        #expect(SessionID.redacted(warning) == "journal /var/fusion/\(id.prefix(8))…/1.journal: cut short; and /x/\(id.prefix(8))…")
+        // Shorter runs of hex digits (numbers, hashes of other things) stay as they are.
+        #expect(SessionID.redacted("record 1234 of deadbeef") == "record 1234 of deadbeef")
+        #expect(SessionID.redacted("") == "")
+    }
+
     @Test func rateLimitAllowsABurstThenTheRate() {
         let start = ContinuousClock.now
         var limiter = RateLimiter(perSecond: 10, now: start)

@@ -234,9 +234,6 @@ def test_no_session_id_or_token_reaches_any_log(run: Run) -> None:
         assert not secrets, f"{file.name} holds tokens {secrets}"
 
 
-@pytest.mark.xfail(strict=True, reason="the bridge that hands a session over logs its whole id: "
-                   "SessionRegistry.handOver, logger.info(…, metadata: [\"session\": id]), on a logger left at "
-                   "swift-log's default level (info), so even without --verbose")
 def test_a_hand_over_logs_no_session_id(make_cluster: Callable[..., Cluster]) -> None:
     # A session opened on the other bridge (as after a rolling restart, when a returning
     # bridge gets its sessions back): the bridge that held it hands it over.

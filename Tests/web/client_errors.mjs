@@ -29,4 +29,44 @@ refuses("an array as an input", "CLIENT_BAD_ARGUMENT", () => normalizeInput(["in
 await assert.rejects(connect(), (error) => error instanceof FusionError && error.status === "CLIENT_NO_URL");
 await assert.rejects(connect("ws://127.0.0.1:1/ws", { WebSocket: null }),
     (error) => error instanceof FusionError && error.status === "CLIENT_NO_WEBSOCKET");
+
+// The session travels in the subprotocols, never the URL; a close with 4001 (the bridge's
+// --auth refused the token, or it expired) stops the reconnecting and says so.
+const sockets = [];
+class FakeSocket {
+    constructor(url, protocols) {
+        this.url = url;
+        this.protocols = protocols;
+        this.readyState = 0;
+        sockets.push(this);
+        setTimeout(() => {
+            this.readyState = 1;
+            this.onmessage?.({ data: JSON.stringify({ type: "welcome", session: "0123456789abcdef0123456789abcdef", resumed: sockets.length > 1,
+                instances: [], library: { name: "L", version: "1", abiVersion: 1 }, libraries: [], limits: {} }) });
+        }, 0);
+    }
+    send() {}
+    close() {}
+    drop(code, reason) {
+        this.readyState = 3;
+        this.onclose?.({ code, reason });
+    }
+}
+const bridge = await connect("ws://127.0.0.1:9/ws", { WebSocket: FakeSocket, storage: null, minDelay: 1 });
+assert.equal(sockets[0].url, "ws://127.0.0.1:9/ws");
+assert.deepEqual(sockets[0].protocols, ["fusion"]);
+sockets[0].drop(1006, "");
+await new Promise((resolve) => setTimeout(resolve, 20));
+assert.equal(sockets.length, 2, "a dropped connection is rejoined");
+assert.equal(sockets[1].url, "ws://127.0.0.1:9/ws", "the session is not in the URL");
+assert.deepEqual(sockets[1].protocols, ["fusion", "fusion.session.0123456789abcdef0123456789abcdef"]);
+const errors = [];
+bridge.onError((error) => errors.push(error));
+sockets[1].drop(4001, "the token expired: sign in again");
+await new Promise((resolve) => setTimeout(resolve, 20));
+assert.equal(sockets.length, 2, "no reconnect after 4001");
+assert.equal(bridge.status, "closed");
+assert.equal(errors.length, 1);
+assert.ok(errors[0] instanceof FusionError && errors[0].status === "BRIDGE_UNAUTHENTICATED", String(errors[0]));
+assert.match(errors[0].message, /sign in again/);
 console.log("ok");

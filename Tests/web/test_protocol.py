@@ -414,6 +414,11 @@ PRODUCED_BY = {
     "BRIDGE_POISON_INPUT": "Tests/cluster/test_poison.py::test_a_poison_input_kills_only_the_bridge_that_applied_it",
     "close 1011": "Tests/cluster/test_cluster.py::test_postgres_stopped_refuses_inputs_and_the_bridges_recover_by_themselves",
     "close 4000": "Tests/cluster/test_cluster.py::test_one_session_opened_on_two_bridges_at_once_has_one_live_copy",
+    # Signed-in users (--auth jwt), and the session's place in the handshake: Tests/auth.
+    "BRIDGE_UNAUTHENTICATED": "Tests/auth/test_tokens.py::test_a_bad_token_is_refused_before_anything_is_read",
+    "BRIDGE_SESSION_IN_URL": "Tests/auth/test_sessions.py::test_a_session_in_the_url_is_refused_with_what_to_do_instead",
+    "BRIDGE_USER_LIMIT": "Tests/auth/test_limits.py::test_sessions_per_user",
+    "close 4001": "Tests/auth/test_tokens.py::test_a_token_that_expires_while_connected_closes_the_connection_and_cannot_rejoin",
 }
 
 
