@@ -67,8 +67,10 @@ def test_a_page_gets_a_session_only_once_signed_in(signed_cluster: tuple[deploym
     b.screenshot("sign-in-refused")
     assert cluster.postgres.psql("SELECT count(*) FROM fusion_sessions") == "0"
 
-    # The team's login, on the same origin: sign in as Alice.
-    b.driver.get(cluster.url + "/login")
+    # The team's login, on the same origin: the error area's Sign in link leads there.
+    assert b.visible("sign-in")
+    b.click("sign-in")
+    b.wait_for("the login page", lambda: b.driver.current_url, lambda url: url == cluster.url + "/login")
     b.type("login-user", "alice")
     b.type("login-password", "blob")
     b.screenshot("sign-in-form")

@@ -181,6 +181,9 @@ function buildChrome() {
             home ? null : [h("span", { class: "sep" }, "·"), " version ", h("code", { "data-role": "version", "data-test": "version" }, "–")]));
     const errorArea = h("div", { class: "server-error", "data-role": "server-error", "data-test": placeholder.dataset.errorTest ?? "error", role: "alert", hidden: true },
         h("span", { class: "error-status" }), " ", h("span", { class: "error-message" }),
+        // Shown for BRIDGE_UNAUTHENTICATED: the bridge (fusion serve --auth jwt) wants a
+        // token, which the team's login issues (/login, as scripts/cluster --auth routes it).
+        h("a", { class: "btn small", href: "/login", "data-test": "sign-in", hidden: true }, "Sign in"), " ",
         h("button", { class: "icon-button", "data-test": "close-error", "aria-label": "Dismiss error" }, "×"));
     placeholder.replaceWith(bar, errorArea);
 }
@@ -236,6 +239,8 @@ export class Page {
         setText(/** @type {Element} */ (this.errorStatus), status);
         setText(/** @type {Element} */ (this.errorMessage), message);
         this.errorElement.dataset.status = status;
+        const signIn = /** @type {HTMLElement | null} */ (this.errorElement.querySelector('[data-test="sign-in"]'));
+        if (signIn) signIn.hidden = status !== "BRIDGE_UNAUTHENTICATED";
         this.errorElement.hidden = false;
         // Where the person looks: an error caused low on a long page would otherwise
         // appear above the window, and nothing they see would change.
