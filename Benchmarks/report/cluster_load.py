@@ -34,7 +34,7 @@ def render_latency(raw: dict[str, Any]) -> str:
              "postgres": "PostgreSQL journal (`--journal postgres://…`)"}
     lines = [
         f"Measured {raw['measured']} by `Benchmarks/cluster/cluster_load.py` ({raw['machine']['cores']} cores; the "
-        f"loader, the bridge and PostgreSQL on the same machine): one `fusion serve`, {count(raw['sessions'])} sessions "
+        f"loader, sleeping between sends, the bridge and PostgreSQL on the same machine): one `fusion serve`, {count(raw['sessions'])} sessions "
         f"each sending an input every {raw['intervalMs']} ms ({count(rate)} inputs per second), "
         f"{raw['inputsPerSession']} inputs each; {len(runs['none'])} runs of each journal, alternating. Latency is from "
         "writing an input to reading its `ok`.",

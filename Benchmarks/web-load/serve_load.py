@@ -14,8 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_once(fusion: str, loader: str, library: str, sessions: int, interval: int, inputs: int,
-             flags: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:
-    """What web_load measured, and what the bridge wrote on stderr until it stopped."""
+             flags: tuple[str, ...] = (), wait: str = "sleep") -> tuple[dict[str, Any], str]:
+    """What web_load measured (the loader sleeping between sends, or with `wait="spin"`
+    polling), and what the bridge wrote on stderr until it stopped."""
     server = subprocess.Popen(
         [fusion, "serve", library, "--port", "0", "--max-sessions", str(sessions * 2),
          "--static", str(ROOT / "examples/web"), *flags],
@@ -29,7 +30,7 @@ def run_once(fusion: str, loader: str, library: str, sessions: int, interval: in
         port = int(found.group(1))
         result = subprocess.run(
             [loader, "--port", str(port), "--server-pid", str(server.pid), "--library", library,
-             "--sessions", str(sessions), "--inputs", str(inputs), "--interval-ms", str(interval), "--seconds", "120"],
+             "--sessions", str(sessions), "--inputs", str(inputs), "--interval-ms", str(interval), "--seconds", "120", "--wait", wait],
             capture_output=True, text=True, timeout=300)
         if result.returncode != 0:
             sys.exit(f"web_load failed ({result.returncode}): {result.stderr}{result.stdout}")

@@ -4,7 +4,7 @@
 ** judge. Bounded in count (--sessions x --inputs) and in time (--seconds).
 **
 **   web_load --port P --server-pid PID --library libFusionExamples.so
-**            [--sessions 1000] [--inputs 20] [--interval-ms 500] [--seconds 120]
+**            [--sessions 1000] [--inputs 20] [--interval-ms 500] [--seconds 120] [--wait sleep|spin]
 **
 ** 1. Opens --sessions WebSockets, each a session of its own creating one Counter, and
 **    reads the server's resident memory at half and at all of them: the difference
@@ -15,12 +15,17 @@
 ** 3. The same number of inputs to as many instances through the C ABI in this process:
 **    fk_send then fk_state_patch since the last version, which is the work the bridge
 **    does per input without the network, the JSON envelope and the tasks.
+** Between sends the loader sleeps until the next one is due (--wait sleep, the default),
+** so the server has the cores to itself; each latency then includes the loader's own
+** wake-up. --wait spin polls without sleeping instead (what every run before
+** 2026-11-26 did): no wake-up in the latencies, but one core taken from the server.
 ** Prints one JSON object.
 */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdint.h>
@@ -238,7 +243,7 @@ static void abi_baseline(const char *path, int sessions, int inputs, double *lat
 }
 
 int main(int argc, char **argv) {
-    int port = 0, server_pid = 0, sessions = 1000, inputs = 20, interval_ms = 500, seconds = 120;
+    int port = 0, server_pid = 0, sessions = 1000, inputs = 20, interval_ms = 500, seconds = 120, spin = 0;
     const char *library = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--port")) port = atoi(argv[i + 1]);
@@ -248,10 +253,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--interval-ms")) interval_ms = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--seconds")) seconds = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--library")) library = argv[i + 1];
+        else if (!strcmp(argv[i], "--wait") && (!strcmp(argv[i + 1], "spin") || !strcmp(argv[i + 1], "sleep"))) spin = !strcmp(argv[i + 1], "spin");
         else { fprintf(stderr, "web_load: unknown option %s\n", argv[i]); return 64; }
     }
     if (!port || !server_pid || !library || sessions < 2 || inputs < 1) {
-        fprintf(stderr, "usage: web_load --port P --server-pid PID --library LIB [--sessions N] [--inputs K] [--interval-ms MS] [--seconds S]\n");
+        fprintf(stderr, "usage: web_load --port P --server-pid PID --library LIB [--sessions N] [--inputs K] [--interval-ms MS] [--seconds S] [--wait sleep|spin]\n");
         return 64;
     }
     struct rlimit limit;
@@ -309,8 +315,13 @@ int main(int argc, char **argv) {
                 }
             }
         }
-        int wait = (int)(soonest - now_ms());
-        int ready = epoll_wait(epoll, events, 256, wait < 0 ? 0 : wait);
+        // Sleep until the next send, to the microsecond (epoll_pwait2): epoll_wait counts
+        // whole milliseconds, and a wait under one, 0, is a busy loop that takes a core
+        // from the server measured (at 1,000 inputs/s, nearly always). --wait spin asks for it.
+        double wait = spin ? 0 : soonest - now_ms();
+        if (wait < 0) wait = 0;
+        struct timespec timeout = {.tv_sec = (time_t)(wait / 1000), .tv_nsec = (long)(fmod(wait, 1000.0) * 1e6)};
+        int ready = epoll_pwait2(epoll, events, 256, &timeout, NULL);
         for (int e = 0; e < ready; e++) {
             connection *c = events[e].data.ptr;
             while (fill(c) > 0) {}
