@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "Tests" / "web"))
-from bridge import Server, close_frame, protocols  # noqa: E402
+from bridge import Server, close_frame, protocols, serving  # noqa: E402
 
 AUDIENCE = "fusion-tests"
 ISSUER = "https://login.example"
@@ -75,16 +75,7 @@ def hs256(keys: Keys) -> Callable[..., str]:
 @pytest.fixture
 def serve(fusion: Path) -> Iterator[Callable[..., Server]]:
     """`serve(*flags)`: a bridge of the example library; stopped after the test."""
-    started: list[Server] = []
-
-    def start(*flags: str) -> Server:
-        server = Server(fusion, *flags)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop(timeout=20)
+    yield from serving(fusion)
 
 
 def auth_flags(keys: Keys, key: str = "secret.key", *more: str) -> list[str]:

@@ -7,6 +7,7 @@ import json
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,21 @@ class Server:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
         raise AssertionError("no VmRSS")
+
+
+def serving(fusion: Path) -> Iterator[Callable[..., Server]]:
+    """What the `serve` fixtures yield (Tests/web's and Tests/auth's): a starter of bridges,
+    `start(*flags)`, each stopped once the test is done."""
+    servers: list[Server] = []
+
+    def start(*flags: str) -> Server:
+        server = Server(fusion, *flags)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop(timeout=20)
 
 
 def protocols(session: str | None) -> list[str]:

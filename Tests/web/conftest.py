@@ -14,22 +14,23 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bridge import ROOT, Server  # noqa: E402
+from bridge import ROOT, Server, serving  # noqa: E402
 
 
 @pytest.fixture
 def serve(fusion: Path) -> Iterator[Callable[..., Server]]:
     """Starts `fusion serve --port 0` with extra flags; every server is stopped after."""
-    servers: list[Server] = []
+    yield from serving(fusion)
 
-    def start(*flags: str) -> Server:
-        server = Server(fusion, *flags)
-        servers.append(server)
-        return server
 
-    yield start
-    for server in servers:
-        server.stop()
+class Front:
+    """nginx, as the Browser sees a server: its address, and nothing to stop itself."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url + "/"
+
+    def stop(self) -> None:
+        pass
 
 
 @pytest.fixture

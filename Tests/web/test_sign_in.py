@@ -12,20 +12,10 @@ from typing import Any
 
 import pytest
 from bridge import ROOT
-from conftest import Browser, close_tabs
+from conftest import Browser, Front, close_tabs
 
 sys.path.insert(0, str(ROOT / "deploy"))
 import cluster as deployment  # noqa: E402
-
-
-class Front:
-    """nginx, as the Browser sees a server: its address, and nothing to stop itself."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url + "/"
-
-    def stop(self) -> None:
-        pass
 
 
 def ignore_certificate_errors(chrome: Any, ignore: bool) -> None:
