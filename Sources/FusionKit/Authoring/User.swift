@@ -10,6 +10,7 @@ public struct User: Sendable, Equatable {
     /// What else the host passes on about them, by name (an object; may be empty).
     public var claims: JSONValue
 
+    /// A user as a host vouches for them: who they are, and what else it passes on.
     public init(subject: String, claims: JSONValue = [:]) {
         self.subject = subject
         self.claims = claims
