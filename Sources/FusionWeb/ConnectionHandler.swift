@@ -188,9 +188,9 @@ struct ConnectionHandler: Sendable {
 
         case .create(let feature, let options, let key, let reuse):
             let options = try userOptions(options, user: user)
-            if let user, !(key.map { session.instance($0) != nil } ?? false),
-                registry.instanceCount(owner: user.subject) >= configuration.maxInstancesPerUser
-            {
+            // Reusing an instance the session has (by its key) makes none.
+            let reusing = key.flatMap(session.instance) != nil
+            if let user, !reusing, registry.instanceCount(owner: user.subject) >= configuration.maxInstancesPerUser {
                 throw .userLimit("instances", configuration.maxInstancesPerUser, flag: "--max-instances-per-user")
             }
             let (instance, existing) = try session.create(feature: feature, options: options, key: key, reuse: reuse)
