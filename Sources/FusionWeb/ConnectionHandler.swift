@@ -23,11 +23,7 @@ struct ConnectionHandler: Sendable {
         let connection = registry.makeConnection()
         let session: BridgeSession
         do throws(BridgeError) {
-            session = try registry.join(connection, requested: requestedSession, proposed: proposedSession, owner: user?.subject) {
-                session, resumed, instances in
-                logger.info("connection \(connection.number): session \(SessionID.logTag(session.id)) \(resumed ? "rejoined" : "new")")
-                greet(connection, session: session, resumed: resumed, instances: instances)
-            }
+            session = try await join(connection, requested: requestedSession, proposed: proposedSession, owner: user?.subject).get()
         } catch {
             try? await outbound.write(.text(ServerMessage.error(re: nil, error)))
             // A full server is worth trying later (1013); one shutting down will be back (1001).
@@ -88,6 +84,30 @@ struct ConnectionHandler: Sendable {
         }
         registry.leave(session, connection)
         logger.info("connection \(connection.number): closed")
+    }
+
+    /// Joins the connection to its session on a thread of its own: a take-over waits for
+    /// the session store (the database, or a live holder's hand-over, for seconds), and
+    /// waiting on the cooperative pool would hold up every other connection's tasks (after
+    /// a bridge died, the handshakes of its clients' rejoins went unanswered for seconds).
+    private func join(
+        _ connection: BridgeConnection, requested: Substring?, proposed: String?, owner: String?
+    ) async -> Result<BridgeSession, BridgeError> {
+        await withCheckedContinuation { done in
+            DispatchQueue.global().async {
+                do throws(BridgeError) {
+                    let session = try registry.join(connection, requested: requested, proposed: proposed, owner: owner) {
+                        session, resumed, instances in
+                        logger.info(
+                            "connection \(connection.number): session \(SessionID.logTag(session.id)) \(resumed ? "rejoined" : "new")")
+                        greet(connection, session: session, resumed: resumed, instances: instances)
+                    }
+                    done.resume(returning: .success(session))
+                } catch {
+                    done.resume(returning: .failure(error))
+                }
+            }
+        }
     }
 
     /// The welcome, then every instance's whole state and its open host requests.
