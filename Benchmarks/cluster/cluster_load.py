@@ -79,7 +79,7 @@ def latency_runs(args: argparse.Namespace, postgres: deployment.Postgres, scratc
 PGBENCH_SCRIPT = """\\set seq random(1, 1000000000000)
 INSERT INTO fusion_records (session_id, instance, seq, record)
 SELECT id, 1, :seq, '{"sendBy":{"id":"a1b2c3d4.1","input":"increase"}}' FROM fusion_sessions
-WHERE id = 'pgbench' AND epoch = 1 FOR SHARE;
+WHERE id = 'pgbench' AND epoch = 1 FOR SHARE RETURNING seq;
 """
 
 
@@ -95,7 +95,9 @@ def postgres_alone(postgres: deployment.Postgres, rate: int, seconds: int) -> di
         os.system(f"chown -R {postgres.user} {folder}")
     for old in folder.glob("log*"):
         old.unlink()
-    postgres.run("pgbench", "-h", "127.0.0.1", "-p", str(postgres.port), "-U", "fusion", "-n", "-f", str(folder / "insert.sql"),
+    # Prepared, as the journal's is (once per connection).
+    postgres.run("pgbench", "-h", "127.0.0.1", "-p", str(postgres.port), "-U", "fusion", "-n", "-M", "prepared",
+                 "-f", str(folder / "insert.sql"),
                  "-c", str(BRIDGE_CONNECTIONS), "-j", "1", "-R", str(rate), "-T", str(seconds), "-l", f"--log-prefix={folder}/log", "fusion")
     latencies = sorted(int(line.split()[2]) / 1000 for log in folder.glob("log*") for line in log.read_text().splitlines())
     postgres.psql("DELETE FROM fusion_sessions WHERE id = 'pgbench'")

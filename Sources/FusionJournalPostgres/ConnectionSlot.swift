@@ -73,8 +73,36 @@ final class ConnectionSlot: Sendable {
         connection().flatMap { $0.query(query, logger: self.logger) }
     }
 
+    /// The statements prepared on the open connection, by their SQL: parsed and planned
+    /// once per connection rather than at every call (the journal's append runs once per
+    /// input). A statement whose preparation failed is dropped, to be prepared again.
+    private let prepared = NIOLockedValueBox<(connection: PostgresConnection?, statements: [String: EventLoopFuture<PreparedQuery>])>(
+        (nil, [:]))
+
+    /// Runs a prepared statement on the connection, preparing it first on a new one; its
+    /// rows. In order with the other queries: calls wait on the preparation in the order
+    /// they came.
+    func execute(prepared sql: String, _ binds: [PostgresData]) -> EventLoopFuture<[PostgresRow]> {
+        connection().flatMap { connection in
+            let statement = self.prepared.withLockedValue { cache -> EventLoopFuture<PreparedQuery> in
+                if cache.connection !== connection { cache = (connection, [:]) }
+                if let made = cache.statements[sql] { return made }
+                let made = connection.prepare(query: sql)
+                cache.statements[sql] = made
+                return made
+            }
+            statement.whenFailure { _ in
+                self.prepared.withLockedValue { cache in
+                    if cache.connection === connection, cache.statements[sql] === statement { cache.statements[sql] = nil }
+                }
+            }
+            return statement.flatMap { $0.execute(binds) }
+        }
+    }
+
     /// Closes the connection, if open, without waiting (it may be called on an event loop).
     func close() {
+        prepared.withLockedValue { $0 = (nil, [:]) }
         let open = current.withLockedValue { current -> PostgresConnection? in
             defer { current = .none }
             if case .connected(let connection) = current { return connection }
