@@ -9,7 +9,8 @@ client is back after its bridge dies (docs/deploy.md).
    default) through Benchmarks/web-load/web_load.c. Input-to-`ok` p50 and p99.
    Beside them, PostgreSQL alone: pgbench sending the journal's own INSERT (with its
    fence) at the same rate over as many connections as a bridge keeps, the floor the
-   database's commits put under the journal's latency on this machine.
+   database's commits put under the journal's latency on this machine; and the disk
+   alone: a write and fdatasync at the same rate, the floor under every journal.
 2. Capacity: the same bridge on PostgreSQL with every session sending as fast as its oks
    come back (inputs per second one bridge sustains), the memory of an idle session, and
    the database's transactions per input (pg_stat_database).
@@ -58,7 +59,7 @@ def commits(postgres: deployment.Postgres) -> int:
 
 
 def latency_runs(args: argparse.Namespace, postgres: deployment.Postgres, scratch: Path) -> dict[str, list[dict[str, Any]]]:
-    runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in (*MODES, "postgres-alone")}
+    runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in (*MODES, "postgres-alone", "disk-alone")}
     for run in range(args.runs):
         for mode in MODES:
             flags: tuple[str, ...] = FAST
@@ -73,13 +74,15 @@ def latency_runs(args: argparse.Namespace, postgres: deployment.Postgres, scratc
         seconds = max(1, round(args.inputs * args.interval_ms / 1000))
         runs["postgres-alone"].append(postgres_alone(postgres, rate, seconds))
         print("postgres alone", runs["postgres-alone"][-1], file=sys.stderr)
+        runs["disk-alone"].append(disk_alone(scratch, rate, seconds))
+        print("disk alone", runs["disk-alone"][-1], file=sys.stderr)
     return runs
 
 
 PGBENCH_SCRIPT = """\\set seq random(1, 1000000000000)
 INSERT INTO fusion_records (session_id, instance, seq, record)
 SELECT id, 1, :seq, '{"sendBy":{"id":"a1b2c3d4.1","input":"increase"}}' FROM fusion_sessions
-WHERE id = 'pgbench' AND epoch = 1 FOR SHARE RETURNING seq;
+WHERE id = 'pgbench' AND epoch = 1 FOR SHARE RETURNING session_id;
 """
 
 
@@ -103,6 +106,39 @@ def postgres_alone(postgres: deployment.Postgres, rate: int, seconds: int) -> di
     postgres.psql("DELETE FROM fusion_sessions WHERE id = 'pgbench'")
     return {"transactions": len(latencies), "p50Ms": latencies[len(latencies) // 2],
             "p99Ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]}
+
+
+def disk_alone(folder: Path, rate: int, seconds: int) -> dict[str, Any]:
+    """The disk under every journal here: a 512-byte write and fdatasync at `rate` per
+    second into a file made beforehand (as PostgreSQL's WAL is), each timed from when it
+    was due, or from when it began if the one before finished in time: a stall delays the
+    writes behind it, as it delays a journal's inputs."""
+    path = folder / "disk-alone"
+    total = rate * seconds
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+    latencies = []
+    try:
+        os.posix_fallocate(fd, 0, 512 * total)
+        os.fsync(fd)
+        block = b"\x01" * 512
+        start = finished = time.perf_counter()
+        for n in range(total):
+            due = start + n / rate
+            if finished < due:
+                time.sleep(max(0.0, due - time.perf_counter()))
+                began = time.perf_counter()
+            else:
+                began = due
+            os.pwrite(fd, block, 512 * n)
+            os.fdatasync(fd)
+            finished = time.perf_counter()
+            latencies.append((finished - began) * 1000)
+    finally:
+        os.close(fd)
+        path.unlink()
+    latencies.sort()
+    return {"syncs": total, "p50Ms": round(latencies[total // 2], 4), "p99Ms": round(latencies[int(total * 0.99)], 4),
+            "maxMs": round(latencies[-1], 4)}
 
 
 def capacity_runs(args: argparse.Namespace, postgres: deployment.Postgres) -> list[dict[str, Any]]:

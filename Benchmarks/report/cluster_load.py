@@ -51,6 +51,11 @@ def render_latency(raw: dict[str, Any]) -> str:
         lines.append(f"| PostgreSQL alone: pgbench, the journal's `INSERT` at the same rate over "
                      f"{raw['postgresConnections']} connections, as a bridge keeps (no bridge) "
                      f"| {count(rate)} | {_span([r['p50Ms'] for r in alone], ' ms')} | {_span([r['p99Ms'] for r in alone], ' ms')} |")
+    disk = runs.get("disk-alone", [])
+    if disk:
+        lines.append("| The disk alone: a 512-byte write and `fdatasync` at the same rate, each timed from when it was due "
+                     f"(no database) | {count(rate)} | {_span([r['p50Ms'] for r in disk], ' ms')} "
+                     f"| {_span([r['p99Ms'] for r in disk], ' ms')} |")
     added = [p["okP99Ms"] - n["okP99Ms"] for n, p in zip(runs["none"], runs["postgres"], strict=True)]
     errors = sum(r["errors"] for mode in ("none", "file", "postgres") for r in runs[mode])
     back = raw["failoverSeconds"]
@@ -92,12 +97,14 @@ def render_capacity(raw: dict[str, Any]) -> str:
         f"| memory per idle session (a Counter) | {count(m['idleBytes'])} bytes: {count(m['sessionsPerGiB'])} sessions per GiB |",
         f"| inputs per second, every session sending as fast as its `ok`s come back | {count(m['inputsPerSecond'])} "
         f"(`ok` p99 {sig(m['saturatedP99'])} ms) |",
-        f"| PostgreSQL transactions per input | {sig(m['commitsPerInput'])} |",
+        f"| PostgreSQL transactions per input, at that load (records that wait for their connection share one) "
+        f"| {sig(m['commitsPerInput'])} |",
         "",
         f"So {count(EXAMPLE_SESSIONS)} sessions at {count(EXAMPLE_RATE)} inputs per second need "
         f"{max(by_memory, by_rate)} bridges of this size ({by_memory} for the sessions' memory at 4 GiB each, "
-        f"{by_rate} for the inputs), and PostgreSQL to commit about {count(EXAMPLE_RATE * m['commitsPerInput'])} "
-        "transactions per second. A session's memory grows with its feature's state; measure your own features "
+        f"{by_rate} for the inputs), and PostgreSQL to commit up to {count(EXAMPLE_RATE)} transactions per second "
+        "(one per input while inputs find their connection idle), about "
+        f"{count(EXAMPLE_RATE * m['commitsPerInput'])} with bridges as loaded as this one. A session's memory grows with its feature's state; measure your own features "
         "with the same script.",
     ]
     return "\n".join(lines)

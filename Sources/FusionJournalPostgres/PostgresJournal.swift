@@ -88,25 +88,28 @@ struct PostgresJournal: JournalLocation {
         var defersAppends: Bool { true }
 
         func append(_ record: JSONValue) throws(JournalError) {
-            let insert = try write(record)
+            let landed = NIOLockedValueBox<Result<Bool, any Error>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            try write(record) { result in
+                landed.withLockedValue { $0 = result }
+                done.signal()
+            }
             try journal.session.store.blocking("cannot append to \(name)") {
-                try Self.check(try insert.await(), journal)
+                guard done.wait(timeout: .now() + .seconds(10)) == .success else { throw TimedOut() }
+                if try !landed.withLockedValue({ $0! }).get() { throw journal.session.fenced(name) }
             }
         }
 
         func appendDeferred(_ record: JSONValue, durable: @escaping @Sendable (JournalError?) -> Void) throws(JournalError)
             -> DeferredAppend
         {
-            let insert = try write(record)
             let journal = self.journal
-            insert.whenComplete { result in
+            try write(record) { result in
                 let failure: JournalError?
-                do {
-                    try Self.check(try result.get(), journal)
-                    failure = nil
-                } catch let error as JournalError {
-                    failure = error
-                } catch {
+                switch result {
+                case .success(true): failure = nil
+                case .success(false): failure = journal.session.fenced(journal.name)
+                case .failure(let error):
                     failure = journal.session.store.failure("cannot append to \(journal.name): \(PostgresSessionStore.describe(error))")
                 }
                 journal.session.answers.async { durable(failure) }
@@ -138,30 +141,19 @@ struct PostgresJournal: JournalLocation {
 
         func close() { next.withLockedValue { $0.closed = true } }
 
-        /// Starts the insert of one record, with its fence.
-        private func write(_ record: JSONValue) throws(JournalError) -> EventLoopFuture<[PostgresRow]> {
+        /// Hands one record to the session's writer, which inserts it with its fence and
+        /// says whether it landed.
+        private func write(_ record: JSONValue, done: @escaping @Sendable (Result<Bool, any Error>) -> Void) throws(JournalError) {
             let (seq, closed) = next.withLockedValue { next -> (Int64, Bool) in
                 defer { next.seq += 1 }
                 return (next.seq, next.closed)
             }
             if closed { throw JournalError(path: name, "it is closed") }
             let session = journal.session
-            let binds = [
-                PostgresData(string: session.sessionID), PostgresData(int32: Int32(journal.instance)), PostgresData(int64: seq),
-                PostgresData(string: record.jsonText), PostgresData(int64: session.epoch)
-            ]
-            return session.slot.execute(prepared: Self.insert, binds)
-        }
-
-        /// The append, prepared once per connection: an input's only statement, so its
-        /// parse and plan would otherwise be a fair part of what each input costs the database.
-        private static let insert = """
-            INSERT INTO fusion_records (session_id, instance, seq, record)
-            SELECT $1, $2, $3, $4 FROM fusion_sessions WHERE id = $1 AND epoch = $5 FOR SHARE RETURNING seq
-            """
-
-        private static func check(_ rows: [PostgresRow], _ journal: PostgresJournal) throws {
-            if rows.count != 1 { throw journal.session.fenced(journal.name) }
+            session.writer.append(
+                RecordWriter.Record(
+                    session: session.sessionID, instance: journal.instance, seq: seq, text: record.jsonText, epoch: session.epoch,
+                    done: done))
         }
     }
 }

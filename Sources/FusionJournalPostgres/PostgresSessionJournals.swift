@@ -12,6 +12,8 @@ final class PostgresSessionJournals: SessionJournals {
     /// Checked by every write, in the same statement (fencing).
     let epoch: Int64
     let slot: ConnectionSlot
+    /// Appends its records, batching them with other sessions' on the same connection.
+    let writer: RecordWriter
     /// Where the database's answers are passed on, in order, off its event loop (the
     /// connection's: one serial queue per connection, not per session).
     var answers: DispatchQueue { slot.answers }
@@ -19,12 +21,16 @@ final class PostgresSessionJournals: SessionJournals {
     /// the database): then one of its inputs may have killed it.
     let mayHoldPoison: Bool
 
-    init(store: PostgresSessionStore, sessionID: String, owner: String?, epoch: Int64, slot: ConnectionSlot, mayHoldPoison: Bool) {
+    init(
+        store: PostgresSessionStore, sessionID: String, owner: String?, epoch: Int64, slot: ConnectionSlot, writer: RecordWriter,
+        mayHoldPoison: Bool
+    ) {
         self.store = store
         self.sessionID = sessionID
         self.owner = owner
         self.epoch = epoch
         self.slot = slot
+        self.writer = writer
         self.mayHoldPoison = mayHoldPoison
     }
 

@@ -36,6 +36,8 @@ public final class PostgresSessionStore: SessionStore {
     /// The journals' writes and reads; a session's always go through the same one, so that
     /// its records are written in order.
     private let slots: [ConnectionSlot]
+    /// The journals' appends through each of `slots`.
+    private let writers: [RecordWriter]
     /// Sessions this bridge holds, with the epoch it took each one with.
     private let held = NIOLockedValueBox<[String: Int64]>([:])
     private let handOverHandler = NIOLockedValueBox<(@Sendable (String) -> Void)?>(nil)
@@ -58,6 +60,7 @@ public final class PostgresSessionStore: SessionStore {
         // to wake on a machine whose cores the server needs.
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         slots = (0..<max(1, connections)).map { ConnectionSlot(address: address, eventLoop: loop, logger: logger, number: $0 + 1) }
+        writers = slots.map(RecordWriter.init)
         let heldSessions = held
         let handler = handOverHandler
         let name = address.description
@@ -107,7 +110,8 @@ public final class PostgresSessionStore: SessionStore {
             guard try tryLock(id) else { throw failure("session \(id.prefix(8))… is locked by another bridge") }
         }
         held.withLockedValue { $0[id] = 1 }
-        return PostgresSessionJournals(store: self, sessionID: id, owner: owner, epoch: 1, slot: slot(for: id), mayHoldPoison: false)
+        return PostgresSessionJournals(
+            store: self, sessionID: id, owner: owner, epoch: 1, slot: slot(for: id), writer: writer(for: id), mayHoldPoison: false)
     }
 
     public func takeOver(session id: String, owner: String?) throws(JournalError) -> (any SessionJournals)? {
@@ -137,7 +141,8 @@ public final class PostgresSessionStore: SessionStore {
         }
         held.withLockedValue { $0[id] = epoch }
         logger.info("took session \(id.prefix(8))… over (epoch \(epoch))")
-        return PostgresSessionJournals(store: self, sessionID: id, owner: owner, epoch: epoch, slot: slot, mayHoldPoison: !released)
+        return PostgresSessionJournals(
+            store: self, sessionID: id, owner: owner, epoch: epoch, slot: slot, writer: writer(for: id), mayHoldPoison: !released)
     }
 
     public func sessionsToResume() -> [String] { [] }
@@ -225,10 +230,16 @@ public final class PostgresSessionStore: SessionStore {
 
     // MARK: Helpers
 
-    func slot(for session: String) -> ConnectionSlot {
+    func slot(for session: String) -> ConnectionSlot { slots[index(of: session)] }
+
+    func writer(for session: String) -> RecordWriter { writers[index(of: session)] }
+
+    /// The connection a session's queries go through: always the same one, so that they
+    /// run in the order they were asked for.
+    private func index(of session: String) -> Int {
         var hash: UInt64 = 14_695_981_039_346_656_037
         for byte in session.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
-        return slots[Int(hash % UInt64(slots.count))]
+        return Int(hash % UInt64(slots.count))
     }
 
     func failure(_ reason: String, fenced: Bool = false) -> JournalError {
@@ -251,6 +262,7 @@ public final class PostgresSessionStore: SessionStore {
             if let message = error.serverInfo?[.message] { return message }
             return "\(error.code)"
         }
+        if case .server(let refusal) = error as? PostgresError, let message = refusal.fields[.message] { return message }
         return "\(error)"
     }
 
