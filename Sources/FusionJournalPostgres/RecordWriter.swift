@@ -26,8 +26,9 @@ final class RecordWriter: Sendable {
     private let slot: ConnectionSlot
     /// Whether an append is in flight, and the records waiting for it to return.
     private let state = NIOLockedValueBox<(busy: Bool, waiting: [Record])>((false, []))
-    /// A batch is cut at this many records; the rest go in the next.
-    static let largestBatch = 256
+    /// A batch is cut at this many records, or once its records' text passes this many
+    /// bytes (a statement stays a few MiB at most); the rest go in the next.
+    static let largestBatch = (records: 256, bytes: 4 << 20)
 
     init(slot: ConnectionSlot) { self.slot = slot }
 
@@ -66,7 +67,13 @@ final class RecordWriter: Sendable {
     /// Sends the records that waited, if any, else marks the connection idle.
     private func next() {
         let batch = state.withLockedValue { state -> [Record] in
-            let taken = Array(state.waiting.prefix(Self.largestBatch))
+            var taken: [Record] = []
+            var bytes = 0
+            for record in state.waiting {
+                if taken.count == Self.largestBatch.records || (!taken.isEmpty && bytes >= Self.largestBatch.bytes) { break }
+                taken.append(record)
+                bytes += record.text.utf8.count
+            }
             state.waiting.removeFirst(taken.count)
             if taken.isEmpty { state.busy = false }
             return taken
