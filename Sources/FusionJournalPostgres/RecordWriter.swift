@@ -9,9 +9,9 @@ import PostgresNIO
 /// each input waiting for the commits queued before it.
 ///
 /// Each record still lands or not on its own: the statement checks every record's epoch
-/// against its session's row (fencing), and returns the records that landed. A batch the
-/// server refuses as a whole (a record for an instance deleted meanwhile breaks its foreign
-/// key) is written again a record at a time, so that only the bad record fails.
+/// against its session's row (fencing), and returns the sessions whose records landed. A
+/// batch the server refuses as a whole (a record for an instance deleted meanwhile breaks
+/// its foreign key) is written again a record at a time, so that only the bad record fails.
 final class RecordWriter: Sendable {
     /// One record to append, and who to tell whether it landed (false: fenced).
     struct Record: Sendable {
