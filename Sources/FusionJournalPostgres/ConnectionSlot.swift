@@ -8,7 +8,7 @@ import PostgresNIO
 /// or stopped for a while): every query through it runs in the order it was asked for.
 final class ConnectionSlot: Sendable {
     private let address: PostgresAddress
-    private let eventLoop: any EventLoop
+    let eventLoop: any EventLoop
     private let logger: Logger
     private let number: Int
     /// Called with each new connection after the first, before any query runs on it (the
@@ -84,16 +84,18 @@ final class ConnectionSlot: Sendable {
     /// they came.
     func execute(prepared sql: String, _ binds: [PostgresData]) -> EventLoopFuture<[PostgresRow]> {
         connection().flatMap { connection in
-            let statement = self.prepared.withLockedValue { cache -> EventLoopFuture<PreparedQuery> in
+            let (statement, new) = self.prepared.withLockedValue { cache -> (EventLoopFuture<PreparedQuery>, Bool) in
                 if cache.connection !== connection { cache = (connection, [:]) }
-                if let made = cache.statements[sql] { return made }
+                if let made = cache.statements[sql] { return (made, false) }
                 let made = connection.prepare(query: sql)
                 cache.statements[sql] = made
-                return made
+                return (made, true)
             }
-            statement.whenFailure { _ in
-                self.prepared.withLockedValue { cache in
-                    if cache.connection === connection, cache.statements[sql] === statement { cache.statements[sql] = nil }
+            if new {
+                statement.whenFailure { _ in
+                    self.prepared.withLockedValue { cache in
+                        if cache.connection === connection, cache.statements[sql] === statement { cache.statements[sql] = nil }
+                    }
                 }
             }
             return statement.flatMap { $0.execute(binds) }

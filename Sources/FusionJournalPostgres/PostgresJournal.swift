@@ -88,15 +88,9 @@ struct PostgresJournal: JournalLocation {
         var defersAppends: Bool { true }
 
         func append(_ record: JSONValue) throws(JournalError) {
-            let landed = NIOLockedValueBox<Result<Bool, any Error>?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            try write(record) { result in
-                landed.withLockedValue { $0 = result }
-                done.signal()
-            }
+            let landed = try write(record)
             try journal.session.store.blocking("cannot append to \(name)") {
-                guard done.wait(timeout: .now() + .seconds(10)) == .success else { throw TimedOut() }
-                if try !landed.withLockedValue({ $0! }).get() { throw journal.session.fenced(name) }
+                if try !landed.await() { throw journal.session.fenced(name) }
             }
         }
 
@@ -104,7 +98,7 @@ struct PostgresJournal: JournalLocation {
             -> DeferredAppend
         {
             let journal = self.journal
-            try write(record) { result in
+            try write(record).whenComplete { result in
                 let failure: JournalError?
                 switch result {
                 case .success(true): failure = nil
@@ -141,19 +135,17 @@ struct PostgresJournal: JournalLocation {
 
         func close() { next.withLockedValue { $0.closed = true } }
 
-        /// Hands one record to the session's writer, which inserts it with its fence and
-        /// says whether it landed.
-        private func write(_ record: JSONValue, done: @escaping @Sendable (Result<Bool, any Error>) -> Void) throws(JournalError) {
+        /// Hands one record to the session's writer, which inserts it with its fence; whether
+        /// it landed.
+        private func write(_ record: JSONValue) throws(JournalError) -> EventLoopFuture<Bool> {
             let (seq, closed) = next.withLockedValue { next -> (Int64, Bool) in
                 defer { next.seq += 1 }
                 return (next.seq, next.closed)
             }
             if closed { throw JournalError(path: name, "it is closed") }
             let session = journal.session
-            session.writer.append(
-                RecordWriter.Record(
-                    session: session.sessionID, instance: journal.instance, seq: seq, text: record.jsonText, epoch: session.epoch,
-                    done: done))
+            return session.writer.append(
+                session: session.sessionID, instance: journal.instance, seq: seq, text: record.jsonText, epoch: session.epoch)
         }
     }
 }

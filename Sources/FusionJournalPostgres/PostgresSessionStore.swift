@@ -257,6 +257,13 @@ public final class PostgresSessionStore: SessionStore {
         }
     }
 
+    /// Whether the server answered with an error (as opposed to a lost connection or a
+    /// timeout, which every statement on the connection would meet alike).
+    static func isServerRefusal(_ error: any Error) -> Bool {
+        if case .server? = error as? PostgresError { return true }  // prepared statements' errors
+        return (error as? PSQLError)?.serverInfo != nil
+    }
+
     static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] { return message }

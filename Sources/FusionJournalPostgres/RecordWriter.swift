@@ -13,14 +13,14 @@ import PostgresNIO
 /// batch the server refuses as a whole (a record for an instance deleted meanwhile breaks
 /// its foreign key) is written again a record at a time, so that only the bad record fails.
 final class RecordWriter: Sendable {
-    /// One record to append, and who to tell whether it landed (false: fenced).
+    /// One record to append, and whether it landed (false: fenced).
     struct Record: Sendable {
         let session: String
         let instance: Int
         let seq: Int64
         let text: String
         let epoch: Int64
-        let done: @Sendable (Result<Bool, any Error>) -> Void
+        let landed: EventLoopPromise<Bool>
     }
 
     private let slot: ConnectionSlot
@@ -32,7 +32,10 @@ final class RecordWriter: Sendable {
 
     init(slot: ConnectionSlot) { self.slot = slot }
 
-    func append(_ record: Record) {
+    /// Appends a record; whether it landed.
+    func append(session: String, instance: Int, seq: Int64, text: String, epoch: Int64) -> EventLoopFuture<Bool> {
+        let record = Record(
+            session: session, instance: instance, seq: seq, text: text, epoch: epoch, landed: slot.eventLoop.makePromise())
         let now = state.withLockedValue { state -> Bool in
             if state.busy {
                 state.waiting.append(record)
@@ -42,6 +45,7 @@ final class RecordWriter: Sendable {
             return true
         }
         if now { write([record]) }
+        return record.landed.futureResult
     }
 
     private func write(_ batch: [Record]) {
@@ -54,12 +58,12 @@ final class RecordWriter: Sendable {
                 // path labels its binary integers as text.)
                 let landed = Set(rows.compactMap { try? $0.decode(String.self) })
                 self.next()
-                for record in batch { record.done(.success(landed.contains(record.session))) }
-            case .failure(let error) where batch.count > 1 && error.isServerRefusal:
+                for record in batch { record.landed.succeed(landed.contains(record.session)) }
+            case .failure(let error) where batch.count > 1 && PostgresSessionStore.isServerRefusal(error):
                 self.oneByOne(batch[...])
             case .failure(let error):
                 self.next()
-                for record in batch { record.done(.failure(error)) }
+                for record in batch { record.landed.fail(error) }
             }
         }
     }
@@ -85,7 +89,7 @@ final class RecordWriter: Sendable {
     private func oneByOne(_ records: ArraySlice<Record>) {
         guard let record = records.first else { return next() }
         statement(for: [record]).whenComplete { result in
-            record.done(result.map { $0.count == 1 })
+            record.landed.completeWith(result.map { $0.count == 1 })
             self.oneByOne(records.dropFirst())
         }
     }
@@ -122,13 +126,4 @@ final class RecordWriter: Sendable {
         FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::text[], $5::bigint[]) AS r (session_id, instance, seq, record, epoch)
         JOIN fusion_sessions AS s ON s.id = r.session_id AND s.epoch = r.epoch FOR SHARE OF s RETURNING session_id
         """
-}
-
-extension Error {
-    /// Whether the server answered with an error (as opposed to a lost connection or a
-    /// timeout, which every record of a batch would meet alike).
-    var isServerRefusal: Bool {
-        if case .server? = self as? PostgresError { return true }  // prepared statements' errors
-        return (self as? PSQLError)?.serverInfo != nil
-    }
 }
