@@ -1,5 +1,3 @@
-import Synchronization
-
 /// An instance of a feature in a `HostedLibrary`: send it inputs as JSON, read its
 /// state, hear when it changes, answer the work it asks for.
 ///
@@ -19,7 +17,7 @@ public final class HostedInstance: Sendable {
         var destroyed = false
     }
 
-    private let callbacks = Mutex(Callbacks())
+    private let callbacks = LockedValue(Callbacks())
 
     init(library: HostedLibrary, feature: String, handle: UInt64) {
         self.library = library

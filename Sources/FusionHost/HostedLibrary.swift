@@ -1,5 +1,4 @@
 import CFusionKit
-import Synchronization
 
 /// A FusionKit library loaded at run time: any shared object that exports the C ABI of
 /// include/fusionkit.h, seen only through that ABI.
@@ -26,7 +25,7 @@ public final class HostedLibrary: Sendable {
     public let summary: ManifestSummary
     private let functions: [EntryPoint: ForeignFunction]
     /// What has been read of the features' descriptions so far.
-    private let described: Mutex<Described>
+    private let described: LockedValue<Described>
 
     private struct Described {
         var manifest: Manifest?
@@ -54,11 +53,11 @@ public final class HostedLibrary: Sendable {
             if functions[.manifestSummary] != nil {
                 let json = try Self.readJSON(try Calls(functions: functions, path: path).manifestSummary(), path: path)
                 summary = try Self.checked(path) { () throws(ManifestError) in try ManifestSummary(json: json) }
-                described = Mutex(Described())
+                described = LockedValue(Described())
             } else {
                 let manifest = try Self.readManifest(functions: functions, path: path)
                 summary = manifest.summary
-                described = Mutex(Described(manifest: manifest))
+                described = LockedValue(Described(manifest: manifest))
             }
         } catch {
             library.close()  // refused: nothing of it ran besides fk_abi_version

@@ -1,5 +1,4 @@
 import FusionHost
-import Synchronization
 
 /// What running a scenario found: passed, or the first failing step's differences.
 public struct ScenarioResult: Sendable {
@@ -208,7 +207,7 @@ final class OpenRequests: Sendable {
         let payload: JSONValue
     }
 
-    private let requests = Mutex<[Request]>([])
+    private let requests = LockedValue<[Request]>([])
 
     var open: [Request] { requests.withLock { $0 } }
 

@@ -1,5 +1,4 @@
 import FusionHost
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -44,7 +43,7 @@ public final class SessionRecorder: Sendable {
         var requests: UInt64?
     }
 
-    private let recording: Mutex<Recording>
+    private let recording: LockedValue<Recording>
     private let ticker = RealTimeTicker()
     private let realTime: Bool
 
@@ -87,7 +86,7 @@ public final class SessionRecorder: Sendable {
               "steps": [
             """
         let fingerprint = Self.fingerprint(of: instance)
-        recording = Mutex(Recording(descriptor: descriptor, fingerprint: fingerprint))
+        recording = LockedValue(Recording(descriptor: descriptor, fingerprint: fingerprint))
         if !Self.writeAll(descriptor, header + Self.trailer) {
             close(descriptor)
             throw ScenarioFileError(path: path, reason: "cannot write it: \(String(cString: strerror(errno)))")

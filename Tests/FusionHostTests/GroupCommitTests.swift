@@ -1,6 +1,5 @@
 import Foundation
 import FusionHost
-import Synchronization
 import Testing
 
 /// Group commit (docs/reliability.md, "Group commit"): journals of many sessions share

@@ -1,6 +1,5 @@
 import Dispatch
 import FusionHost
-import Synchronization
 import Testing
 
 /// A record that several callers wait for: the send that wrote it, and `close`, which
@@ -10,7 +9,7 @@ import Testing
 @Suite struct JournalWaitersTests {
     /// A store that holds each record's answer until the test lets it go.
     final class HeldStore: JournalStore {
-        let held = Mutex<[@Sendable (JournalError?) -> Void]>([])
+        let held = LockedValue<[@Sendable (JournalError?) -> Void]>([])
         var name: String { "held" }
         var defersAppends: Bool { true }
         func append(_ record: JSONValue) throws(JournalError) {}

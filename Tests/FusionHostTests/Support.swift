@@ -1,6 +1,5 @@
 import Foundation
 import FusionHost
-import Synchronization
 import Testing
 
 /// Where things are, and small C libraries built for a test.
@@ -73,7 +72,7 @@ struct SupportError: Error, CustomStringConvertible {
 
 /// A thread-safe list of what callbacks saw.
 final class Recorder<Value: Sendable>: Sendable {
-    private let storage = Mutex<[Value]>([])
+    private let storage = LockedValue<[Value]>([])
     func append(_ value: Value) { storage.withLock { $0.append(value) } }
     var values: [Value] { storage.withLock { $0 } }
 }

@@ -1,11 +1,10 @@
-import Synchronization
 import Testing
 
 @testable import FusionKit
 
 /// How many times a probe feature's state was described: its `init(from:)` runs when the
 /// recorder describes it, and nowhere else in these tests.
-private let stateDescriptions = Mutex(0)
+private let stateDescriptions = Locked(0)
 
 private enum ProbeInput: Decodable, Sendable { case poke }
 

@@ -1,4 +1,3 @@
-import Synchronization
 import Testing
 
 @testable import FusionKit
@@ -118,7 +117,7 @@ private struct Ticker: Feature {
     @Test func subscribersAndPatchesSeeTheGotoAsAChange() throws {
         let store = Store<Ticker>()
         store.keepTimeline(limit: 10)
-        let heard = Mutex<[UInt64]>([])
+        let heard = Locked<[UInt64]>([])
         _ = store.subscribe { version in heard.withLock { $0.append(version) } }
         _ = try store.patch(since: 0)
         store.send(.bump)
