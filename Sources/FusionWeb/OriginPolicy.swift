@@ -1,3 +1,4 @@
+import HTTPTypes
 import Synchronization
 
 /// Which pages may open the WebSocket: those served by this server itself, and the
@@ -47,6 +48,18 @@ final class OriginPolicy: Sendable {
 
     /// The origins of this server's own pages, then those allowed with --allow-origin.
     var allowedOrigins: [String] { own.withLock { $0 } + extra.sorted() }
+
+    /// Whether a request with these headers, for `authority` (its `Host`) and from `peer`
+    /// (an IP address), may open the socket: the one check of the WebSocket handshake and
+    /// of a plain `GET /ws`, so that both believe a trusted proxy alike.
+    func allows(_ headers: HTTPFields, authority: String?, peer: String?) -> Bool {
+        let forwarded = forwardedOrigin(
+            peer: peer, forwardedHost: headers[Self.forwardedHost], forwardedProto: headers[Self.forwardedProto])
+        return allows(origin: headers[.origin], hostHeader: authority, forwardedOrigin: forwarded)
+    }
+
+    static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
+    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
 
     /// Whether a handshake with this `Origin` (nil: none sent) and `Host` may open the socket.
     func allows(origin: String?, hostHeader: String?, forwardedOrigin: String? = nil) -> Bool {

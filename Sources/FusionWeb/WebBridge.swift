@@ -89,10 +89,7 @@ public struct WebBridge: Sendable {
             }.get()
             let handshake = Handshake(headers: request.headerFields, query: query, tokenCookie: configuration.tokenCookie)
             let origin = request.headerFields[.origin]
-            let forwarded = origins.forwardedOrigin(
-                peer: channel.remoteAddress?.ipAddress, forwardedHost: request.headerFields[Self.forwardedHost],
-                forwardedProto: request.headerFields[Self.forwardedProto])
-            guard origins.allows(origin: origin, hostHeader: request.authority, forwardedOrigin: forwarded) else {
+            guard origins.allows(request.headerFields, authority: request.authority, peer: channel.remoteAddress?.ipAddress) else {
                 // A declined upgrade can only be answered with a bare 400 here; a close
                 // with a reason tells the page's developer what to change. Nothing is read.
                 let reason = "origin \(origin ?? "") may not open this bridge; see --allow-origin"
@@ -134,8 +131,8 @@ public struct WebBridge: Sendable {
             }
         }
         let app = Application(
-            responder: CallbackResponder<BasicRequestContext> { request, _ in
-                let response = self.respond(to: request)
+            responder: CallbackResponder<PeerRequestContext> { request, context in
+                let response = self.respond(to: request, peer: context.remoteAddress?.ipAddress)
                 logger.info("\(request.method) \(request.uri.path) \(response.status.code)")
                 return response
             },
@@ -159,14 +156,14 @@ public struct WebBridge: Sendable {
     }
 
     /// The HTTP side: the web client, the manifest, the pages.
-    private func respond(to request: Request) -> Response {
+    private func respond(to request: Request, peer: String?) -> Response {
         guard request.method == .get || request.method == .head else {
             return Self.text(.methodNotAllowed, "only GET and HEAD are served here\n")
         }
         let path = Substring(request.uri.path)
         switch path {
         case "/ws":
-            if !origins.allows(origin: request.headers[.origin], hostHeader: request.head.authority) {
+            if !origins.allows(request.headers, authority: request.head.authority, peer: peer) {
                 return Self.text(
                     .forbidden,
                     "this origin may not open the bridge's WebSocket; allowed: \(origins.allowedOrigins.joined(separator: ", ")) (add others with --allow-origin)\n"
@@ -223,8 +220,6 @@ public struct WebBridge: Sendable {
         }
     }
 
-    static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
-    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
     static let newSessionID = HTTPField.Name("X-Fusion-New-Session")!
 
     static func split(_ target: String) -> (path: Substring, query: Substring) {

@@ -28,7 +28,8 @@ class Server:
         line = self.process.stdout.readline()
         if "Serving" not in line:
             self.process.kill()
-            raise AssertionError(f"fusion serve did not start: {line!r} {self.process.stderr.read()!r}")
+            _, errors = self.process.communicate(timeout=10)
+            raise AssertionError(f"fusion serve did not start: {line!r} {errors!r}")
         self.url = line.split(" at ")[1].split()[0]            # http://127.0.0.1:PORT/
         self.port = int(self.url.rsplit(":", 1)[1].strip("/"))
         self.ws_url = f"ws://127.0.0.1:{self.port}/ws"

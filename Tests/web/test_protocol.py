@@ -251,6 +251,12 @@ def test_behind_a_proxy_the_origin_comes_from_the_flags_or_a_trusted_proxy(serve
     # Nor does a forwarded origin that is not the page's.
     other = websocket.create_connection(trusting.ws_url, origin="https://evil.example", header=forwarded, timeout=5)
     assert close_frame(other)[0] == 1008
+    # A plain GET /ws is judged by the same rule: let in (so told to upgrade) or refused.
+    for server, status in ((trusting, 426), (untrusting, 403)):
+        headers = {"Origin": "https://proxy.example:8443", **dict(line.split(": ", 1) for line in forwarded)}
+        with pytest.raises(urllib.error.HTTPError) as answered:
+            urllib.request.urlopen(urllib.request.Request(server.url + "ws", headers=headers), timeout=5)
+        assert answered.value.code == status
     # A trusted proxy names a new session (nginx: by the request id it routed it by); anyone else cannot.
     named = "ab" * 16
     for server, expected in ((trusting, True), (untrusting, False)):
