@@ -48,14 +48,14 @@ final class PostgresSessionJournals: SessionJournals {
 
     func end() {
         _ = try? slot.query("DELETE FROM fusion_sessions WHERE id = \(sessionID) AND epoch = \(epoch)").await()
-        store.unlock(sessionID)
+        store.unlock(sessionID, epoch: epoch)
     }
 
     func release() {
         // Said before the lock goes: whoever takes the session next needs no poison check.
         let said = slot.query("UPDATE fusion_sessions SET released = true WHERE id = \(sessionID) AND epoch = \(epoch)")
         _ = try? said.await(timeout: .seconds(1))
-        store.unlock(sessionID)
+        store.unlock(sessionID, epoch: epoch)
     }
 
     /// The failure of a write that found the session's epoch moved on.

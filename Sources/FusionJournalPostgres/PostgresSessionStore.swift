@@ -122,21 +122,29 @@ public final class PostgresSessionStore: SessionStore {
             try slot.query("SELECT owner FROM fusion_sessions WHERE id = \(id)").await().rows.first?.decode(String?.self)
         }
         guard let found, found == owner else { return nil }
-        try waitForLock(id)
+        let locked = try waitForLock(id)
         // The new epoch fences the last holder off; whether it let the session go cleanly
         // (else it may have died of one of the session's inputs: the poison check).
-        let taken = try blocking("cannot take session \(id.prefix(8))… over") { () throws -> (Int64, Bool)? in
-            let result = try slot.query(
-                """
-                UPDATE fusion_sessions AS s SET epoch = s.epoch + 1, holder = \(holder), taken = now(), released = false
-                FROM (SELECT released FROM fusion_sessions WHERE id = \(id) FOR UPDATE) AS before
-                WHERE s.id = \(id) RETURNING s.epoch, before.released
-                """
-            ).await()
-            return try result.rows.first?.decode((Int64, Bool).self)
+        let taken: (Int64, Bool)?
+        do {
+            taken = try blocking("cannot take session \(id.prefix(8))… over") { () throws -> (Int64, Bool)? in
+                let result = try slot.query(
+                    """
+                    UPDATE fusion_sessions AS s SET epoch = s.epoch + 1, holder = \(holder), taken = now(), released = false
+                    FROM (SELECT released FROM fusion_sessions WHERE id = \(id) FOR UPDATE) AS before
+                    WHERE s.id = \(id) RETURNING s.epoch, before.released
+                    """
+                ).await()
+                return try result.rows.first?.decode((Int64, Bool).self)
+            }
+        } catch {
+            // Not taken: a lock kept here would stop every bridge from taking the session
+            // (this one would not even hand it over: it holds no copy).
+            if locked { unlockAdvisory(id) }
+            throw error
         }
         guard let (epoch, released) = taken else {  // ended meanwhile
-            unlock(id)
+            if locked { unlockAdvisory(id) }
             return nil
         }
         held.withLockedValue { $0[id] = epoch }
@@ -161,13 +169,14 @@ public final class PostgresSessionStore: SessionStore {
     // MARK: Locks
 
     /// Locks `id` for this bridge: at once when its holder is gone; else asks the holder to
-    /// hand it over and waits, up to `handOverTimeout`.
-    private func waitForLock(_ id: String) throws(JournalError) {
-        if held.withLockedValue({ $0[id] != nil }) { return }
+    /// hand it over and waits, up to `handOverTimeout`. False when this bridge holds the
+    /// lock already: a page rejoined while the copy it left was being let go here.
+    private func waitForLock(_ id: String) throws(JournalError) -> Bool {
+        if held.withLockedValue({ $0[id] != nil }) { return false }
         let start = ContinuousClock.now
         var asked: ContinuousClock.Instant?
         while true {
-            if try blocking("cannot lock session \(id.prefix(8))…", { try tryLock(id) }) { return }
+            if try blocking("cannot lock session \(id.prefix(8))…", { try tryLock(id) }) { return true }
             let now = ContinuousClock.now
             if now - start > handOverTimeout {
                 throw failure("session \(id.prefix(8))… is held by a live bridge that did not hand it over within \(handOverTimeout)")
@@ -186,9 +195,19 @@ public final class PostgresSessionStore: SessionStore {
         return try result.rows.first?.decode(Bool.self) ?? false
     }
 
-    /// Lets go of a session: this bridge no longer writes to it.
-    func unlock(_ id: String) {
-        held.withLockedValue { $0[id] = nil }
+    /// Lets go of the copy of a session taken with `epoch`: this bridge no longer writes to
+    /// it. Nothing when this bridge has taken the session again since (a page rejoined it
+    /// here while this copy was finishing): the lock and `held` are the new copy's.
+    func unlock(_ id: String, epoch: Int64) {
+        let mine = held.withLockedValue { held -> Bool in
+            guard held[id] == epoch else { return false }
+            held[id] = nil
+            return true
+        }
+        if mine { unlockAdvisory(id) }
+    }
+
+    private func unlockAdvisory(_ id: String) {
         _ = lockSlot.query("SELECT pg_advisory_unlock(hashtextextended(\(id), 0))")
     }
 

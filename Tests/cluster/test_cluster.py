@@ -4,6 +4,7 @@ as pages drive it. Each test starts its own cluster and stops by itself."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import threading
 import time
@@ -206,6 +207,35 @@ def test_postgres_stopped_refuses_inputs_and_the_bridges_recover_by_themselves(m
         assert page.request({"type": "send", "instance": "c", "input": "increase"})[0]["type"] == "ok"
     assert Page(ws_url(cluster), cluster.url, session=page.session).count() == 3
     assert all(bridge.alive for bridge in cluster.bridges)
+
+
+def test_a_database_that_stops_answering_fails_the_write_in_time_and_the_next_one_connects_again(
+        make_cluster: Callable[..., Cluster]) -> None:
+    cluster = make_cluster(1, FAST)
+    bridge = cluster.bridges[0]
+    page = Client(f"ws://127.0.0.1:{bridge.port}/ws", bridge.url, timeout=30)
+    page.create("counter", key="c")
+    assert page.request({"type": "send", "instance": "c", "input": "increase"})[0]["type"] == "ok"
+    # The bridge's connections stop answering without closing (their server processes
+    # frozen, as behind a cut network link: TCP has nothing to say for many minutes).
+    frozen = [int(pid) for pid in cluster.postgres.psql(
+        "SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()").split()]
+    assert frozen
+    for pid in frozen:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        reply, _ = page.request({"type": "send", "instance": "c", "input": "increase"})
+        waited = time.monotonic() - started
+        assert reply["type"] == "error" and reply["status"] == "BRIDGE_JOURNAL_FAILURE", reply
+        assert "did not answer in time" in reply["message"], reply
+        assert 9 < waited < 20, waited
+        # The connection was given up: the next input goes out on a new one, at once.
+        assert page.request({"type": "send", "instance": "c", "input": "increase"})[0]["type"] == "ok"
+        assert Page(ws_url(cluster), cluster.url, session=page.session).count() == 2
+    finally:
+        for pid in frozen:
+            os.kill(pid, signal.SIGCONT)
 
 
 def test_a_database_of_a_newer_schema_is_refused_with_a_clear_message(make_cluster: Callable[..., Cluster]) -> None:
