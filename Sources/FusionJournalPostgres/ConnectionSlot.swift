@@ -79,10 +79,29 @@ final class ConnectionSlot: Sendable {
     private let prepared = NIOLockedValueBox<(connection: PostgresConnection?, statements: [String: EventLoopFuture<PreparedQuery>])>(
         (nil, [:]))
 
+    /// How long a prepared statement may go unanswered before its connection is given up.
+    static let deadline = TimeAmount.seconds(10)
+
     /// Runs a prepared statement on the connection, preparing it first on a new one; its
     /// rows. In order with the other queries: calls wait on the preparation in the order
     /// they came.
+    ///
+    /// One the database never answers (a connection cut without a word, which TCP reports
+    /// only after many minutes) would hold every later statement here (the journal's
+    /// appends): past `deadline` the connection is dropped, which fails the statement as
+    /// not answered in time, and the next one connects again.
     func execute(prepared sql: String, _ binds: [PostgresData]) -> EventLoopFuture<[PostgresRow]> {
+        let late = NIOLockedValueBox(false)
+        let deadline = eventLoop.scheduleTask(in: Self.deadline) {
+            late.withLockedValue { $0 = true }
+            self.close()
+        }
+        return run(prepared: sql, binds).always { _ in deadline.cancel() }.flatMapErrorThrowing { error in
+            throw late.withLockedValue { $0 } ? TimedOut() : error
+        }
+    }
+
+    private func run(prepared sql: String, _ binds: [PostgresData]) -> EventLoopFuture<[PostgresRow]> {
         connection().flatMap { connection in
             let (statement, new) = self.prepared.withLockedValue { cache -> (EventLoopFuture<PreparedQuery>, Bool) in
                 if cache.connection !== connection { cache = (connection, [:]) }

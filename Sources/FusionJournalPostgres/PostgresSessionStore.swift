@@ -123,30 +123,24 @@ public final class PostgresSessionStore: SessionStore {
         }
         guard let found, found == owner else { return nil }
         let locked = try waitForLock(id)
+        var taken: (epoch: Int64, released: Bool)?
+        // A lock got here for a take-over that failed, or found the session ended, goes
+        // again: kept, it would stop every bridge from taking the session (this one would
+        // not even hand it over: it holds no copy).
+        defer { if locked && taken == nil { unlockAdvisory(id) } }
         // The new epoch fences the last holder off; whether it let the session go cleanly
         // (else it may have died of one of the session's inputs: the poison check).
-        let taken: (Int64, Bool)?
-        do {
-            taken = try blocking("cannot take session \(id.prefix(8))… over") { () throws -> (Int64, Bool)? in
-                let result = try slot.query(
-                    """
-                    UPDATE fusion_sessions AS s SET epoch = s.epoch + 1, holder = \(holder), taken = now(), released = false
-                    FROM (SELECT released FROM fusion_sessions WHERE id = \(id) FOR UPDATE) AS before
-                    WHERE s.id = \(id) RETURNING s.epoch, before.released
-                    """
-                ).await()
-                return try result.rows.first?.decode((Int64, Bool).self)
-            }
-        } catch {
-            // Not taken: a lock kept here would stop every bridge from taking the session
-            // (this one would not even hand it over: it holds no copy).
-            if locked { unlockAdvisory(id) }
-            throw error
+        taken = try blocking("cannot take session \(id.prefix(8))… over") { () throws -> (Int64, Bool)? in
+            let result = try slot.query(
+                """
+                UPDATE fusion_sessions AS s SET epoch = s.epoch + 1, holder = \(holder), taken = now(), released = false
+                FROM (SELECT released FROM fusion_sessions WHERE id = \(id) FOR UPDATE) AS before
+                WHERE s.id = \(id) RETURNING s.epoch, before.released
+                """
+            ).await()
+            return try result.rows.first?.decode((Int64, Bool).self)
         }
-        guard let (epoch, released) = taken else {  // ended meanwhile
-            if locked { unlockAdvisory(id) }
-            return nil
-        }
+        guard let (epoch, released) = taken else { return nil }  // ended meanwhile
         held.withLockedValue { $0[id] = epoch }
         logger.info("took session \(id.prefix(8))… over (epoch \(epoch))")
         return PostgresSessionJournals(

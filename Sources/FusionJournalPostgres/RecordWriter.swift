@@ -30,9 +30,6 @@ final class RecordWriter: Sendable {
     /// bytes (a statement stays a few MiB at most); the rest go in the next.
     static let largestBatch = (records: 256, bytes: 4 << 20)
 
-    /// How long a statement may go unanswered before its connection is given up.
-    static let deadline = TimeAmount.seconds(10)
-
     init(slot: ConnectionSlot) { self.slot = slot }
 
     /// Appends a record; whether it landed.
@@ -102,23 +99,7 @@ final class RecordWriter: Sendable {
         }
     }
 
-    /// The statement for `batch`, sent. One the database never answers (a connection cut
-    /// without a word, which TCP reports only after many minutes) would hold every later
-    /// record of this connection: past the deadline the connection is dropped, which fails
-    /// the statement as not answered in time, and the next statement connects again.
     private func statement(for batch: [Record]) -> EventLoopFuture<[PostgresRow]> {
-        let late = NIOLockedValueBox(false)
-        let slot = slot
-        let deadline = slot.eventLoop.scheduleTask(in: Self.deadline) {
-            late.withLockedValue { $0 = true }
-            slot.close()
-        }
-        return send(batch).always { _ in deadline.cancel() }.flatMapErrorThrowing { error in
-            throw late.withLockedValue { $0 } ? TimedOut() : error
-        }
-    }
-
-    private func send(_ batch: [Record]) -> EventLoopFuture<[PostgresRow]> {
         if batch.count == 1, let record = batch.first {
             let binds = [
                 PostgresData(string: record.session), PostgresData(int32: Int32(record.instance)), PostgresData(int64: record.seq),
