@@ -190,6 +190,7 @@ def test_the_real_time_clock_is_journaled_only_when_it_wakes_an_effect(lib: fusi
     every two seconds): its clock is journaled when a scan is due and before another
     input, not every 10 ms, and the journal still resumes the very state and version."""
     path = tmp_path / "wifi.journal"
+    started = time.monotonic()
     with lib.create("wifi", journal=path) as wifi:
         wifi.send("screenAppeared")
         deadline = time.monotonic() + 10
@@ -199,11 +200,17 @@ def test_the_real_time_clock_is_journaled_only_when_it_wakes_an_effect(lib: fusi
         time.sleep(0.5)
         wifi.send("screenDisappeared")
         final = wifi.snapshot()
+    elapsed = time.monotonic() - started
     records = [json.loads(line.rsplit(b" ", 1)[0]) for line in path.read_bytes().splitlines()[1:]]
+    kinds = [next(iter(record)) for record in records]
+    assert kinds[0] == "send" and kinds[-1] == "send" and set(kinds[1:-1]) == {"advance"}, records
+    # A busy machine may let a second scan fall due before the input: one move per scan
+    # then, however late, never one per 10 ms tick.
     moves = [record["advance"] for record in records if "advance" in record]
-    assert [next(iter(record)) for record in records] == ["send", "advance", "advance", "send"], records
-    assert moves[0] >= 2_000_000_000, "the first move is the one that made the scan due"
-    assert 0 < moves[1] < 2_000_000_000, "the time held back since, journaled before the next input"
+    assert all(move >= 2_000_000_000 for move in moves[:-1]), "each move but the last made a scan due"
+    assert moves[0] >= 2_000_000_000, "the first move is the one that made the first scan due"
+    assert moves[-1] > 0, "the time held back since, journaled before the next input"
+    assert len(moves) <= elapsed / 2 + 1, (moves, elapsed)
     with lib.create("wifi", journal=path) as again:
         assert again.snapshot() == final
 
