@@ -13,7 +13,15 @@ enum ExitStatus: Int32 {
     case outOfDate = 7
     case usage = 64  // as swift-argument-parser exits for a bad command line
 
-    /// The table printed by every command's --help.
+    /// A command's --help points here instead of repeating the table: one place to read
+    /// and to keep right (`fusion help exit-codes`).
+    static let pointer = """
+        EXIT STATUS
+          0 on success; each kind of failure has its own code, listed by
+          fusion help exit-codes
+        """
+
+    /// The table of every status, the `exit-codes` help topic.
     static let help = """
         EXIT STATUS
           0   success

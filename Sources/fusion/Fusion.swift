@@ -20,9 +20,12 @@ struct Fusion: AsyncParsableCommand {
 
             \(Fusion.libraryHelp)
 
-            \(ExitStatus.help)
+            \(ExitStatus.pointer)
             """,
-        subcommands: [Inspect.self, Run.self, Send.self, Serve.self, Test.self, Replay.self, New.self, Types.self, ReplayCheck.self])
+        subcommands: [
+            Inspect.self, Run.self, Send.self, Serve.self, Test.self, Replay.self, New.self, Types.self, ExitCodes.self,
+            ReplayCheck.self
+        ])
 
     static let libraryHelp = """
         LIB is optional and comes first; several may be given, loaded side by side. A \

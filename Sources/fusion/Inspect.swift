@@ -15,7 +15,7 @@ struct Inspect: ParsableCommand {
         discussion: """
             \(Fusion.libraryHelp)
 
-            \(ExitStatus.help)
+            \(ExitStatus.pointer)
             """)
 
     @Argument(help: ArgumentHelp("The library (optional), then one feature to show alone (optional).", valueName: "lib-or-feature"))

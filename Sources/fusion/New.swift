@@ -25,7 +25,7 @@ struct New: ParsableCommand {
             built from) unless --fusionkit-path says another, or by URL and version with \
             --fusionkit-url and --fusionkit-version.
 
-            \(ExitStatus.help)
+            \(ExitStatus.pointer)
             """)
 
     // ArgumentParser's declarations: each command states its own options, in one shape.

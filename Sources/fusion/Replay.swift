@@ -29,6 +29,7 @@ struct Replay: ParsableCommand {
               1   a state differed, or a step failed (the file could not be read)
               4   the library cannot be used
               64  bad command line
+            (fusion help exit-codes: every command's statuses)
             """)
 
     @Argument(help: ArgumentHelp("Libraries (optional), then the recorded file.", valueName: "lib-or-file"))

@@ -58,7 +58,7 @@ struct Run: ParsableCommand {
 
             \(Fusion.libraryHelp)
 
-            \(ExitStatus.help)
+            \(ExitStatus.pointer)
             """)
 
     // ArgumentParser's declarations: each command states its own options, in one shape.

@@ -30,7 +30,7 @@ struct Send: ParsableCommand {
 
             \(Fusion.libraryHelp)
 
-            \(ExitStatus.help)
+            \(ExitStatus.pointer)
             """)
 
     // ArgumentParser's declarations: each command states its own options, in one shape.

@@ -29,11 +29,12 @@ struct Serve: AsyncParsableCommand {
 
             It binds to loopback unless --host says otherwise, and accepts WebSocket \
             handshakes only from its own pages' origin (and --allow-origin). Another \
-            address needs --auth jwt (signed-in users only) or --no-auth (anyone).
+            address needs --auth jwt (signed-in users only) or --no-auth (anyone); \
+            docs/security.md says who may drive which session.
 
             \(Fusion.libraryHelp)
 
-            \(ExitStatus.help)
+            \(ExitStatus.pointer)
             """)
 
     @Argument(help: ArgumentHelp("The libraries (optional; several are served side by side).", valueName: "lib"))
@@ -106,7 +107,9 @@ struct Serve: AsyncParsableCommand {
             valueName: "seconds"))
     var shutdownGrace: Double = 0.1
 
-    @OptionGroup(title: "Who may connect (docs/security.md)")
+    // ArgumentParser prints a group title in capitals: the title names no file (the
+    // discussion cites docs/security.md).
+    @OptionGroup(title: "Who may connect")
     var auth: AuthOptions
 
     @Flag(help: "Log each connection and HTTP request on stderr.")

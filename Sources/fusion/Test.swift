@@ -26,6 +26,7 @@ struct Test: ParsableCommand {
               1   a scenario failed (or could not be read)
               4   the library cannot be used
               64  bad command line
+            (fusion help exit-codes: every command's statuses)
             """)
 
     @Argument(help: ArgumentHelp("Libraries (optional), then scenario files or folders.", valueName: "lib-or-path"))

@@ -29,7 +29,7 @@ struct Types: ParsableCommand {
 
             \(Fusion.libraryHelp)
 
-            \(ExitStatus.help)
+            \(ExitStatus.pointer)
             """)
 
     @Option(help: ArgumentHelp("The language: ts (TypeScript declarations) or python.", valueName: "ts|python"))

@@ -43,17 +43,41 @@ def assert_one_line_error(result, code: int, *words: str) -> None:
 
 # --- help -------------------------------------------------------------------------------
 
-def test_every_command_has_help_with_the_exit_codes(fusion):
-    for command in ([], ["inspect"], ["run"], ["send"]):
+COMMANDS = ("inspect", "run", "send", "serve", "test", "replay", "new", "types")
+
+
+def listed_codes(text: str) -> list[int]:
+    return [int(code) for code in re.findall(r"^  (\d+) ", text.split("EXIT STATUS", 1)[1], re.M)]
+
+
+def test_exit_statuses_are_one_help_topic_every_command_points_to(fusion):
+    topic = run(fusion, "help", "exit-codes")
+    assert topic.returncode == OK, topic.stderr
+    assert listed_codes(topic.stdout) == sorted(PRODUCED_BY)
+    top = run(fusion, "--help")
+    assert top.returncode == OK, top.stderr
+    assert re.search(r"^  exit-codes ", top.stdout, re.M), "fusion --help does not list the exit-codes topic"
+    for command in ([], *([name] for name in COMMANDS)):
         result = run(fusion, *command, "--help")
         assert result.returncode == OK, result.stderr
-        assert "EXIT STATUS" in result.stdout
-        listed = [int(code) for code in re.findall(r"^  (\d+) ", result.stdout.split("EXIT STATUS", 1)[1], re.M)]
-        assert listed == sorted(PRODUCED_BY), listed
-        assert "libFusionExamples.so" in result.stdout  # how LIB is found and told from FEATURE
-    top = run(fusion, "--help").stdout
-    for sub in ("inspect", "run", "send"):
-        assert sub in top
+        assert "fusion help exit-codes" in result.stdout, f"fusion {' '.join(command)} --help"
+        # The whole table lives in the topic alone: a command lists at most its own few.
+        assert len(listed_codes(result.stdout)) < len(PRODUCED_BY), f"fusion {' '.join(command)} --help repeats it"
+    for command in ([], ["inspect"], ["run"], ["send"]):
+        assert "libFusionExamples.so" in run(fusion, *command, "--help").stdout  # how LIB is told from FEATURE
+    for sub in COMMANDS:
+        assert re.search(rf"^  {sub} ", top.stdout, re.M), sub
+
+
+def test_help_headings_name_no_file(fusion):
+    """ArgumentParser prints a heading in capitals, so a file named in one reads
+    DOCS/SECURITY.MD: the files a help page cites stay in its prose."""
+    for command in ([], *([name] for name in COMMANDS)):
+        text = run(fusion, *command, "--help").stdout
+        headings = re.findall(r"^([A-Z][^a-z\n]*):$", text, re.M)
+        assert "OPTIONS" in headings or "SUBCOMMANDS" in headings, text
+        shouted = [heading for heading in headings if re.search(r"[/.]", heading)]
+        assert not shouted, f"fusion {' '.join(command)} --help: {shouted}"
 
 
 # --- inspect ----------------------------------------------------------------------------
