@@ -31,7 +31,7 @@ public enum ManifestTypes {
                 FeatureTypes(name: name, summary: feature["summary"]?.stringValue ?? "", state: state, input: input))
         }
         return LibraryTypes(
-            libraryName: libraryName, libraryVersion: library["version"]?.stringValue ?? "", features: features,
+            libraryName: libraryName, product: libraryName, libraryVersion: library["version"]?.stringValue ?? "", features: features,
             declarations: reader.declarations)
     }
 }

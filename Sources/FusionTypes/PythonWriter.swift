@@ -16,7 +16,7 @@ public enum PythonWriter {
             generate again when the library changes (`--check` says when).
 
                 import \(module)
-                lib = \(module).load()  # or \(module).Library(path)
+                lib = \(module).load()  # finds lib\(types.product) (see load()); or load(path)
                 instance = lib.create(\(quoted(types.features.first?.name ?? "feature")))  # a typed fusionkit.Instance
             \"\"\"
 
@@ -178,6 +178,9 @@ public enum PythonWriter {
 
                 """
         }
+        let featureNames = types.features.map { quoted($0.name) }
+        // A one-element tuple needs its comma.
+        let featureTuple = featureNames.count == 1 ? "(\(featureNames[0]),)" : "(" + featureNames.joined(separator: ", ") + ")"
         out += """
                 @overload
                 def create(self, feature: str | bytes, **options: Unpack[fusionkit.CreateOptions]) -> fusionkit.Instance[Any, Any]: ...
@@ -186,9 +189,20 @@ public enum PythonWriter {
                     return super().create(feature, **options)
 
 
+            #: The library these types describe: the product `swift build --product \(types.product)` makes,
+            #: exporting these features. `load()` opens no other.
+            PRODUCT = \(quoted(types.product))
+            FEATURES = \(featureTuple)
+
+
             def load(path: str | os.PathLike[str] | None = None) -> Library:
-                \"\"\"Loads \(types.libraryName) as `fusionkit.load` does (the same places, without a path).\"\"\"
-                return Library(fusionkit.find_library() if path is None else path)
+                \"\"\"Loads \(types.libraryName) from `path`. With none, the first file named
+                fusionkit.library_file_name(PRODUCT) (lib\(types.product).so on Linux) that exports every
+                feature in FEATURES: beside this package (in its folder, then the folder holding it),
+                then $FUSIONKIT_LIBRARY, then the build folders (.build/release, .build/debug) of the
+                Swift package this package is in. Never another library: none found raises
+                fusionkit.LibraryLoadError naming the product to build.\"\"\"
+                return Library(fusionkit.find_library_for(PRODUCT, FEATURES, __file__) if path is None else path)
 
             """
         return out

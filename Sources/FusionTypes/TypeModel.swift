@@ -86,6 +86,10 @@ public struct FeatureTypes: Sendable, Equatable {
 /// Everything generated for one library.
 public struct LibraryTypes: Sendable, Equatable {
     public var libraryName: String
+    /// The product whose shared library holds these features (`swift build --product
+    /// Chores` makes libChores.so), which a generated loader looks for: the library's name
+    /// unless the file read says otherwise.
+    public var product: String
     public var libraryVersion: String
     public var features: [FeatureTypes]
     /// In order of first use; no two with one name.

@@ -70,11 +70,12 @@ struct Types: ParsableCommand {
             throw CLIError(.unknownFeature, "unknown feature \"\(name)\"; the libraries' features: \(known.joined(separator: ", "))")
         }
         var generated: [GeneratedFiles] = []
-        for manifest in manifests {
+        for (library, manifest) in zip(set.libraries, manifests) {
             let wanted = features.filter { manifest.feature(named: $0) != nil }
             if !features.isEmpty && wanted.isEmpty { continue }
             do throws(TypesError) {
-                let types = try ManifestTypes.read(manifest.json, features: features.isEmpty ? nil : wanted)
+                var types = try ManifestTypes.read(manifest.json, features: features.isEmpty ? nil : wanted)
+                types.product = Self.product(ofFile: library.path) ?? types.product
                 generated.append(GeneratedFiles(types, language: language, command: "fusion types --lang \(lang)"))
             } catch {
                 throw CLIError(.library, "\(manifest.libraryName): \(error.description)")
@@ -87,6 +88,20 @@ struct Types: ParsableCommand {
         } else {
             for file in generated[0].files where !file.text.isEmpty { print(file.text, terminator: "") }
         }
+    }
+
+    /// The product a library file was built as: "./libChores.so" → "Chores" (SwiftPM names
+    /// a dynamic library product lib<Product>.so, .dylib, or <Product>.dll), so that a
+    /// generated loader names the file to look for and the product to build.
+    static func product(ofFile path: String) -> String? {
+        let parts = (path.split(separator: "/").last ?? "").split(separator: ".", omittingEmptySubsequences: false)
+        // libChores.so, libChores.so.1, libChores.dylib, Chores.dll
+        guard let suffix = parts.indices.dropFirst().first(where: { ["so", "dylib", "dll"].contains(parts[$0]) }),
+            parts[(suffix + 1)...].allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) })
+        else { return nil }
+        let stem = parts[..<suffix].joined(separator: ".")
+        if parts[suffix] == "dll" { return stem.isEmpty ? nil : stem }
+        return stem.hasPrefix("lib") && stem.count > 3 ? String(stem.dropFirst(3)) : nil
     }
 
     static func check(_ generated: [GeneratedFiles], in folder: String) throws(CLIError) {

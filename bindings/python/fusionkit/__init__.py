@@ -18,7 +18,8 @@ from __future__ import annotations
 from ._host_requests import HostEvent
 from ._instance import Instance
 from ._library import LIMITS, CreateOptions, Library, load
-from ._native import ABI_VERSION, LIBRARY_ENV, Buffer, candidate_paths, find_library
+from ._library_for import find_library_for
+from ._native import ABI_VERSION, LIBRARY_ENV, Buffer, candidate_paths, find_library, library_file_name
 from ._subscriptions import Subscription
 from ._text import JSON
 from ._time_travel import History, HistoryEntry
@@ -51,7 +52,8 @@ from .manifest import FeatureSpec, FeatureSummary, InputCase, InputField, Librar
 __version__ = "0.1.0"
 
 __all__ = [
-    "ABI_VERSION", "LIBRARY_ENV", "JSON", "load", "find_library", "candidate_paths", "Buffer",
+    "ABI_VERSION", "LIBRARY_ENV", "JSON", "load", "find_library", "candidate_paths", "find_library_for",
+    "library_file_name", "Buffer",
     "Library", "CreateOptions", "Instance", "Subscription", "HostEvent", "History", "HistoryEntry",
     "Manifest", "ManifestSummary", "LibraryInfo", "FeatureSpec", "FeatureSummary", "InputCase", "InputField",
     "FusionError", "LibraryLoadError", "AbiVersionError", "MissingFunctionError",
