@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 
-# The selected network's row: "> ✓ Blob Jr's WiFi        ▂▄·  🔒" (the name ends where
-# two spaces or the signal bars begin).
-_SELECTED_ROW = re.compile(r"✓ (.+?)(?: {2,}|[▂▄▆·]|$)")
+# The selected network's row: " > ✓ Blob Jr's WiFi        ▂▄·  🔒", or in ASCII (a locale
+# that is not UTF-8) " > * Blob Jr's WiFi        [##.]  [L]" (the name ends where two
+# spaces or the signal bars begin).
+_SELECTED_ROW = re.compile(r"^ [> ] [✓*] (.+?)(?: {2,}|[▂▄▆·]|\[[#.]{3}\]|$)")
 # The connect sheet's title, Join "<name>"; the detail sheet's, Network "<name>".
 _CONNECT_TITLE = re.compile(r'Join ".*"')
 _DETAIL_TITLE = re.compile(r'Network ".*"')
@@ -35,7 +36,7 @@ def report(screen_text: str) -> dict[str, object]:
 
     selected = None
     for line in lines:
-        match = _SELECTED_ROW.search(line)
+        match = _SELECTED_ROW.match(line)
         if match:
             selected = match.group(1).strip()
             break
@@ -47,4 +48,5 @@ def report(screen_text: str) -> dict[str, object]:
     else:
         alert = None
 
-    return {"screen": screen, "selected": selected, "alert": alert, "joining": "Joining…" in screen_text}
+    joining = "Joining…" in screen_text or "Joining..." in screen_text
+    return {"screen": screen, "selected": selected, "alert": alert, "joining": joining}

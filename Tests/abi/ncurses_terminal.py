@@ -1,5 +1,6 @@
-"""A program in a terminal of its own: one tmux server (-L socket) running it in an 80x24
-pane, keys sent and the screen read back, each wait a poll of the screen until what it
+"""A program in a terminal of its own: one tmux server (-L socket) running it in a pane
+(80x24 unless told otherwise, in a UTF-8 locale unless told otherwise), keys sent, the
+pane resized, and the screen read back, each wait a poll of the screen until what it
 waits for shows. Used by the ncurses front end's tests and the three-renderer test."""
 from __future__ import annotations
 
@@ -18,13 +19,17 @@ WIDTH, HEIGHT = 80, 24
 
 
 class Terminal:
-    """One tmux server of its own (-L socket) running one program in an 80x24 pane.
-    When the program ends its exit status is written to a file and the pane stays, so
-    the screen can still be read."""
+    """One tmux server of its own (-L socket) running one program in a pane of `size`
+    (columns, lines), under the locale `locale` (LANG and LC_ALL). When the program ends
+    its exit status is written to a file and the pane stays, so the screen can still be
+    read."""
 
-    def __init__(self, workdir: Path, timeout: float, env: dict[str, str]) -> None:
+    def __init__(self, workdir: Path, timeout: float, env: dict[str, str],
+                 size: tuple[int, int] = (WIDTH, HEIGHT), locale: str = "C.UTF-8") -> None:
         #: The environment the program runs in (nothing that helps the loader).
         self.env = env
+        self.size = size
+        self.locale = locale
         self.socket = f"fk-ncurses-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.workdir = workdir
         self.timeout = timeout
@@ -36,12 +41,18 @@ class Terminal:
                               check=check, timeout=30, env=env)
 
     def start(self, *command: str) -> None:
-        variables = {**self.env, "LANG": "C.UTF-8", "TERM": "xterm-256color"}
+        variables = {**self.env, "LANG": self.locale, "LC_ALL": self.locale, "TERM": "xterm-256color"}
         assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in variables.items())
         shell = (f"env -i {assignments} {shlex.join(command)}; "
                  f"echo EXIT=$? > {shlex.quote(str(self.status_file))}; sleep 600")
-        self._tmux("-f", "/dev/null", "new-session", "-d", "-x", str(WIDTH), "-y", str(HEIGHT), "-s", "main",
-                   "-c", str(self.workdir), shell)
+        self._tmux("-f", "/dev/null", "new-session", "-d", "-x", str(self.size[0]), "-y", str(self.size[1]),
+                   "-s", "main", "-c", str(self.workdir), shell)
+
+    def resize(self, columns: int, lines: int) -> None:
+        """Resizes the pane, as a person dragging the window's corner (the program gets
+        SIGWINCH)."""
+        self.size = (columns, lines)
+        self._tmux("resize-window", "-t", "main", "-x", str(columns), "-y", str(lines))
 
     def keys(self, *keys: str) -> None:
         """tmux key names (Enter, Escape, Up, Down, BSpace) and literal text."""

@@ -1,8 +1,9 @@
 """The ncurses front end (examples/c/wifi_screen.c) in a real terminal: compiled against
-include/fusionkit.h and libncursesw, run in tmux (80x24, TERM=xterm-256color), driven
-with keys, read back with capture-pane. Every wait polls the screen until what it waits
-for shows (or a timeout), never a bare sleep. The seed-003 flow runs again under
-valgrind, quitting with q, which must exit 0."""
+include/fusionkit.h and libncursesw, run in tmux (80x24, TERM=xterm-256color, unless a
+test is about a narrow or short terminal or another locale), driven with keys, read back
+with capture-pane. Every wait polls the screen until what it waits for shows (or a
+timeout), never a bare sleep. The seed-003 flow runs again under valgrind, quitting with
+q, which must exit 0."""
 from __future__ import annotations
 
 import re
@@ -26,10 +27,12 @@ def wifi_screen(compile_c) -> Path:
 
 
 @pytest.fixture
-def terminal(tmp_path: Path) -> Iterator[Terminal]:
+def terminal(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Terminal]:
+    """An 80x24 UTF-8 terminal; `@pytest.mark.parametrize("terminal", [dict(size=(50, 18),
+    locale="C")], indirect=True)` asks for another."""
     if shutil.which("tmux") is None:
         pytest.fail("tmux is not installed (scripts/setup installs it)")
-    term = Terminal(tmp_path, timeout=15, env=clean_env())
+    term = Terminal(tmp_path, timeout=15, env=clean_env(), **getattr(request, "param", {}))
     try:
         yield term
     finally:
@@ -40,7 +43,7 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
 
 def row(screen: str, name: str) -> str:
     """The list row of a network (not a sheet's title)."""
-    rows = [line for line in screen.splitlines() if re.match(rf"^ [> ] [✓ ] {re.escape(name)} ", line)]
+    rows = [line for line in screen.splitlines() if re.match(rf"^ [> ] [✓* ] {re.escape(name)} ", line)]
     assert len(rows) == 1, f"no single row for {name!r} in:\n{screen}"
     return rows[0]
 
@@ -73,7 +76,7 @@ def join_button_attributes(escaped_screen: str) -> set[str]:
 
 def list_rows(screen: str) -> list[str]:
     """The network rows of the list, top to bottom: " > ✓ Name    ▂▄·  🔒"."""
-    return [line for line in screen.splitlines() if re.match(r"^ [> ] [✓ ] \S", line)]
+    return [line for line in screen.splitlines() if re.match(r"^ [> ] [✓* ] \S", line)]
 
 
 def move_to(term: Terminal, name: str) -> None:
@@ -245,6 +248,142 @@ def test_system_clock_join_arrives_from_a_library_thread(terminal: Terminal, wif
     terminal.keys("blob", "Enter")
     terminal.wait_for_report(screen="list", selected="Blob Sr's WiFi")
     terminal.keys("C-c")  # quits cleanly too
+    assert terminal.wait_for_exit() == 0
+
+
+# --- Terminals as they come: narrow, short, not UTF-8 ---------------------------------
+
+BARS_AND_LOCKS = {"Blob's WiFi": r"▂▄▆  🔒", "Blob Jr's WiFi": r"▂▄·  🔒", "Blob Sr's WiFi": r"▂··  🔒",
+                  "Café Guest": r"▂▄·"}
+
+
+def too_small(screen: str) -> tuple[int, int] | None:
+    """The size the "terminal too small" message asks for, if it shows."""
+    match = re.search(r"terminal too small: need (\d+)x(\d+)", screen)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+@pytest.mark.parametrize("terminal", [{"size": (50, 18)}], indirect=True)
+def test_at_50_columns_the_bars_locks_and_hints_stay_whole(terminal: Terminal, wifi_screen: Path):
+    terminal.start(str(wifi_screen), "--manual-clock")
+    screen = terminal.wait_for_text("Café Guest")
+    assert "manual clock: 0s" in screen
+    for name, tail in BARS_AND_LOCKS.items():
+        assert re.search(rf" {re.escape(name)} +{tail}$", row(screen, name).rstrip()), screen
+    # Every key hint, wrapped rather than cut.
+    hints = " ".join(screen.splitlines()[-2:])
+    for hint in ("↑↓ move", "Enter tap", "i info", "w Wi-Fi on/off", "q quit", "+ clock +1s"):
+        assert hint in hints, screen
+
+    # The whole seed-003 flow fits: the sheet, the wrong password's alert, a join.
+    move_to(terminal, "Blob Jr's WiFi")
+    terminal.keys("Enter")
+    terminal.wait_for_report(screen="connect", alert=None)
+    terminal.keys("hunter2")
+    terminal.wait(lambda screen: password_dots(screen) == 7, "seven dots")
+    terminal.keys("Enter")
+    terminal.wait_for_report(screen="connect", joining=True)
+    terminal.keys("+")
+    screen = terminal.wait_for_report(screen="connect", alert="incorrect-password", joining=False)
+    box = [line for line in screen.splitlines() if "[ OK ]" in line][0]
+    assert box.count("│") == 2, screen  # the alert's box is whole
+    terminal.keys("Enter")
+    terminal.wait_for_report(screen="connect", alert=None)
+    terminal.keys(*["BSpace"] * 7, "blob", "Enter", "+")
+    terminal.wait_for_report(screen="list", selected="Blob Jr's WiFi")
+    # The forget alert is the widest box: 50 columns, drawn whole.
+    move_to(terminal, "Blob Jr's WiFi")
+    terminal.keys("Enter")
+    terminal.wait_for_report(screen="detail", selected="Blob Jr's WiFi")
+    terminal.keys("f")
+    screen = terminal.wait_for_report(screen="detail", alert="forget")
+    assert too_small(screen) is None
+    assert sum(1 for line in screen.splitlines() if line.startswith("│") and line.rstrip().endswith("│")) >= 5
+    terminal.keys("y")
+    terminal.wait_for_report(screen="list", selected=None, alert=None)
+    terminal.keys("q")
+    assert terminal.wait_for_exit() == 0
+
+
+@pytest.mark.parametrize("terminal", [{"size": (40, 12)}], indirect=True)
+def test_too_small_for_the_sheet_says_so_and_types_nothing_blind(terminal: Terminal, wifi_screen: Path):
+    terminal.start(str(wifi_screen), "--manual-clock")
+    screen = terminal.wait_for_text("Café Guest")
+    for name, tail in BARS_AND_LOCKS.items():
+        assert re.search(rf" {re.escape(name)} +{tail}$", row(screen, name).rstrip()), screen
+
+    move_to(terminal, "Blob Jr's WiFi")
+    terminal.keys("Enter")  # the feature opens the connect sheet; 40x12 cannot hold it
+    screen = terminal.wait(lambda shown: too_small(shown) is not None, "the too-small message")
+    need = too_small(screen)
+    assert need is not None and (need[0] > 40 or need[1] > 12), screen
+    assert "Password" not in screen and "Blob Jr's WiFi" not in screen
+    # Typed while the sheet cannot be seen: none of it acts, not even Enter or Escape.
+    terminal.keys("hunter2", "Enter", "+", "Escape")
+    terminal.wait(lambda shown: "q quit" in shown, "the message's hint")
+    terminal.resize(*need)  # exactly what it asked for is enough
+    screen = terminal.wait_for_report(screen="connect", alert=None, joining=False)
+    assert too_small(screen) is None
+    assert password_dots(screen) == 0 and "manual clock: 0s" in screen
+
+    terminal.keys("Escape")
+    terminal.wait_for_report(screen="list")
+    terminal.resize(40, 12)
+    terminal.wait(lambda shown: "Wi-Fi: On             manual clock" in shown, "the list redrawn at 40 columns")
+    terminal.wait_for_report(screen="list")  # settled: the cursor moves only from here
+    # The list scrolls to keep the cursor in view: with a network joined it is taller
+    # than 40x12 leaves it.
+    move_to(terminal, "Café Guest")
+    terminal.keys("Enter")
+    terminal.wait_for_report(screen="list", selected="Café Guest")
+    screen = terminal.screen()
+    assert "Blob Sr's WiFi" not in screen, screen  # below the fold, for now
+    terminal.keys("Down", "Down", "Down")  # Blob's, Blob Jr's, Blob Sr's WiFi
+    screen = terminal.wait(lambda shown: "Blob Sr's WiFi" in shown, "the list scrolled")
+    assert row(screen, "Blob Sr's WiFi").startswith(" >"), screen
+    assert "Other Networks" in screen
+
+    move_to(terminal, "Blob Jr's WiFi")
+    terminal.keys("i")
+    terminal.wait(lambda shown: too_small(shown) is not None, "the too-small message")
+    terminal.keys("q")  # quits, too small or not
+    assert terminal.wait_for_exit() == 0
+
+
+@pytest.mark.parametrize("terminal", [{"locale": "C"}], indirect=True)
+def test_without_utf8_it_draws_in_ascii(terminal: Terminal, wifi_screen: Path):
+    """LANG=C: bars as [##.], the lock as [L], the selected mark as *, boxes in + - |,
+    "é" as "e"; nothing on screen outside ASCII."""
+    terminal.start(str(wifi_screen), "--manual-clock")
+    screen = terminal.wait_for_text("Cafe Guest")
+    assert screen.isascii(), screen
+    assert re.search(r"Blob's WiFi +\[###\]  \[L\]$", row(screen, "Blob's WiFi").rstrip())
+    assert re.search(r"Blob Jr's WiFi +\[##\.\]  \[L\]$", row(screen, "Blob Jr's WiFi").rstrip())
+    assert re.search(r"Blob Sr's WiFi +\[#\.\.\]  \[L\]$", row(screen, "Blob Sr's WiFi").rstrip())
+    assert re.search(r"Cafe Guest +\[##\.\]$", row(screen, "Cafe Guest").rstrip())
+    assert "Up/Down move | Enter tap" in screen
+
+    move_to(terminal, "Blob Jr's WiFi")
+    terminal.keys("Enter")
+    screen = terminal.wait_for_report(screen="connect", alert=None)
+    assert 'Join "Blob Jr\'s WiFi"' in screen and re.search(r"^ +\+-{20,}\+$", screen, re.M), screen
+    terminal.keys("blob")
+    screen = terminal.wait(lambda shown: "Password: ****_" in shown, "four stars")
+    assert screen.isascii(), screen
+    terminal.keys("Enter")
+    screen = terminal.wait_for_report(screen="connect", joining=True)
+    assert "Joining..." in screen
+    terminal.keys("+")
+    terminal.wait_for_report(screen="list", selected="Blob Jr's WiFi")
+    assert row(terminal.screen(), "Blob Jr's WiFi").startswith(" > *")
+
+    move_to(terminal, "Cafe Guest")
+    terminal.keys("i")
+    screen = terminal.wait_for_report(screen="detail")
+    assert 'Network "Cafe Guest"' in screen and "Signal:   [##.]  50%" in screen and screen.isascii(), screen
+    terminal.keys("Escape")
+    terminal.wait_for_report(screen="list")
+    terminal.keys("q")
     assert terminal.wait_for_exit() == 0
 
 

@@ -29,15 +29,26 @@
  *   --manual-clock  time stands still until +: {"clock":"manual","settings":{"liveScan":false}}
  *   --live-scan     networks come and go (the feature's scan); else {"settings":{"liveScan":false}}
  *
+ * Terminals as they come
+ *   narrow   the signal bars and the lock keep their place at the right of a row; a
+ *            network name too long for what is left is cut with an ellipsis
+ *   short    the list scrolls to keep the cursor's row in view; the key hints wrap
+ *   too small for what the state shows (a sheet needs 44x14, an alert 46 or 50
+ *            columns): "terminal too small: need WxH" instead, and no key acts but q
+ *            (and Ctrl-C) until the terminal is resized to fit, so nothing is typed blind
+ *   locale   checked at start (nl_langinfo(CODESET)): UTF-8 draws as designed; any
+ *            other (LANG=C) draws in ASCII: bars [##.], lock [L], selected *, boxes
+ *            + - |, "é" as "e" (curses_text.h), and keys outside ASCII are ignored
+ *
  * Build (from the repository root, after `swift build`; the .h files beside it are included):
  *   cc -std=c11 -pthread -Iinclude examples/c/wifi_screen.c -L.build/debug \
  *      -lFusionExamples -lncursesw -Wl,-rpath,"$PWD/.build/debug" -o wifi_screen && ./wifi_screen
- * in a UTF-8 locale (LANG=C.UTF-8), for names such as "Café Guest".
  */
 #define _XOPEN_SOURCE 700
 #include <curses.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <poll.h>
 #include <signal.h>
@@ -70,6 +81,33 @@ typedef struct {
     int cursor;              /* its row */
     char message[256];       /* the library's last refusal, shown at the bottom */
 } screen;
+
+/* What the screen draws with: UTF-8 where the locale's character set is UTF-8, else
+** ASCII, so that a terminal under LANG=C shows bars and locks instead of garbage. */
+typedef struct {
+    const char *lit[3], *unlit, *open, *close; /* signal bars: lit, unlit, around them */
+    const char *check, *lock, *mask, *ellipsis, *separator, *arrows;
+} glyph_set;
+
+static const glyph_set utf8_glyphs = {{"▂", "▄", "▆"}, "·", "", "", "✓", "🔒", "•", "…", " · ", "↑↓"};
+static const glyph_set ascii_glyphs = {{"#", "#", "#"}, ".", "[", "]", "*", "[L]", "*", "...", " | ", "Up/Down"};
+static const glyph_set *glyphs = &utf8_glyphs;
+
+/* The layout's sizes. The list needs its three title lines and three of its own (a heading and two rows), and
+** room for its widest fixed text ("Wi-Fi is off. Press w to turn it on."). A sheet is a
+** box of SHEET_HEIGHT rows from row SHEET_TOP (row SHEET_MIN_TOP in a short terminal,
+** under the Wi-Fi switch) down to the message line; alerts are centered over it. Below
+** the list or sheet: a blank line, the message line and the key hints. */
+#define LIST_MIN_WIDTH 38
+#define LIST_MIN_LINES 3
+#define SHEET_HEIGHT 9
+#define SHEET_MIN_WIDTH 40
+#define SHEET_MAX_WIDTH 64
+#define SHEET_TOP 6
+#define SHEET_MIN_TOP 2
+#define INCORRECT_PASSWORD_ALERT_WIDTH 46
+#define FORGET_ALERT_WIDTH 50
+#define ALERT_HEIGHT 7
 
 static void note_failure(screen *s, fk_status status) {
     snprintf(s->message, sizeof s->message, "%s: %s", fk_status_name(status), fk_last_error_message());
@@ -123,38 +161,132 @@ static void place_cursor(screen *s) {
 */
 
 /* The signal as three bars, lit as many as the state's signalBars. */
-static void signal_bars(long bars, char out[16]) {
-    static const char *lit[3] = {"▂", "▄", "▆"};
-    out[0] = '\0';
-    for (long i = 0; i < 3; i++) strcat(out, i < bars ? lit[i] : "·");
+static void signal_bars(long bars, char out[32]) {
+    snprintf(out, 32, "%s", glyphs->open);
+    for (long i = 0; i < 3; i++) strcat(out, i < bars ? glyphs->lit[i] : glyphs->unlit);
+    strcat(out, glyphs->close);
 }
 
+/* A network's row. The bars and the lock keep their columns at the right of the row
+** (48 and 53 where there is room) whatever the width; the name gets what is left. */
 static void draw_row(int y, const json *network, bool selected, bool under_cursor) {
-    if (y >= LINES - 3) return;
-    char bars[16];
+    char bars[32], name[256];
     signal_bars(integer(network, "signalBars"), bars);
+    int row_width = COLS > 62 ? 60 : COLS - 2;
+    int bars_x = COLS - 2 - (text_columns(bars) + 2 + text_columns(glyphs->lock));
+    if (bars_x > 48) bars_x = 48;
+    cut_text(text(network, "name"), bars_x - 8, glyphs->ellipsis, name, sizeof name);
     if (under_cursor) {
         attron(A_REVERSE);
-        mvhline(y, 1, ' ', COLS > 62 ? 60 : COLS - 2);
+        mvhline(y, 1, ' ', row_width);
     }
     put(y, 1, under_cursor ? ">" : " ", 1);
-    put(y, 3, selected ? "✓" : " ", 1);
-    put(y, 5, text(network, "name"), 40);
-    put(y, 48, bars, 3);
-    if (flag(network, "isSecured")) put(y, 53, "🔒", 2);
+    put(y, 3, selected ? glyphs->check : " ", 1);
+    put(y, 5, name, bars_x - 8);
+    put(y, bars_x, bars, 0);
+    if (flag(network, "isSecured")) put(y, bars_x + text_columns(bars) + 2, glyphs->lock, 0);
     if (under_cursor) attroff(A_REVERSE);
 }
 
-static const char *sheet_help(const screen *s, const char *help, char out[160]) {
-    snprintf(out, 160, "%s%s", help, s->manual_clock ? " · + clock +1s" : "");
-    return out;
+/* What is on screen, as the state says. */
+typedef enum { SHOWS_LIST, SHOWS_CONNECT, SHOWS_PASSWORD_ALERT, SHOWS_DETAIL, SHOWS_FORGET_ALERT } shown_kind;
+
+static shown_kind shown(const json *state) {
+    const json *destination = member(state, "destination");
+    const json *connect = member(destination, "connect");
+    const json *detail = member(destination, "detail");
+    if (is_object(connect))
+        return flag(connect, "incorrectPasswordAlertIsPresented") ? SHOWS_PASSWORD_ALERT : SHOWS_CONNECT;
+    if (is_object(detail)) return flag(detail, "forgetAlertIsPresented") ? SHOWS_FORGET_ALERT : SHOWS_DETAIL;
+    return SHOWS_LIST;
+}
+
+/* The key hints for what is shown, wrapped between hints to `width` columns: a narrow
+** terminal gets two lines rather than hints cut off. */
+#define MAX_HELP_LINES 4
+typedef struct {
+    char lines[MAX_HELP_LINES][200];
+    int count;
+} help_text;
+
+static void key_help(const screen *s, shown_kind kind, int width, help_text *help) {
+    char move[32];
+    snprintf(move, sizeof move, "%s move", glyphs->arrows);
+    const char *hints[8];
+    int n = 0;
+    switch (kind) {
+    case SHOWS_LIST:
+        hints[n++] = move;
+        hints[n++] = "Enter tap";
+        hints[n++] = "i info";
+        hints[n++] = "w Wi-Fi on/off";
+        hints[n++] = "q quit";
+        break;
+    case SHOWS_CONNECT:
+        hints[n++] = "type the password";
+        hints[n++] = "Backspace erase";
+        hints[n++] = "Enter join";
+        hints[n++] = "Esc cancel";
+        break;
+    case SHOWS_PASSWORD_ALERT: hints[n++] = "Enter/Esc OK"; break;
+    case SHOWS_DETAIL:
+        hints[n++] = "f forget";
+        hints[n++] = "Esc back";
+        hints[n++] = "q quit";
+        break;
+    case SHOWS_FORGET_ALERT:
+        hints[n++] = "y forget";
+        hints[n++] = "n/Esc cancel";
+        break;
+    }
+    if (s->manual_clock) hints[n++] = "+ clock +1s";
+    help->count = 0;
+    for (int i = 0; i < n; i++) {
+        char *line = help->lines[help->count > 0 ? help->count - 1 : 0];
+        if (help->count > 0 && text_columns(line) + text_columns(glyphs->separator) + text_columns(hints[i]) <= width) {
+            size_t used = strlen(line);
+            snprintf(line + used, sizeof help->lines[0] - used, "%s%s", glyphs->separator, hints[i]);
+        } else if (help->count < MAX_HELP_LINES) {
+            snprintf(help->lines[help->count++], sizeof help->lines[0], "%s", hints[i]);
+        }
+    }
+}
+
+/* The smallest terminal that shows what the state asks for whole. */
+static void needed_size(const screen *s, int *columns, int *lines) {
+    shown_kind kind = shown(s->state);
+    int width = LIST_MIN_WIDTH, above = 3 + LIST_MIN_LINES;
+    if (kind != SHOWS_LIST) width = SHEET_MIN_WIDTH + 4, above = SHEET_MIN_TOP + SHEET_HEIGHT;
+    if (kind == SHOWS_PASSWORD_ALERT && width < INCORRECT_PASSWORD_ALERT_WIDTH) width = INCORRECT_PASSWORD_ALERT_WIDTH;
+    if (kind == SHOWS_FORGET_ALERT && width < FORGET_ALERT_WIDTH) width = FORGET_ALERT_WIDTH;
+    help_text help;
+    key_help(s, kind, (COLS > width ? COLS : width) - 2, &help);
+    *columns = width;
+    *lines = above + 2 + help.count;
+}
+
+static bool fits(const screen *s) {
+    int columns, lines;
+    needed_size(s, &columns, &lines);
+    return COLS >= columns && LINES >= lines;
+}
+
+/* Where an alert of w x h goes: centered on the screen, inside its sheet and below the
+** sheet's title, so that what the alert is about stays in view. */
+static void alert_origin(int sheet_top, int sheet_height, int w, int h, int *top, int *left) {
+    *top = (LINES - h) / 2 + 1;
+    if (*top > sheet_top + sheet_height - h) *top = sheet_top + sheet_height - h;
+    if (*top < sheet_top + 2) *top = sheet_top + 2;
+    *left = (COLS - w) / 2;
+    if (*left < 0) *left = 0;
 }
 
 static void draw_connect(const json *connect, int top, int left, int width, int height) {
     const json *network = member(connect, "network");
-    char line[300];
+    char line[300], name[256];
     draw_box(top, left, height, width);
-    snprintf(line, sizeof line, "Join \"%s\"", text(network, "name"));
+    cut_text(text(network, "name"), width - 4 - 7, glyphs->ellipsis, name, sizeof name);
+    snprintf(line, sizeof line, "Join \"%s\"", name);
     attron(A_BOLD);
     put(top + 1, left + 2, line, width - 4);
     attroff(A_BOLD);
@@ -164,7 +296,7 @@ static void draw_connect(const json *connect, int top, int left, int width, int 
     const char *password = text(connect, "password");
     buffer masked = {0};
     for (const char *p = password; *p; p++)
-        if (((unsigned char)*p & 0xC0) != 0x80) append_text(&masked, "•");
+        if (((unsigned char)*p & 0xC0) != 0x80) append_text(&masked, glyphs->mask);
     put(top + 4, left + 2, "Password:", 0);
     put(top + 4, left + 12, masked.data ? masked.data : "", width - 16);
     if (flag(connect, "isPasswordEditable")) {
@@ -179,12 +311,12 @@ static void draw_connect(const json *connect, int top, int left, int width, int 
     attron(join_attributes);
     put(top + 6, left + 2, "[ Join ]", 0);
     attroff(join_attributes);
-    if (flag(connect, "isConnecting")) put(top + 6, left + 13, "Joining…", 0);
+    snprintf(line, sizeof line, "Joining%s", glyphs->ellipsis);
+    if (flag(connect, "isConnecting")) put(top + 6, left + 13, line, 0);
 
     if (flag(connect, "incorrectPasswordAlertIsPresented")) {
-        int w = 46, h = 7;
-        int alert_top = (LINES - h) / 2 + 1, alert_left = (COLS - w) / 2;
-        if (alert_left < 0) alert_left = 0;
+        int w = INCORRECT_PASSWORD_ALERT_WIDTH, h = ALERT_HEIGHT, alert_top, alert_left;
+        alert_origin(top, height, w, h, &alert_top, &alert_left);
         draw_box(alert_top, alert_left, h, w);
         attron(A_BOLD);
         put_centered(alert_top + 1, alert_left + 1, w - 2, "Incorrect Password");
@@ -200,13 +332,15 @@ static void draw_connect(const json *connect, int top, int left, int width, int 
 
 static void draw_detail(const json *detail, int top, int left, int width, int height) {
     const json *network = member(detail, "network");
-    char line[300], bars[16];
+    char line[300], bars[32], name[256];
     draw_box(top, left, height, width);
-    snprintf(line, sizeof line, "Network \"%s\"", text(network, "name"));
+    cut_text(text(network, "name"), width - 4 - 10, glyphs->ellipsis, name, sizeof name);
+    snprintf(line, sizeof line, "Network \"%s\"", name);
     attron(A_BOLD);
     put(top + 1, left + 2, line, width - 4);
     attroff(A_BOLD);
-    snprintf(line, sizeof line, "Security: %s", flag(network, "isSecured") ? "Secured 🔒" : "Open");
+    snprintf(line, sizeof line, "Security: %s",
+             !flag(network, "isSecured") ? "Open" : text_is_utf8 ? "Secured 🔒" : "Secured");
     put(top + 3, left + 2, line, width - 4);
     signal_bars(integer(network, "signalBars"), bars);
     snprintf(line, sizeof line, "Signal:   %s  %ld%%", bars, integer(network, "signalPercent"));
@@ -214,9 +348,8 @@ static void draw_detail(const json *detail, int top, int left, int width, int he
     put(top + 6, left + 2, "[ Forget This Network ]", 0);
 
     if (flag(detail, "forgetAlertIsPresented")) {
-        int w = 50, h = 7;
-        int alert_top = (LINES - h) / 2 + 1, alert_left = (COLS - w) / 2;
-        if (alert_left < 0) alert_left = 0;
+        int w = FORGET_ALERT_WIDTH, h = ALERT_HEIGHT, alert_top, alert_left;
+        alert_origin(top, height, w, h, &alert_top, &alert_left);
         draw_box(alert_top, alert_left, h, w);
         snprintf(line, sizeof line, "Forget \"%s\"?", text(network, "name"));
         attron(A_BOLD);
@@ -228,68 +361,110 @@ static void draw_detail(const json *detail, int top, int left, int width, int he
     }
 }
 
+/* The list's lines, top to bottom: headings, network rows (with their row number, as
+** the cursor counts them), the blank between the sections, or the off note. */
+typedef struct {
+    const char *text; /* a heading (bold) or the off note; NULL for a row or a blank */
+    bool bold;
+    const json *network;
+    bool selected;
+    int row;
+} list_line;
+
+static int list_lines(const json *state, list_line lines[MAX_ROWS + 4]) {
+    int n = 0, row = 0;
+    const json *selected = member(state, "selectedNetwork");
+    if (is_object(selected)) {
+        lines[n++] = (list_line){"My Network", true, NULL, false, -1};
+        lines[n++] = (list_line){NULL, false, selected, true, row++};
+        lines[n++] = (list_line){NULL, false, NULL, false, -1};
+    }
+    if (flag(state, "isOn")) {
+        lines[n++] = (list_line){row > 0 ? "Other Networks" : "Networks", true, NULL, false, -1};
+        const json *others = member(state, "otherNetworks");
+        if (others && others->type == J_ARRAY)
+            for (const json *o = others->first; o && row < MAX_ROWS; o = o->next)
+                if (is_object(o)) lines[n++] = (list_line){NULL, false, o, false, row++};
+    } else {
+        lines[n++] = (list_line){"Wi-Fi is off. Press w to turn it on.", false, NULL, false, -1};
+    }
+    return n;
+}
+
+/* Instead of a screen the terminal cannot hold: what it needs. */
+static void draw_too_small(int columns, int lines) {
+    char line[120];
+    int y = LINES / 2 - 1;
+    if (y < 0) y = 0;
+    snprintf(line, sizeof line, "terminal too small: need %dx%d", columns, lines);
+    put_centered(y, 0, COLS, line);
+    snprintf(line, sizeof line, "now %dx%d%sq quit", COLS, LINES, glyphs->separator);
+    put_centered(y + 1, 0, COLS, line);
+}
+
 static void draw(const screen *s) {
     erase();
-    char line[300], help[160];
-    attron(A_BOLD);
-    put(0, 1, "Wi-Fi", 0);
-    attroff(A_BOLD);
+    char line[300];
     if (!s->state) {
-        put(2, 1, "Reading the state…", 0);
+        attron(A_BOLD);
+        put(0, 1, "Wi-Fi", 0);
+        attroff(A_BOLD);
+        snprintf(line, sizeof line, "Reading the state%s", glyphs->ellipsis);
+        put(2, 1, line, 0);
         refresh();
         return;
     }
     const json *state = s->state;
-    bool on = flag(state, "isOn");
-    put(1, 1, on ? "Wi-Fi: On" : "Wi-Fi: Off", 0);
+    int need_columns, need_lines;
+    needed_size(s, &need_columns, &need_lines);
+    if (COLS < need_columns || LINES < need_lines) {
+        draw_too_small(need_columns, need_lines);
+        refresh();
+        return;
+    }
+    shown_kind kind = shown(state);
+    help_text help;
+    key_help(s, kind, COLS - 2, &help);
+    int bottom = LINES - 2 - help.count; /* the blank line above the message line */
+
+    attron(A_BOLD);
+    put(0, 1, "Wi-Fi", 0);
+    attroff(A_BOLD);
+    put(1, 1, flag(state, "isOn") ? "Wi-Fi: On" : "Wi-Fi: Off", 0);
     if (s->manual_clock) {
         snprintf(line, sizeof line, "manual clock: %llus", (unsigned long long)s->clock_seconds);
-        put(1, 40, line, 0);
+        int x = COLS - 1 - text_columns(line);
+        put(1, x > 40 ? 40 : x, line, 0);
     }
 
-    int y = 3, row = 0;
-    const json *selected = member(state, "selectedNetwork");
-    if (is_object(selected)) {
-        attron(A_BOLD);
-        put(y++, 1, "My Network", 0);
-        attroff(A_BOLD);
-        draw_row(y++, selected, true, row == s->cursor);
-        row++;
-        y++;
-    }
-    if (on) {
-        attron(A_BOLD);
-        put(y++, 1, row > 0 ? "Other Networks" : "Networks", 0);
-        attroff(A_BOLD);
-        const json *others = member(state, "otherNetworks");
-        if (others && others->type == J_ARRAY)
-            for (const json *n = others->first; n; n = n->next, row++) draw_row(y++, n, false, row == s->cursor);
-    } else {
-        put(y, 1, "Wi-Fi is off. Press w to turn it on.", 0);
+    /* The list, scrolled just enough to show the cursor's row. */
+    list_line lines[MAX_ROWS + 4];
+    int count = list_lines(state, lines), space = bottom - 3, first = 0;
+    for (int i = 0; i < count; i++)
+        if (lines[i].network && lines[i].row == s->cursor && i >= space) first = i - space + 1;
+    for (int i = first; i < count && i - first < space; i++) {
+        int y = 3 + i - first;
+        if (lines[i].network) draw_row(y, lines[i].network, lines[i].selected, lines[i].row == s->cursor);
+        else if (lines[i].text) {
+            if (lines[i].bold) attron(A_BOLD);
+            put(y, 1, lines[i].text, 0);
+            if (lines[i].bold) attroff(A_BOLD);
+        }
     }
 
     const json *destination = member(state, "destination");
     const json *connect = member(destination, "connect");
     const json *detail = member(destination, "detail");
-    int width = COLS - 4 < 64 ? COLS - 4 : 64, top = 6, height = LINES - 3 - top;
+    int width = COLS - 4 < SHEET_MAX_WIDTH ? COLS - 4 : SHEET_MAX_WIDTH;
+    int top = bottom - SHEET_HEIGHT < SHEET_TOP ? bottom - SHEET_HEIGHT : SHEET_TOP, height = bottom - top;
     int left = (COLS - width) / 2;
-    if (is_object(connect) || is_object(detail))
-        for (int y_sheet = top; y_sheet < top + height; y_sheet++) { move(y_sheet, 0); clrtoeol(); }
-    if (is_object(connect)) {
-        if (height >= 9 && width >= 20) draw_connect(connect, top, left, width, height);
-        sheet_help(s, flag(connect, "incorrectPasswordAlertIsPresented")
-                          ? "Enter/Esc OK"
-                          : "type the password · Backspace erase · Enter join · Esc cancel", help);
-    } else if (is_object(detail)) {
-        if (height >= 9 && width >= 20) draw_detail(detail, top, left, width, height);
-        sheet_help(s, flag(detail, "forgetAlertIsPresented") ? "y forget · n/Esc cancel"
-                                                              : "f forget · Esc back · q quit", help);
-    } else {
-        sheet_help(s, "↑↓ move · Enter tap · i info · w Wi-Fi on/off · q quit", help);
-    }
-    if (s->message[0]) put(LINES - 2, 1, s->message, 0);
+    if (kind != SHOWS_LIST)
+        for (int y_sheet = top; y_sheet < bottom; y_sheet++) { move(y_sheet, 0); clrtoeol(); }
+    if (is_object(connect)) draw_connect(connect, top, left, width, height);
+    else if (is_object(detail)) draw_detail(detail, top, left, width, height);
+    if (s->message[0]) put(bottom + 1, 1, s->message, 0);
     attron(A_DIM);
-    put(LINES - 1, 1, help, 0);
+    for (int i = 0; i < help.count; i++) put(bottom + 2 + i, 1, help.lines[i], 0);
     attroff(A_DIM);
     refresh();
 }
@@ -320,11 +495,16 @@ static bool handle_key(screen *s, int kind, wint_t key) {
     place_cursor(s);
     const json *state = s->state;
     if (!state) return !(kind == OK && key == 'q');
+    /* Too small to show what the state asks for: a key would act unseen (a password
+    ** typed blind), so only q quits; a resize is handled by curses and redrawn. */
+    if (!fits(s)) return !(kind == OK && key == 'q');
     bool function_key = kind == KEY_CODE_YES;
     bool enter = function_key ? key == KEY_ENTER : (key == '\n' || key == '\r');
     bool escape = !function_key && key == 27;
     bool backspace = function_key ? key == KEY_BACKSPACE : (key == 127 || key == 8);
     bool character = !function_key && key >= 0x20 && key != 0x7F && key < 0x110000 && !(key >= 0xD800 && key < 0xE000);
+    /* Outside a UTF-8 locale a key past ASCII is a byte of unknown meaning: not a letter. */
+    if (!text_is_utf8 && key >= 0x80) character = false;
 
     if (s->manual_clock && character && key == '+') {
         fk_status status = fk_advance_clock(s->wifi, 1000000000u);
@@ -416,6 +596,10 @@ int main(int argc, char **argv) {
     }
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C"); /* JSON numbers use '.' whatever the locale */
+    /* Names such as "Café Guest", the bars and the lock need UTF-8; any other locale
+    ** (LANG=C) gets the ASCII drawing rather than bytes it would show as garbage. */
+    text_is_utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    glyphs = text_is_utf8 ? &utf8_glyphs : &ascii_glyphs;
 
     if (fk_abi_version() != FK_ABI_VERSION) {
         fprintf(stderr, "wifi_screen: the library speaks ABI %u, this program %d\n", fk_abi_version(), FK_ABI_VERSION);
