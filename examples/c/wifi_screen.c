@@ -33,9 +33,10 @@
  *   narrow   the signal bars and the lock keep their place at the right of a row; a
  *            network name too long for what is left is cut with an ellipsis
  *   short    the list scrolls to keep the cursor's row in view; the key hints wrap
- *   too small for what the state shows (a sheet needs 44x14, an alert 46 or 50
- *            columns): "terminal too small: need WxH" instead, and no key acts but q
- *            (and Ctrl-C) until the terminal is resized to fit, so nothing is typed blind
+ *   small    too small for what the state shows (a sheet needs 44 columns and 14 or 15
+ *            lines, an alert 46 or 50 columns): "terminal too small: need WxH" instead,
+ *            and no key acts but q (and Ctrl-C) until the terminal is resized to fit, so
+ *            nothing is typed blind
  *   locale   checked at start (nl_langinfo(CODESET)): UTF-8 draws as designed; any
  *            other (LANG=C) draws in ASCII: bars [##.], lock [L], selected *, boxes
  *            + - |, "é" as "e" (curses_text.h), and keys outside ASCII are ignored
