@@ -15,6 +15,9 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case expired
     /// `nbf` is still to come.
     case notYetValid
+    /// `exp`, `nbf` or `iat` is not a time (seconds since 1970) within `TokenVerifier.timeRange`:
+    /// a token that claims to expire in the year 3e12 was made by mistake or to break things.
+    case timeOutOfRange(claim: String)
     /// `aud` does not name this bridge's audience.
     case wrongAudience
     /// `iss` is not the issuer the bridge trusts.
@@ -33,6 +36,8 @@ public enum AuthFailure: Error, Equatable, Sendable {
         case .unknownKey: "the token's key (kid) is not one of the bridge's"
         case .expired: "the token has expired (or has no exp): sign in again"
         case .notYetValid: "the token is not valid yet (nbf)"
+        case .timeOutOfRange(let claim):
+            "the token's \(claim) is not a time the bridge accepts (seconds since 1970, 0 to 253402300799: the end of the year 9999)"
         case .wrongAudience: "the token is not for this audience (aud)"
         case .wrongIssuer: "the token is not from the trusted issuer (iss)"
         case .noSubject: "the token names no user (sub)"

@@ -8,13 +8,17 @@ public struct AuthenticatedUser: Sendable, Equatable {
     public let subject: String
     /// The chosen claims, by name (only those the token has).
     public let claims: [String: JSONValue]
-    /// The token's `exp`, in seconds since 1970: the connection is closed then.
+    /// The token's `exp`, in seconds since 1970: the connection is closed then. At most
+    /// the end of `TokenVerifier.timeRange`.
     public let expires: Double
 
+    /// `expires` past the end of `TokenVerifier.timeRange` (which the verifier refuses) is
+    /// held at that end, and NaN is taken as long past: the connection's expiry timer
+    /// sleeps until `expires`, and a sleep of 1e20 seconds traps the whole process.
     public init(subject: String, claims: [String: JSONValue], expires: Double) {
         self.subject = subject
         self.claims = claims
-        self.expires = expires
+        self.expires = expires.isNaN ? 0 : min(expires, TokenVerifier.timeRange.upperBound)
     }
 
     /// Seconds until the token expires (negative once it has).

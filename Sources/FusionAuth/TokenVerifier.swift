@@ -4,8 +4,9 @@ import JWTKit
 
 /// Verifies the JSON Web Tokens a team's own login issues (`fusion serve --auth jwt`):
 /// the signature with the bridge's keys (jwt-kit: no cryptography is written here),
-/// then `exp`, `nbf`, `aud`, `iss` and `sub`. `alg` must be one the keys sign with:
-/// `none` never is, and a public key is never taken for an HMAC secret.
+/// then `exp`, `nbf` and `iat` (each a time within `timeRange`), `aud`, `iss` and `sub`.
+/// `alg` must be one the keys sign with: `none` never is, and a public key is never taken
+/// for an HMAC secret.
 public final class TokenVerifier: Sendable {
     private let keys: JWTKeyCollection
     /// The `alg` values the keys accept.
@@ -51,8 +52,15 @@ public final class TokenVerifier: Sendable {
             // A wrong key, a changed payload, an unknown kid: all one thing to the client.
             return .failure(.badSignature)
         }
-        guard let expires = claims.exp?.value.timeIntervalSince1970, now < expires + leeway else { return .failure(.expired) }
-        if let notBefore = claims.nbf?.value.timeIntervalSince1970, now + leeway < notBefore { return .failure(.notYetValid) }
+        // The times are read from the payload as written, before anything computes with
+        // them: an `exp` of 1e20 once reached the expiry timer and trapped the process.
+        for name in ["exp", "nbf", "iat"] {
+            if let value = payload[name], !(value.numberValue.map(Self.timeRange.contains) ?? false) {
+                return .failure(.timeOutOfRange(claim: name))
+            }
+        }
+        guard let expires = payload["exp"]?.numberValue, now < expires + leeway else { return .failure(.expired) }
+        if let notBefore = payload["nbf"]?.numberValue, now + leeway < notBefore { return .failure(.notYetValid) }
         guard let audiences = claims.aud?.value, audiences.contains(audience) else { return .failure(.wrongAudience) }
         if let issuer, claims.iss?.value != issuer { return .failure(.wrongIssuer) }
         guard let subject = claims.sub?.value, !subject.isEmpty else { return .failure(.noSubject) }
@@ -60,6 +68,12 @@ public final class TokenVerifier: Sendable {
         for name in passedClaims { if let value = payload[name] { passed[name] = value } }
         return .success(AuthenticatedUser(subject: subject, claims: passed, expires: expires))
     }
+
+    /// The times `exp`, `nbf` and `iat` may name, in seconds since 1970 (RFC 7519's
+    /// NumericDate, fractions allowed): from 1970 to the last second of the year 9999. A
+    /// token outside it is refused (`AuthFailure.timeOutOfRange`), never clamped: no login
+    /// issues one, and a guess at what it meant could keep a session open for ever.
+    public static let timeRange: ClosedRange<Double> = 0...253_402_300_799
 
     /// A base64url part as JSON (only read once the signature verified, for the claims
     /// jwt-kit does not model, and before, for `alg`: that read decides nothing alone).
@@ -73,11 +87,11 @@ public final class TokenVerifier: Sendable {
     }
 }
 
-/// The registered claims the bridge checks; the rest of the payload is read as JSON.
+/// The registered claims the bridge checks; the rest of the payload is read as JSON, the
+/// times too (`exp`, `nbf`, `iat`): their range is checked on the numbers as written, and a
+/// time that is not a number is refused for what it is, not as a payload jwt-kit cannot read.
 struct StandardClaims: JWTPayload {
     var sub: SubjectClaim?
-    var exp: ExpirationClaim?
-    var nbf: NotBeforeClaim?
     var aud: AudienceClaim?
     var iss: IssuerClaim?
 
