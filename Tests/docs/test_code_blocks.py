@@ -35,6 +35,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -238,7 +239,7 @@ def test_python_blocks_run(block: Block, mirror: Path) -> None:
     if reason:
         compile(code, block.where, "exec")
         return
-    result = run(["python3", "-c", code], cwd=mirror, timeout=120)
+    result = run([sys.executable, "-c", code], cwd=mirror, timeout=120)
     assert result.returncode == 0, f"{block.where}: failed:\n{result.stdout[-2000:]}{result.stderr[-3000:]}"
 
 
@@ -305,7 +306,7 @@ def check_command(command: str, block: Block, mirror: Path) -> None:
         assert (ROOT / program).exists() or made_earlier(block, program), f"{where}: {program} does not exist"
     elif program == "python3" and args[:1] == ["-m"]:
         module = args[1]
-        assert run(["python3", "-c", f"import importlib.util as u; assert u.find_spec({module!r})"]).returncode == 0, \
+        assert run([sys.executable, "-c", f"import importlib.util as u; assert u.find_spec({module!r})"]).returncode == 0, \
             f"{where}: no module {module}"
     elif program == "cd" or program.startswith(".build/"):
         pass  # a folder the block made, or a build product
