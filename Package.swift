@@ -1,7 +1,7 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// Layout (see README and ../shared/DESIGN.md):
+// Layout (see docs/layout.md and ../shared/DESIGN.md):
 //   FusionJSON      the JSON codec (value, parser, writer), shared by the library and the hosts
 //   FusionKit       authoring API and runtime: Feature, Store, Effect, Codable over JSON, schema
 //   CFusionKit      include/fusionkit.h seen from Swift
@@ -38,7 +38,7 @@ let package = Package(
     name: "FusionKit",
     products: [
         // What a plugin package names: FusionKit to write features, FusionABI to export
-        // them through include/fusionkit.h (see README, "Write your own library").
+        // them through include/fusionkit.h (see docs/plugin-libraries.md, "Writing a plugin library").
         .library(name: "FusionKit", targets: ["FusionKit"]),
         .library(name: "FusionABI", targets: ["FusionABI"]),
         .library(name: "FusionExamples", type: .dynamic, targets: ["FusionExamples"]),
