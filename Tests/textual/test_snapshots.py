@@ -10,7 +10,7 @@ from typing import Any
 from conftest import SIZE, Pilot, click, make_app, until
 from counter_screen import CounterAlert
 from textual.widgets import Input
-from wifi_screen import ConnectSheet, DetailSheet, IncorrectPasswordAlert, NetworkRow, WiFiScreen
+from wifi_screen import ConnectSheet, DetailSheet, ForgetAlert, IncorrectPasswordAlert, NetworkRow, WiFiScreen
 
 Compare = Callable[..., bool]
 
@@ -68,6 +68,18 @@ def test_wifi_detail_sheet(snap_compare: Compare) -> None:
         await networks_shown(pilot)
         await pilot.press("i")  # Blob's WiFi, highlighted first
         await until(pilot, lambda: isinstance(pilot.app.screen, DetailSheet), "the detail sheet")
+
+    assert snap_compare(make_app("wifi", manual_clock=True), terminal_size=SIZE, run_before=steady(script))
+
+
+def test_wifi_forget_alert(snap_compare: Compare) -> None:
+    """Cancel focused, Forget drawn as destructive, the alert's own footer."""
+    async def script(pilot: Pilot) -> None:
+        await networks_shown(pilot)
+        await pilot.press("i")  # Blob's WiFi
+        await until(pilot, lambda: isinstance(pilot.app.screen, DetailSheet), "the detail sheet")
+        await click(pilot, "#forget")
+        await until(pilot, lambda: isinstance(pilot.app.screen, ForgetAlert), "the alert")
 
     assert snap_compare(make_app("wifi", manual_clock=True), terminal_size=SIZE, run_before=steady(script))
 

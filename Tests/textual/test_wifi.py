@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from conftest import Pilot, click, drive, make_app, settle, until
 from textual.content import Content
-from textual.widgets import Button, Input, Label, ListView, Switch
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, ListView, Switch
+from textual.widgets._footer import FooterKey
 from wifi_screen import ConnectSheet, DetailSheet, ForgetAlert, IncorrectPasswordAlert, NetworkRow, WiFiScreen
 
 
@@ -39,6 +41,11 @@ async def highlight(pilot: Pilot, screen: WiFiScreen, name: str) -> None:
 async def tap(pilot: Pilot, screen: WiFiScreen, name: str) -> None:
     await highlight(pilot, screen, name)
     await pilot.press("enter")
+
+
+def footer(screen: Screen[None]) -> list[tuple[str, str]]:
+    """What the footer of `screen` shows: (key, what it does), left to right."""
+    return [(key.key_display, key.description) for key in screen.query_one(Footer).query(FooterKey)]
 
 
 def test_the_list_shows_each_network_with_its_bars_and_lock() -> None:
@@ -198,6 +205,84 @@ def test_wifi_off_hides_the_networks() -> None:
         assert screen.query_one("#wifi-switch", Switch).value is False
         await click(pilot, "#wifi-switch")
         await until(pilot, lambda: len(rows(screen)) == 4, "the networks again")
+
+    drive(app, script)
+
+
+def test_w_turns_wifi_off_and_on_and_the_footer_says_so() -> None:
+    """The switch is reachable from the keyboard, and the list's footer says how."""
+    app = make_app("wifi", manual_clock=True)
+
+    async def script(pilot: Pilot) -> None:
+        screen = app.feature_screen
+        await until(pilot, lambda: len(rows(screen)) == 4, "the networks")
+        await until(pilot, lambda: ("w", "Wi-Fi on/off") in footer(screen), "w in the footer")
+        assert ("i", "Info") in footer(screen)
+        await pilot.press("w")
+        await until(pilot, lambda: rows(screen) == [], "no networks")
+        assert screen.query_one("#off-note", Label).display
+        assert screen.query_one("#wifi-switch", Switch).value is False
+        await pilot.press("w")
+        await until(pilot, lambda: len(rows(screen)) == 4, "the networks again")
+        assert screen.query_one("#wifi-switch", Switch).value is True
+
+    drive(app, script)
+
+
+def test_enter_never_forgets_by_default() -> None:
+    """The safe choice has the focus: Done on the detail sheet, Cancel in the forget
+    alert (whose Forget is drawn as destructive). Enter, Enter, Enter forgets nothing."""
+    app = make_app("wifi", manual_clock=True)
+
+    async def script(pilot: Pilot) -> None:
+        screen = app.feature_screen
+        await until(pilot, lambda: len(rows(screen)) == 4, "the networks")
+        await tap(pilot, screen, "Café Guest")  # open: joined at once
+        await until(pilot, lambda: shown(screen)["selected"] == "Café Guest", "Café Guest selected")
+
+        await tap(pilot, screen, "Café Guest")  # its details
+        await until(pilot, lambda: isinstance(app.screen, DetailSheet), "the detail sheet")
+        await until(pilot, lambda: app.focused is not None, "a focused button")
+        assert app.focused is not None and app.focused.id == "done"
+        await pilot.press("enter")  # Done: the sheet closes
+        await until(pilot, lambda: app.screen is screen, "the list")
+        assert shown(screen)["selected"] == "Café Guest"
+
+        await tap(pilot, screen, "Café Guest")
+        await until(pilot, lambda: isinstance(app.screen, DetailSheet), "the detail sheet again")
+        await click(pilot, "#forget")
+        await until(pilot, lambda: isinstance(app.screen, ForgetAlert), "the forget alert")
+        alert = app.screen
+        assert isinstance(alert, ForgetAlert)
+        await until(pilot, lambda: app.focused is not None, "a focused button")
+        assert app.focused is alert.dialog().button("cancel")
+        assert alert.dialog().button("confirm").variant == "error"
+        await pilot.press("enter")  # Cancel
+        await until(pilot, lambda: isinstance(app.screen, DetailSheet), "the detail sheet, the alert gone")
+        assert shown(screen) == {"screen": "detail", "selected": "Café Guest", "alert": None, "joining": False}
+
+    drive(app, script)
+
+
+def test_each_screen_shows_its_own_keys() -> None:
+    """An alert's footer is its own (esc dismisses it), not the sheet's under it."""
+    app = make_app("wifi", manual_clock=True)
+
+    async def script(pilot: Pilot) -> None:
+        screen = app.feature_screen
+        await until(pilot, lambda: len(rows(screen)) == 4, "the networks")
+        await pilot.press("i")
+        await until(pilot, lambda: isinstance(app.screen, DetailSheet), "the detail sheet")
+        sheet = app.screen
+        await until(pilot, lambda: ("esc", "Close") in footer(sheet), "the sheet's footer")
+        await click(pilot, "#forget")
+        await until(pilot, lambda: isinstance(app.screen, ForgetAlert), "the forget alert")
+        alert = app.screen
+        await until(pilot, lambda: ("esc", "Dismiss") in footer(alert), "the alert's footer")
+        assert ("esc", "Close") not in footer(alert)
+        assert ("+", "+1 s") in footer(alert)  # the manual clock's key works here too
+        region = alert.query_one(Footer).region
+        assert region.bottom == alert.size.height and region.width == alert.size.width  # over the sheet's
 
     drive(app, script)
 

@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Label
+from textual.widgets import Button, Footer, Label
 
 #: The parts of the profile that `--fail` can name.
 PARTS = ("pet", "family", "preschool", "babyProfile")
@@ -129,7 +129,8 @@ class FeatureScreen(Screen[None], Generic[StateT, InputT]):
 class AlertDialog(Vertical):
     """An alert's box: a message, an optional detail line, and buttons, each running
     one action (sending one input). It never closes itself: the screen that shows it
-    takes it away once the state says the alert is gone."""
+    takes it away once the state says the alert is gone; that screen (an Alert) also
+    says which button is focused and which is drawn as destructive."""
 
     DEFAULT_CSS = """
     AlertDialog {
@@ -160,7 +161,7 @@ class AlertDialog(Vertical):
     """
 
     def __init__(self, message: str, buttons: list[tuple[str, str, Callable[[], None]]], *, detail: str = "") -> None:
-        """`buttons`: (id, label, action), the first one focused and primary."""
+        """`buttons`: (id, label, action), left to right."""
         super().__init__(id="dialog")
         self.message = message
         self.detail = detail
@@ -171,11 +172,11 @@ class AlertDialog(Vertical):
         if self.detail:
             yield Label(self.detail, id="detail")
         with Horizontal(id="buttons"):
-            for index, (button_id, label, _) in enumerate(self.buttons):
-                yield Button(label, id=button_id, variant="primary" if index == 0 else "default")
+            for button_id, label, _ in self.buttons:
+                yield Button(label, id=button_id)
 
-    def on_mount(self) -> None:
-        self.query_one("#buttons Button", Button).focus()
+    def button(self, button_id: str) -> Button:
+        return self.query_one(f"#buttons #{button_id}", Button)
 
     def shown_message(self) -> str:
         return str(self.query_one("#message", Label).content)
@@ -191,9 +192,13 @@ class AlertDialog(Vertical):
 
 
 class Alert(ModalScreen[None]):
-    """A modal screen holding an AlertDialog; Escape presses its `cancel` button."""
+    """A modal screen holding an AlertDialog; Escape presses its `cancel` button, which
+    is the safe choice: focused, so that Enter never does the destructive thing by
+    default. Its own footer shows its own keys (not those of the screen under it)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Dismiss"), ADVANCE_CLOCK]
+    # Focus is given in on_mount, to the cancel button, not to the first one.
+    AUTO_FOCUS = None
 
     DEFAULT_CSS = """
     Alert {
@@ -203,8 +208,21 @@ class Alert(ModalScreen[None]):
 
     #: What report() calls this alert.
     kind: ClassVar[str] = "alert"
-    #: The id of the button Escape presses.
+    #: The id of the button Escape presses: the safe choice, focused and primary.
     cancel_button: ClassVar[str] = "ok"
+    #: The id of the button that destroys something (drawn as an error), if any.
+    destructive_button: ClassVar[str | None] = None
+
+    def on_mount(self) -> None:
+        dialog = self.dialog()
+        for button in dialog.query(Button):
+            if button.id == self.destructive_button:
+                button.variant = "error"
+            elif button.id == self.cancel_button:
+                button.variant = "primary"
+        dialog.button(self.cancel_button).focus()
+        # A modal screen shows the screen under it, footer included: this one's covers it.
+        self.mount(Footer())
 
     def dialog(self) -> AlertDialog:
         return self.query_one(AlertDialog)

@@ -3,7 +3,7 @@
 The list: the on/off switch, the selected network apart ("MY NETWORK"), the others
 below, each with its signal bars (the state's `signalBars`) and a lock when secured.
 Enter (or a click) on a row sends `networkTapped`, `i` (or the row's "(i)") sends
-`infoButtonTapped`. Over it, as the state's `destination` says: the connect sheet
+`infoButtonTapped`, `w` (or a click on the switch) sends `wifiToggled`. Over it, as the state's `destination` says: the connect sheet
 (password, Join, joining) or the detail sheet (Forget This Network), and their alerts.
 Sheets and alerts are modal screens pushed and popped to match the state; Escape on a
 sheet sends `destinationDismissed`, and the feature decides what that cancels.
@@ -201,9 +201,11 @@ class ConnectSheet(Sheet):
 
 
 class DetailSheet(Sheet):
-    """A network's details, with Forget This Network."""
+    """A network's details, with Forget This Network; Done is focused, so that Enter
+    does the safe thing."""
 
     kind = "detail"
+    AUTO_FOCUS = "#done"
 
     DEFAULT_CSS = """
     DetailSheet #buttons { height: auto; margin-top: 1; }
@@ -266,6 +268,7 @@ class ForgetAlert(WiFiLayer, Alert):
 
     kind = "forget"
     cancel_button = "cancel"
+    destructive_button = "confirm"
 
     def compose(self) -> ComposeResult:
         destination = self.state["destination"]
@@ -290,7 +293,7 @@ class WiFiScreen(FeatureScreen[WiFiState, WiFiInput]):
     """The Wi-Fi settings list, with its sheets and alerts over it."""
 
     TITLE = "Wi-Fi"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("i", "info", "Info")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("i", "info", "Info"), Binding("w", "toggle_wifi", "Wi-Fi on/off")]
 
     DEFAULT_CSS = """
     WiFiScreen #wifi-row { height: 3; padding: 0 1; }
@@ -404,6 +407,10 @@ class WiFiScreen(FeatureScreen[WiFiState, WiFiInput]):
     def tapped(self, event: ListView.Selected) -> None:
         if isinstance(event.item, NetworkRow):
             self.send({"networkTapped": {"id": event.item.network_id}})
+
+    def action_toggle_wifi(self) -> None:
+        """The switch from the keyboard: as a click on it (its change sends wifiToggled)."""
+        self.query_one("#wifi-switch", Switch).toggle()
 
     def action_info(self) -> None:
         row = self.query_one("#networks", ListView).highlighted_child
