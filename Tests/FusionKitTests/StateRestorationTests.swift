@@ -48,6 +48,37 @@ private struct Plain: Feature {
     func perform(_ action: Action, state: inout State) -> Effect<Action> { .none }
 }
 
+/// A feature with derived values, one nested in a list: `total` sums the items' `count`s,
+/// each item's `isEmpty` says whether its count is 0, `greeting` names the user.
+private struct Tally: Feature {
+    static let name = "tally"
+    enum Input: Decodable, Sendable { case touch }
+    enum Action: Sendable { case touch }
+    struct State: Codable, Equatable, Sendable, DerivedFields {
+        var items: [Item]
+        var total: Int
+        var greeting: String?
+        var names: [String]
+        static let derivedFields: Set<String> = ["total", "greeting", "names"]
+    }
+    struct Item: Codable, Equatable, Sendable, DerivedFields {
+        var count: Int
+        var isEmpty: Bool
+        static let derivedFields: Set<String> = ["isEmpty"]
+    }
+    let user: String?
+    init(environment: Environment) { user = environment.user?.subject }
+    var initialState: State { State(items: [], total: 0, greeting: nil, names: []) }
+    func transform(_ input: Input, state: State) -> [Action] { [] }
+    func perform(_ action: Action, state: inout State) -> Effect<Action> { .none }
+    func deriveValues(in state: inout State) {
+        for index in state.items.indices { state.items[index].isEmpty = state.items[index].count == 0 }
+        state.total = state.items.reduce(0) { $0 + $1.count }
+        state.greeting = user.map { "Hello, \($0)" }
+        state.names = state.items.map { "item \($0.count)" }
+    }
+}
+
 @Suite struct StateRestorationTests {
     private func restore<F: Feature>(_ type: F.Type, _ state: JSONValue, savedAt version: Int? = nil) throws(FusionError) -> F.State {
         try StateRestoration.decode(F.self, state, savedAt: version)
@@ -107,7 +138,7 @@ private struct Plain: Feature {
         let top = refusal { _ = try restore(Note.self, ["title": "", "tags": [], "label": "old"]) }
         #expect(
             top.hasSuffix(
-                "it has a field $.label that this version does not have; a state saved by another version of the feature needs its \"stateVersion\""
+                "it has a field $.label that this version does not have; if it was saved by an earlier version of feature \"note\", give its \"stateVersion\" (this library's is 3)"
             ))
         let nested = refusal { _ = try restore(Plain.self, ["count": 1, "items": [["name": "a"], ["name": "b", "done": true]]]) }
         #expect(nested.contains("it has a field $.items[1].done that this version does not have"))
@@ -116,6 +147,39 @@ private struct Plain: Feature {
     @Test func nullForAnAbsentOptionalIsNotAnExtraField() throws {
         let state = try restore(Note.self, ["title": "t", "tags": [], "pinned": nil])
         #expect(state.pinned == nil)
+    }
+
+    @Test func derivedValuesAreRecomputedNotTrusted() throws {
+        let feature = Tally(environment: Environment(user: User(subject: "alice")))
+        let given: JSONValue = [
+            "items": [["count": 0, "isEmpty": false], ["count": 2, "isEmpty": true]], "total": 99, "greeting": "Hello, mallory",
+            "names": ["x"]
+        ]
+        let state = try StateRestoration.restore(feature, given, savedAt: nil)
+        #expect(state.items == [Tally.Item(count: 0, isEmpty: true), Tally.Item(count: 2, isEmpty: false)])
+        #expect(state.total == 2)
+        #expect(state.greeting == "Hello, alice")
+        #expect(state.names == ["item 0", "item 2"])
+    }
+
+    @Test func derivedFieldsMayBeLeftOutButOthersMayNot() throws {
+        let feature = Tally(environment: Environment())
+        // A state saved before the derived fields existed: same version, still loads.
+        let state = try StateRestoration.restore(feature, ["items": [["count": 3]]], savedAt: 1)
+        #expect(state == Tally.State(items: [Tally.Item(count: 3, isEmpty: false)], total: 3, greeting: nil, names: ["item 3"]))
+        // A field the feature cannot derive is named, with no hint about versions (there is
+        // no earlier one).
+        let message = refusal { _ = try StateRestoration.restore(feature, ["items": [["isEmpty": true]]], savedAt: nil) }
+        #expect(message == "the given state does not fit feature \"tally\" (state version 1): at $.items[0]: missing field \"count\"")
+    }
+
+    @Test func theHintAboutVersionsComesOnlyWhenAnEarlierVersionCouldBeMeant() {
+        // Version given: the field is what is wrong.
+        let given = refusal { _ = try restore(Note.self, ["tags": []], savedAt: 3) }
+        #expect(given == "the given state does not fit feature \"note\" (state version 3): missing field \"title\"")
+        // No version given, and earlier versions exist: they may be meant.
+        let unversioned = refusal { _ = try restore(Note.self, ["tags": []]) }
+        #expect(unversioned.hasSuffix("give its \"stateVersion\" (this library's is 3)"))
     }
 
     @Test func theOptionNeedsAStateAndAWholeVersion() {

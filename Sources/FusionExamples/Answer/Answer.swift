@@ -31,7 +31,7 @@ public struct Answer: Feature {
         case dismissResult
     }
 
-    public struct State: Codable, Equatable, Sendable {
+    public struct State: Codable, Equatable, Sendable, DerivedFields {
         public var answer = ""
         /// Derived: true when the answer has something besides whitespace and nothing is being sent.
         public var isSubmitEnabled = false
@@ -40,6 +40,8 @@ public struct Answer: Feature {
         public var submitted: String?
 
         public init() {}
+
+        public static let derivedFields: Set<String> = ["isSubmitEnabled"]
     }
 
     private let clock: any FusionClock
@@ -49,6 +51,8 @@ public struct Answer: Feature {
     }
 
     public var initialState: State { State() }
+
+    public func deriveValues(in state: inout State) { state.isSubmitEnabled = Self.canSubmit(state) }
 
     public func transform(_ input: Input, state: State) -> [Action] {
         switch input {

@@ -51,6 +51,12 @@ public struct Counter: Feature {
 
     public var initialState: State { State() }
 
+    /// `isReset` says the value was reset and has not moved since, so it is never true
+    /// beside a value other than 0, whatever a given state says.
+    public func deriveValues(in state: inout State) {
+        if state.value != 0 { state.isReset = false }
+    }
+
     public func transform(_ input: Input, state: State) -> [Action] {
         switch input {
         case .increase: return [.increaseValue]

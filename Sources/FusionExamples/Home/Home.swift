@@ -55,10 +55,18 @@ public struct Home: Feature {
 
     public var initialState: State { State() }
 
+    /// Only the first `viewDidLoad` shows its title, and it marks the view loaded: a given
+    /// state with that title and `isViewLoaded` false would show a second one.
+    public func deriveValues(in state: inout State) {
+        if state.title == Self.viewDidLoadTitle { state.isViewLoaded = true }
+    }
+
+    static let viewDidLoadTitle = "ViewDidLoad Action"
+
     public func transform(_ input: Input, state: State) -> [Action] {
         switch input {
         case .viewDidLoad:
-            return state.isViewLoaded ? [] : [.viewLoaded, .show(title: "ViewDidLoad Action", descriptionPrefix: "Number")]
+            return state.isViewLoaded ? [] : [.viewLoaded, .show(title: Self.viewDidLoadTitle, descriptionPrefix: "Number")]
         case .tap1: return [.show(title: "Tap1 Action", descriptionPrefix: "Tap1 Number")]
         case .tap2: return [.show(title: "Tap2 Action", descriptionPrefix: "Tap2 Number")]
         }

@@ -41,7 +41,7 @@ public struct ProfileStore: Feature {
         case dismissError
     }
 
-    public struct State: Codable, Equatable, Sendable {
+    public struct State: Codable, Equatable, Sendable, DerivedFields {
         public var pet: PetEntity?
         public var family: FamilyEntity?
         public var school: PreSchoolEntity?
@@ -52,11 +52,14 @@ public struct ProfileStore: Feature {
         public var isLoading = false
         /// What went wrong with the last load, for the front end to show; nil when fine.
         public var error: String?
-        /// Who is signed in, as the host vouches (the option "user": its `name` claim, else
-        /// its subject); nil when nobody is.
+        /// Derived: who is signed in, as the host vouches (the option "user": its `name`
+        /// claim, else its subject); nil when nobody is. Never taken from a given state, so
+        /// a page cannot name another user.
         public var signedInAs: String?
 
         public init() {}
+
+        public static let derivedFields: Set<String> = ["isLoading", "signedInAs"]
     }
 
     let middleware: ProfileMiddleware
@@ -69,8 +72,13 @@ public struct ProfileStore: Feature {
 
     public var initialState: State {
         var state = State()
-        state.signedInAs = signedInAs
+        deriveValues(in: &state)
         return state
+    }
+
+    public func deriveValues(in state: inout State) {
+        state.isLoading = !state.pending.isEmpty
+        state.signedInAs = signedInAs
     }
 
     public func transform(_ input: Input, state: State) -> [Action] {

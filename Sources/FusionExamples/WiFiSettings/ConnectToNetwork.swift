@@ -35,13 +35,15 @@ public struct ConnectToNetwork: Feature {
         case connected(Network)
     }
 
-    public struct State: Codable, Equatable, Sendable {
+    public struct State: Codable, Equatable, Sendable, DerivedFields {
         public var network: Network
         public var password = ""
         public var isConnecting = false {
-            didSet { isJoinEnabled = !isConnecting; isPasswordEditable = !isConnecting }
+            didSet { deriveFlags() }
         }
         public var incorrectPasswordAlertIsPresented = false
+        /// The words of the incorrect-password alert, shown while it is presented.
+        public var incorrectPasswordAlert: AlertText
         /// Derived: whether Join can be tapped (not while a join is in flight). The
         /// transform applies the same rule, so a front end draws what the feature does.
         public private(set) var isJoinEnabled = true
@@ -50,6 +52,20 @@ public struct ConnectToNetwork: Feature {
 
         public init(network: Network) {
             self.network = network
+            incorrectPasswordAlert = .incorrectPassword(for: network.name)
+        }
+
+        public static let derivedFields: Set<String> = ["isJoinEnabled", "isPasswordEditable"]
+
+        /// Recomputes the derived fields, the network's included.
+        mutating func deriveValues() {
+            network.deriveSignal()
+            deriveFlags()
+        }
+
+        private mutating func deriveFlags() {
+            isJoinEnabled = !isConnecting
+            isPasswordEditable = !isConnecting
         }
     }
 
@@ -60,6 +76,8 @@ public struct ConnectToNetwork: Feature {
     }
 
     public var initialState: State { State(network: Network.samples[0]) }
+
+    public func deriveValues(in state: inout State) { state.deriveValues() }
 
     public func transform(_ input: Input, state: State) -> [Action] {
         switch input {

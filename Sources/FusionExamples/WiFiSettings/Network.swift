@@ -23,6 +23,12 @@ public struct Network: Codable, Equatable, Sendable, Identifiable {
         (signalBars, signalPercent) = Self.signal(connectivity)
     }
 
+    /// Sets `signalBars` and `signalPercent` from `connectivity` again: a state given from
+    /// outside says what it likes about them.
+    mutating func deriveSignal() {
+        (signalBars, signalPercent) = Self.signal(connectivity)
+    }
+
     /// The bars and percent for a strength: a third of full lights one bar more
     /// (anything above 0 lights at least one), out-of-range strengths are clamped.
     static func signal(_ connectivity: Double) -> (bars: Int, percent: Int) {
@@ -41,4 +47,10 @@ public struct Network: Codable, Equatable, Sendable, Identifiable {
 
     /// Names networks that appear while the screen is open are drawn from.
     static let passersBy = ["Starbucks", "Library", "Airport Free", "Hotel Lobby", "Neighbour 5G", "Printer-3F"]
+}
+
+/// The signal fields are the feature's to compute: a saved network may leave them out
+/// (states saved before they existed do).
+extension Network: DerivedFields {
+    public static let derivedFields: Set<String> = ["signalBars", "signalPercent"]
 }

@@ -27,15 +27,20 @@ public struct NetworkDetail: Feature {
     public struct State: Codable, Equatable, Sendable {
         public var network: Network
         public var forgetAlertIsPresented = false
+        /// The words of the confirmation, shown while it is presented.
+        public var forgetAlert: AlertText
 
         public init(network: Network) {
             self.network = network
+            forgetAlert = .forget(network.name)
         }
     }
 
     public init(environment: Environment) {}
 
     public var initialState: State { State(network: Network.samples[0]) }
+
+    public func deriveValues(in state: inout State) { state.network.deriveSignal() }
 
     public func transform(_ input: Input, state: State) -> [Action] {
         switch input {

@@ -20,6 +20,9 @@ public struct WiFiSettings: Feature {
     public static let name = "wifi"
     public static let summary = "Wi-Fi settings: networks, on/off, connect with a password, details, forget (seed 003)."
 
+    /// 2: the connect and detail screens carry their alerts' words (`AlertText`).
+    public static let stateVersion = 2
+
     public static let scanInterval: Duration = .seconds(2)
     public static let scanEffect: EffectID = "wifi.scan"
 
@@ -58,7 +61,7 @@ public struct WiFiSettings: Feature {
         case detail(NetworkDetail.State)
     }
 
-    public struct State: Codable, Equatable, Sendable {
+    public struct State: Codable, Equatable, Sendable, DerivedFields {
         public var isOn = true
         public var foundNetworks: [Network]
         public var selectedNetworkID: String?
@@ -75,6 +78,8 @@ public struct WiFiSettings: Feature {
             self.isOn = isOn
             WiFiSettings.derive(&self)
         }
+
+        public static let derivedFields: Set<String> = ["selectedNetwork", "otherNetworks"]
     }
 
     private let connect: ConnectToNetwork
@@ -92,6 +97,45 @@ public struct WiFiSettings: Feature {
     }
 
     public var initialState: State { State() }
+
+    /// Every derived value again: each network's signal, the open screen's, then the
+    /// selected network and the others (from the networks just recomputed).
+    public func deriveValues(in state: inout State) {
+        for index in state.foundNetworks.indices { state.foundNetworks[index].deriveSignal() }
+        switch state.destination {
+        case .connect(var child):
+            child.deriveValues()
+            state.destination = .connect(child)
+        case .detail(var child):
+            child.network.deriveSignal()
+            state.destination = .detail(child)
+        case nil:
+            break
+        }
+        Self.derive(&state)
+    }
+
+    /// From version 1: an open connect or detail screen gets its alert's words, made from
+    /// its network's name as this version makes them.
+    public static func migrateState(_ state: JSONValue, from version: Int) throws -> JSONValue {
+        guard version == 1 else { throw NoStateMigration() }
+        guard case .object(var members) = state else { throw StateMigrationError("the state is not an object") }
+        guard let index = members.firstIndex(where: { $0.key == "destination" }),
+            case .object(let screens) = members[index].value, let screen = screens.first, screens.count == 1
+        else { return state }  // no screen open (null), or a destination decoding will name as wrong
+        guard case .object(var fields) = screen.value, let name = screen.value["network"]?["name"]?.stringValue else {
+            throw StateMigrationError("$.destination.\(screen.key) has no network with a name")
+        }
+        let alert: (key: String, text: AlertText)
+        switch screen.key {
+        case "connect": alert = ("incorrectPasswordAlert", .incorrectPassword(for: name))
+        case "detail": alert = ("forgetAlert", .forget(name))
+        default: return state
+        }
+        fields.append(JSONMember(alert.key, try JSONValueEncoder().encode(alert.text)))
+        members[index].value = .object([JSONMember(screen.key, .object(fields))])
+        return .object(members)
+    }
 
     /// The live scan can stop and start again at a checkpoint: it is a loop on the clock
     /// that the state describes (`isScanning`). A join under way is not: it waits.
@@ -192,7 +236,7 @@ public struct WiFiSettings: Feature {
         return wasConnecting ? .cancel(id: ConnectToNetwork.joinEffect) : .none
     }
 
-    /// Recomputes the derived fields (`selectedNetwork`, `otherNetworks`) from the rest.
+    /// Recomputes `selectedNetwork` and `otherNetworks` from the rest (after every action).
     public static func derive(_ state: inout State) {
         guard state.isOn else {
             state.selectedNetwork = nil
@@ -225,4 +269,10 @@ public struct WiFiSettings: Feature {
             state.foundNetworks.remove(at: unselected[random.int(in: 0...(unselected.count - 1))])
         }
     }
+}
+
+/// Why a saved Wi-Fi state could not be brought to this version (the host is told).
+struct StateMigrationError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

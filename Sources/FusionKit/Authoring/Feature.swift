@@ -37,6 +37,13 @@ public protocol Feature: Sendable {
     /// migration, so an older state is refused with a message naming both versions.
     static func migrateState(_ state: JSONValue, from version: Int) throws -> JSONValue
 
+    /// Recomputes `state`'s derived values from its other fields and this feature's
+    /// environment (the signed-in user, settings). The runtime calls it on every state an
+    /// instance is given (the option "state", a checkpoint), after any migration, so a
+    /// derived value from outside is never trusted; types that list their derived fields
+    /// (`DerivedFields`) may also leave them out. Default: nothing is derived.
+    func deriveValues(in state: inout State)
+
     /// The effects, by id, that a checkpoint may stop and start again from the state
     /// alone (`restartEffects(for:)`): a crash journal checkpoints an instance only when
     /// every effect it has running is one of these and no host request is open. Default:
@@ -76,6 +83,8 @@ extension Feature {
     public static func migrateState(_ state: JSONValue, from version: Int) throws -> JSONValue {
         throw NoStateMigration()
     }
+    /// Nothing derived: a given state is used as decoded.
+    public func deriveValues(in state: inout State) {}
 
     /// The default every feature uses: compiled in the feature's own module, so the
     /// runtime's code is specialized for it. Not for authors to implement.

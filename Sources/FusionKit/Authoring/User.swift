@@ -19,8 +19,12 @@ public struct User: Sendable, Equatable {
     /// A claim given as text ("name", "email"), or nil.
     public func claim(_ name: String) -> String? { claims[name]?.stringValue }
 
-    /// What to call them: the `name` claim when given, else the subject.
-    public var displayName: String { claim("name") ?? subject }
+    /// What to call them: the `name` claim when it has something besides whitespace,
+    /// else the subject (a token may carry `"name": ""`).
+    public var displayName: String {
+        guard let name = claim("name"), !name.allSatisfy(\.isWhitespace) else { return subject }
+        return name
+    }
 
     init(option value: JSONValue) throws(FusionError) {
         guard let subject = value["subject"]?.stringValue, !subject.isEmpty else {

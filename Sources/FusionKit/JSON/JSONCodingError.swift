@@ -11,7 +11,8 @@ public struct JSONCodingError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     init(_ codingPath: [any CodingKey], _ reason: String) {
-        self.init(path: codingPath.map(\.pathComponent), reason: reason)
+        // "_0", a case's one unlabeled value, is the case's object itself in the JSON.
+        self.init(path: codingPath.filter { $0.stringValue != "_0" }.map(\.pathComponent), reason: reason)
     }
 
     /// The path written as `$.networks[3].name`.

@@ -32,6 +32,9 @@ private final class ValueDecoder: Decoder {
     let value: JSONValue
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// The type being decoded here: asked, only when a field is missing, whether that
+    /// field is one it derives (`DerivedFields`).
+    var owner: Any.Type?
 
     init(value: JSONValue, codingPath: [any CodingKey]) {
         self.value = value
@@ -43,11 +46,12 @@ private final class ValueDecoder: Decoder {
             // The payload of an enum case with one unlabeled value comes bare
             // (`{"setValue": 5}`); the synthesized code asks for it under "_0".
             if Key(stringValue: "_0") != nil {
-                return KeyedDecodingContainer(KeyedContainer<Key>(members: [JSONMember("_0", value)], codingPath: codingPath))
+                return KeyedDecodingContainer(
+                    KeyedContainer<Key>(members: [JSONMember("_0", value)], codingPath: codingPath, owner: owner))
             }
             throw JSONCodingError(codingPath, "expected an object, found \(value.kindDescription)")
         }
-        return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath))
+        return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath, owner: owner))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -67,6 +71,7 @@ private final class ValueDecoder: Decoder {
         if T.self == Int.self { return try Primitive.integer(value, Int.self, codingPath) as! T }
         if T.self == Bool.self { return try Primitive.bool(value, codingPath) as! T }
         if T.self == Double.self { return try Primitive.double(value, codingPath) as! T }
+        owner = T.self
         return try T(from: self)
     }
 }
@@ -121,6 +126,7 @@ private enum Primitive {
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let members: [JSONMember]
     let codingPath: [any CodingKey]
+    let owner: Any.Type?
 
     var allKeys: [Key] { members.compactMap { Key(stringValue: $0.key) } }
 
@@ -134,32 +140,74 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return nil
     }
 
-    private func require(_ key: Key) throws -> JSONValue {
-        guard let value = lookup(key) else { throw JSONCodingError(codingPath, "missing field \"\(key.stringValue)\"") }
-        return value
+    /// The field's value; for a missing field the owner derives, `empty` (recomputed
+    /// after decoding by the feature).
+    private func require(_ key: Key, orIfDerived empty: JSONValue = .null) throws -> JSONValue {
+        if let value = lookup(key) { return value }
+        if isDerived(key) { return empty }
+        throw JSONCodingError(codingPath, "missing field \"\(key.stringValue)\"")
+    }
+
+    private func isDerived(_ key: Key) -> Bool {
+        guard let derived = owner as? any DerivedFields.Type else { return false }
+        return derived.derivedFields.contains(key.stringValue)
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         lookup(key).map { $0 == .null } ?? true
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try Primitive.bool(require(key), codingPath + [key]) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try Primitive.string(require(key), codingPath + [key]) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try Primitive.double(require(key), codingPath + [key]) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try Primitive.float(require(key), codingPath + [key]) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try Primitive.integer(require(key), type, codingPath + [key]) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try Primitive.integer(require(key), type, codingPath + [key]) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try Primitive.integer(require(key), type, codingPath + [key]) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try Primitive.integer(require(key), type, codingPath + [key]) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try Primitive.integer(require(key), type, codingPath + [key]) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try Primitive.integer(require(key), type, codingPath + [key]) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try Primitive.integer(require(key), type, codingPath + [key]) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try Primitive.integer(require(key), type, codingPath + [key]) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try Primitive.integer(require(key), type, codingPath + [key]) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try Primitive.integer(require(key), type, codingPath + [key]) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try Primitive.bool(require(key, orIfDerived: false), codingPath + [key])
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try Primitive.string(require(key, orIfDerived: ""), codingPath + [key])
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try Primitive.double(require(key, orIfDerived: 0), codingPath + [key])
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try Primitive.float(require(key, orIfDerived: 0), codingPath + [key])
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try Primitive.integer(require(key, orIfDerived: 0), type, codingPath + [key])
+    }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try Primitive.integer(require(key, orIfDerived: 0), type, codingPath + [key])
+    }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try Primitive.integer(require(key, orIfDerived: 0), type, codingPath + [key])
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try Primitive.integer(require(key, orIfDerived: 0), type, codingPath + [key])
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try Primitive.integer(require(key, orIfDerived: 0), type, codingPath + [key])
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try Primitive.integer(require(key, orIfDerived: 0), type, codingPath + [key])
+    }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try Primitive.integer(require(key, orIfDerived: 0), type, codingPath + [key])
+    }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try Primitive.integer(require(key, orIfDerived: 0), type, codingPath + [key])
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try Primitive.integer(require(key, orIfDerived: 0), type, codingPath + [key])
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try Primitive.integer(require(key, orIfDerived: 0), type, codingPath + [key])
+    }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try ValueDecoder(value: require(key), codingPath: codingPath + [key]).decodeValue(T.self)
+        if lookup(key) == nil && isDerived(key) {
+            // A missing derived field of another type: the first empty value it reads.
+            for empty: JSONValue in [.null, [], [:]] {
+                if let value = try? ValueDecoder(value: empty, codingPath: codingPath + [key]).decodeValue(T.self) { return value }
+            }
+        }
+        return try ValueDecoder(value: require(key), codingPath: codingPath + [key]).decodeValue(T.self)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {

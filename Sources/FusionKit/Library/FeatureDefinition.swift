@@ -24,10 +24,12 @@ public struct FeatureDefinition: Sendable {
         // Decoded on the first instance: a manifest does not need them.
         let fieldless = MadeOnce { FieldlessInputs<F>(inputs) }
         make = { (environment, state, stateVersion, version) throws(FusionError) in
-            JSONStore<F>(
+            let feature = F(environment: environment)
+            return JSONStore<F>(
                 store: Store(
-                    feature: F(environment: environment),
-                    state: try state.map { (given) throws(FusionError) in try StateRestoration.decode(F.self, given, savedAt: stateVersion)
+                    feature: feature,
+                    state: try state.map { (given) throws(FusionError) in
+                        try StateRestoration.restore(feature, given, savedAt: stateVersion)
                     },
                     version: version,
                     host: environment.host,

@@ -3,8 +3,18 @@
 /// version is refused, and one with a field the current `State` does not have is
 /// refused, since synthesized `Decodable` would skip that field in silence (a renamed
 /// field would come back as its default). Never a partial read.
+/// Derived values are then recomputed by the feature (`Feature.deriveValues(in:)`).
 @usableFromInline
 enum StateRestoration {
+    /// The state `given` as `feature` is to start from: decoded (migrated when older),
+    /// then with its derived values recomputed, whatever the given state said of them.
+    @usableFromInline
+    static func restore<F: Feature>(_ feature: F, _ given: JSONValue, savedAt version: Int?) throws(FusionError) -> F.State {
+        var state = try decode(F.self, given, savedAt: version)
+        feature.deriveValues(in: &state)
+        return state
+    }
+
     @usableFromInline
     static func decode<F: Feature>(_ type: F.Type, _ given: JSONValue, savedAt version: Int?) throws(FusionError) -> F.State {
         let current = F.stateVersion
@@ -32,8 +42,12 @@ enum StateRestoration {
             }
             origin = " (migrated from state version \(saved))"
         }
-        // A state given as current that does not fit may be one saved by another version.
-        let hint = saved < current ? "" : "; a state saved by another version of the feature needs its \"stateVersion\""
+        // A state given with no version, to a feature whose shape has changed, may be one
+        // saved by an earlier version: say so. When its version was given, or there is no
+        // earlier version, the field named is all that is wrong.
+        let hint =
+            version == nil && current > 1
+            ? "; if it was saved by an earlier version of \(name), give its \"stateVersion\" (this library's is \(current))" : ""
         let state: F.State
         do {
             state = try JSONValueDecoder().decode(F.State.self, from: json)
