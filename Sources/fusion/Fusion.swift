@@ -31,8 +31,8 @@ struct Fusion: AsyncParsableCommand {
         LIB is optional and comes first; several may be given, loaded side by side. A \
         word starting with "/", "./" or "../", or ending in ".so", is a library; any \
         other word is a feature name. A feature that two libraries both have is named \
-        with its library's name: Chores/counter. Without LIB, fusion uses \
-        libFusionExamples.so next to the fusion executable, else $FUSION_LIBRARY.
+        with its library's name: Chores/counter. Without LIB, fusion uses the library \
+        $FUSIONKIT_LIBRARY names, else libFusionExamples.so next to the fusion executable.
         """
 
     static let inputHelp = """

@@ -27,34 +27,57 @@ enum LibraryChoice {
         return (Array(libraries), Array(words.dropFirst(libraries.count)))
     }
 
-    /// The library to use when none is given: libFusionExamples.so next to the fusion
-    /// executable (SwiftPM builds both into one bin dir), then $FUSION_LIBRARY.
-    static func defaultLibrary() throws(CLIError) -> String {
-        var looked: [String] = []
+    /// The environment variable every front end reads (Python's fusionkit too).
+    static let environmentVariable = "FUSIONKIT_LIBRARY"
+    /// Its old name, read for one more release (0.2) with a warning.
+    static let oldEnvironmentVariable = "FUSION_LIBRARY"
+
+    /// The library to use when none is given, and the variable that named it: explicit
+    /// LIBs come first, then $FUSIONKIT_LIBRARY (then only that file, as in Python: a wrong
+    /// setting is an error, not a reason to load another library), else $FUSION_LIBRARY
+    /// with a warning, else libFusionExamples.so next to the fusion executable (SwiftPM
+    /// builds both into one bin dir). docs/plugin-libraries.md says so for every front end.
+    static func defaultLibrary() throws(CLIError) -> (path: String, variable: String?) {
+        let configured = environment(environmentVariable)
+        if let old = environment(oldEnvironmentVariable) {
+            let what = configured == nil ? "set \(environmentVariable) instead" : "ignored: \(environmentVariable) is set"
+            Terminal.write(
+                "warning: $\(oldEnvironmentVariable) is deprecated and will stop working in the next release (\(what))\n",
+                to: STDERR_FILENO)
+            if configured == nil { return (old, oldEnvironmentVariable) }
+        }
+        if let configured { return (configured, environmentVariable) }
+        var looked = ["$\(environmentVariable) (not set)"]
         if let directory = executableDirectory() {
             let beside = directory + "/" + defaultName
-            if access(beside, F_OK) == 0 { return beside }
+            if access(beside, F_OK) == 0 { return (beside, nil) }
             looked.append(beside)
         }
-        if let configured = getenv("FUSION_LIBRARY").map({ String(cString: $0) }), !configured.isEmpty {
-            return configured
-        }
-        looked.append("$FUSION_LIBRARY (not set)")
         throw CLIError(
             .library, "no library given, and none found at \(looked.joined(separator: " or ")); pass a library path such as ./libMine.so")
+    }
+
+    /// A variable's value; unset and empty are alike.
+    private static func environment(_ name: String) -> String? {
+        guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
+        return value
     }
 
     /// Loads the given library, or the default one.
     static func load(_ path: String?) throws(CLIError) -> HostedLibrary {
         var chosen: String
-        if let path { chosen = path } else { chosen = try defaultLibrary() }
+        var variable: String?
+        if let path { chosen = path } else { (chosen, variable) = try defaultLibrary() }
         // dlopen looks for a bare name in the system's library path, never in the
         // current directory; a person typing libMine.so means the file right here.
         if !chosen.contains("/") && access(chosen, F_OK) == 0 { chosen = "./" + chosen }
         do throws(FusionHostError) {
             return try HostedLibrary(path: chosen)
         } catch {
-            throw CLIError(error)
+            let refused = CLIError(error)
+            // A library nobody typed: say where its name came from.
+            guard let variable else { throw refused }
+            throw CLIError(refused.code, refused.message + " (named by $\(variable))")
         }
     }
 

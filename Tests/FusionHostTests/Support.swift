@@ -9,14 +9,14 @@ enum Support {
         .deletingLastPathComponent()
 
     /// libFusionExamples.so of this build: beside the test runner (SwiftPM puts both in
-    /// the bin dir), or $FUSION_LIBRARY.
+    /// the bin dir), or $FUSIONKIT_LIBRARY.
     static func examplesLibrary() throws -> String {
         var candidates: [String] = []
         if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             candidates.append(
                 URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("libFusionExamples.so").path)
         }
-        if let configured = ProcessInfo.processInfo.environment["FUSION_LIBRARY"] { candidates.append(configured) }
+        if let configured = ProcessInfo.processInfo.environment["FUSIONKIT_LIBRARY"] { candidates.append(configured) }
         candidates.append(root.appendingPathComponent(".build/debug/libFusionExamples.so").path)
         guard let found = candidates.first(where: FileManager.default.fileExists(atPath:)) else {
             throw SupportError("libFusionExamples.so not found (looked at \(candidates)); run `swift build --product FusionExamples` first")

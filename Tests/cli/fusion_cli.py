@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """A plain environment: no FUSION_LIBRARY, no NO_COLOR unless asked for."""
+    """A plain environment: no FUSIONKIT_LIBRARY (nor its old name), no NO_COLOR unless asked for."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/root"),
            "LANG": "C.UTF-8"}
     env.update(extra)
@@ -43,7 +43,7 @@ class Tmux:
         screen can still be read."""
         variables = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
         # Nothing from the test runner's environment decides colour or the library.
-        shell = (f"env -u NO_COLOR -u FUSION_LIBRARY {variables} {shlex.join(command)}; echo \"[exited $?]\"; "
+        shell = (f"env -u NO_COLOR -u FUSIONKIT_LIBRARY -u FUSION_LIBRARY {variables} {shlex.join(command)}; echo \"[exited $?]\"; "
                  f"stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'; sleep 600")
         self._tmux("-f", "/dev/null", "new-session", "-d", "-x", str(width), "-y", "40", "-s", "main",
                    "-c", str(self.workdir), shell)

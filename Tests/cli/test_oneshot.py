@@ -6,7 +6,7 @@ import re
 import shutil
 from pathlib import Path
 
-from fusion_cli import ROOT, clean_env, run
+from fusion_cli import ROOT, run
 
 COUNTER_0 = '{"value":0,"isReset":false,"alert":null}'
 COUNTER_2 = '{"value":2,"isReset":false,"alert":null}'
@@ -251,22 +251,14 @@ def test_command_line_mistakes_exit_64(fusion):
     assert run(fusion, "run", "counter", "increase").returncode == USAGE
 
 
-def test_library_given_first_by_path_and_found_by_fusion_library(fusion, examples_library, tmp_path: Path):
+def test_library_given_first_by_path(fusion, examples_library, tmp_path: Path):
     # A word with "/" or ending in .so is the library; the next is the feature.
     by_path = run(fusion, "send", str(examples_library), "counter", "increase")
     assert by_path.stdout == '{"value":1,"isReset":false,"alert":null}\n'
     shutil.copy(examples_library, tmp_path / "libCopy.so")
     in_cwd = run(fusion, "send", "libCopy.so", "counter", "decrease", cwd=tmp_path)
     assert in_cwd.stdout.startswith('{"value":-1,'), in_cwd.stderr
-
-    # A fusion with no library beside it falls back to $FUSION_LIBRARY.
-    alone = tmp_path / "alone"
-    alone.mkdir()
-    shutil.copy(fusion, alone / "fusion")
-    found = run(alone / "fusion", "send", "counter", "increase", env=clean_env(FUSION_LIBRARY=str(examples_library)))
-    assert found.returncode == OK, found.stderr
-    missing = run(alone / "fusion", "send", "counter", "increase")
-    assert_one_line_error(missing, LIBRARY, "FUSION_LIBRARY", "no library given")
+    # Without one: $FUSIONKIT_LIBRARY, else the library beside fusion (test_library_choice.py).
 
 
 def test_wait_lets_effects_finish_before_reading_the_state(fusion):
