@@ -19,7 +19,8 @@ The docs are README.md, docs/**/*.md, bindings/*/README.md and the DocC catalogs
 - sh: each command checked without running what must not run in a test (the test
   script, installs, interactive sessions): `fusion` commands that only read are run and
   must succeed; any other `fusion` command's options are checked against its --help;
-  scripts and files the command names must exist; other programs must be installed.
+  scripts and files the command names must exist (`.venv/bin/…` too, which
+  scripts/setup makes); other programs must be installed.
 - json: parsed; a scenario (`feature` and `steps`) is also run with `fusion test`.
 - js: `node --check` as an ES module; html: its inline module scripts the same.
 - text: output, with `<!-- output of: COMMAND -->` before it: the command is run and
@@ -302,7 +303,8 @@ def check_command(command: str, block: Block, mirror: Path) -> None:
         for flag in (arg.split("=")[0] for arg in args if arg.startswith("--")):
             assert flag in help_text, f"{where}: fusion {subcommand} has no option {flag}"
         return
-    if program.startswith(("scripts/", "./", "/")):
+    if program.startswith(("scripts/", "./", "/", ".venv/")):
+        # .venv/bin/python3 and the like: the checkout's Python, which scripts/setup makes.
         assert (ROOT / program).exists() or made_earlier(block, program), f"{where}: {program} does not exist"
     elif program == "python3" and args[:1] == ["-m"]:
         module = args[1]

@@ -180,6 +180,12 @@ def test_paths_in_script_and_manifest_comments_exist(file: Path) -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_the_readme_is_a_doorway() -> None:
+    """What, two commands, a taste of each front end: the manual is docs/."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= 150, f"README.md has {lines} lines; move detail into docs/"
+
+
 # -- sections cited by name: `docs/deploy.md, "Poison inputs"` --------------------------
 
 CITATION = re.compile(r"([\w./-]*(?:\.md|README))[,:]? \"([^\"\n]+)\"")

@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -161,9 +162,13 @@ def test_the_release_library_itself_still_needs_the_toolchain(tmp_path: Path) ->
 @pytest.fixture(scope="module")
 def source_install(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """`pip install bindings/python` into a fresh environment. The environment sees the
-    system's setuptools and wheel so that building needs no network."""
+    packages of the one running the tests (setuptools and wheel: scripts/setup puts them in
+    .venv) so that building needs no network; a stock Debian's own Python has neither."""
     folder = tmp_path_factory.mktemp("source-venv")
-    python = make_venv(folder / "venv", "--system-site-packages")
+    python = make_venv(folder / "venv")
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    (Path(site) / "outer.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     source = folder / "src"
     shutil.copytree(ROOT / "bindings/python", source, ignore=shutil.ignore_patterns("build", "dist", "*.egg-info",
                                                                                       "__pycache__", "_lib"))
