@@ -39,7 +39,8 @@ def test_load_opens_the_plugins_own_build(chores_library: Path, examples_library
     # .build, whatever $FUSIONKIT_LIBRARY names.
     variables = {"FUSIONKIT_LIBRARY": str(examples_library)} if setting == "examples" else {}
     path, features = loaded(load_chores(FRONTEND, tmp_path, **variables))
-    assert path == chores_library.resolve()
+    # The debug build the fixture made (or a release build, which comes first, if one is there).
+    assert path.name == chores_library.name and path.is_relative_to((PLUGIN / ".build").resolve())
     assert features == "todo,counter"
 
 
