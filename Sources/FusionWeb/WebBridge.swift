@@ -73,10 +73,11 @@ public struct WebBridge: Sendable {
         let registry = registry
         let configuration = configuration
         let host = configuration.host
-        let upgrade = HTTPServerBuilder.http1WebSocketUpgrade(
+        // Request heads are bounded in size and time (RequestHeadGuard).
+        let upgrade = HTTPServerBuilder.guardedHTTP1WebSocketUpgrade(
             // A page that does not answer a close within a second is dropped, so that
             // shutdown never waits long on a frozen tab.
-            configuration: .init(ws: .init(maxFrameSize: configuration.hardFrameLimit, closeTimeout: .seconds(1)))
+            configuration: .init(maxFrameSize: configuration.hardFrameLimit, closeTimeout: .seconds(1))
         ) {
             (request: HTTPRequest, channel: any Channel, _: Logger) async throws -> ShouldUpgradeResult<
                 WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>

@@ -1,0 +1,237 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Answers what NIO's HTTP parser refuses, and closes connections that never finish a
+/// request's head (docs/security.md, "Requests at the edge").
+///
+/// Hummingbird turns NIO's error handling off and does its own only once a request's head
+/// has been read; on the bridge's channel, a parse error before that (headers past the
+/// parser's limit, a request line that is not HTTP) went nowhere: the parser stopped and
+/// the socket stayed open, unanswered, for as long as the peer liked. So did a peer that
+/// sends its headers a byte at a time (slowloris). This handler sits right after the
+/// parser:
+///
+/// - a parse error is answered `431 Request Header Fields Too Large` (headers past
+///   `maxHeadBytes`) or `400 Bad Request` (anything else), unless a response is under
+///   way, and the connection is closed, lingering so that the peer reads the answer;
+/// - a connection that has not sent a whole request head within `timeout` of opening, or
+///   of its last response (keep-alive), is closed.
+///
+/// A WebSocket upgrade takes it out of the pipeline with the 101: from there on the
+/// socket is a WebSocket's, which has its own limits.
+final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// The request line's target and the header fields' names and values together, in
+    /// bytes: NIO's parser counts these (`maxHeaderListSize`), and 80 KiB is its default.
+    static let maxHeadBytes = 80 * 1024
+    /// How long a connection may take to send a request's whole head.
+    static let timeout: TimeAmount = .seconds(10)
+    /// How long a refused connection keeps reading (and dropping) what the peer still
+    /// sends, so that its close is a FIN after the answer rather than a reset before it.
+    static let linger: TimeAmount = .seconds(2)
+
+    private let timeout: TimeAmount
+    private var deadline: Scheduled<Void>?
+    /// Between a request's head and its end.
+    private var readingRequest = false
+    /// Requests whose response has not ended yet.
+    private var unanswered = 0
+    /// A response's head went out, and its end has not.
+    private var responding = false
+    /// An error was answered: what still arrives is dropped until the close.
+    private var refused = false
+    /// The 101 of a WebSocket upgrade went by: the next flush takes this handler out.
+    private var upgraded = false
+
+    init(timeout: TimeAmount = RequestHeadGuard.timeout) {
+        self.timeout = timeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { arm(context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        disarm()
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        arm(context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        disarm()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if refused { return }
+        switch unwrapInboundIn(data) {
+        case .head:
+            disarm()
+            readingRequest = true
+            unanswered += 1
+        case .body:
+            break
+        case .end:
+            readingRequest = false
+            armIfIdle(context)
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head) where head.status == .switchingProtocols:
+            // The upgrade: the socket is the WebSocket's once this is flushed (it comes
+            // with writeAndFlush; leaving before the flush would drop that flush).
+            upgraded = true
+            disarm()
+        case .head(let head) where head.status.code < 200:
+            break  // 100 Continue and the like: the response itself is still to come
+        case .head:
+            responding = true
+        case .body:
+            break
+        case .end:
+            responding = false
+            unanswered = max(0, unanswered - 1)
+            armIfIdle(context)
+        }
+        context.write(data, promise: promise)
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        context.flush()
+        if upgraded { context.pipeline.syncOperations.removeHandler(context: context, promise: nil) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Once refused, the parser reports every later byte as an error: dropped.
+        if refused { return }
+        guard let parseError = error as? HTTPParserError else { return context.fireErrorCaught(error) }
+        refused = true
+        disarm()
+        if !responding {
+            let tooLarge = parseError == .headerOverflow
+            let body =
+                tooLarge
+                ? "the request's headers are over \(Self.maxHeadBytes / 1024) KiB\n" : "the request is not HTTP/1.1 this server reads\n"
+            var buffer = context.channel.allocator.buffer(capacity: body.utf8.count)
+            buffer.writeString(body)
+            let head = HTTPResponseHead(
+                version: .http1_1, status: tooLarge ? .requestHeaderFieldsTooLarge : .badRequest,
+                headers: [
+                    "Connection": "close", "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(buffer.readableBytes)
+                ])
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+        // The error is not passed on: it is answered, and Hummingbird would answer it a
+        // second time on a kept-alive connection. A close now, with the peer's bytes unread,
+        // makes the kernel send a reset that can overtake the answer: the sending side shuts
+        // instead, and what still arrives is dropped until the peer closes or `linger` ends.
+        context.close(mode: .output, promise: nil)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: Self.linger) { loopBound.value.close(promise: nil) }
+        endInput(context)
+        context.read()
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        // While lingering, the handlers after this one close when it is over.
+        if refused, mode == .all {
+            if let promise { context.channel.closeFuture.cascade(to: promise) }
+            return
+        }
+        context.close(mode: mode, promise: promise)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if refused, let event = event as? ChannelEvent {
+            // Our own half-close is no news to the handlers after us (they would close at
+            // once); the peer's end of input means it has read the answer.
+            if event == .inputClosed { context.close(promise: nil) }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func armIfIdle(_ context: ChannelHandlerContext) {
+        if !readingRequest, unanswered == 0, !refused { arm(context) }
+    }
+
+    private func arm(_ context: ChannelHandlerContext) {
+        disarm()
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: timeout) {
+            let (handler, context) = loopBound.value
+            handler.endInput(context)
+            context.close(promise: nil)
+        }
+    }
+
+    /// Tells the handlers after this one that no more of the request will come, as if the
+    /// peer had closed its side. Closing under them instead makes Hummingbird's upgrade
+    /// handler log an error for every connection so ended, which a peer could repeat at will.
+    private func endInput(_ context: ChannelHandlerContext) {
+        context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+    }
+
+    private func disarm() {
+        deadline?.cancel()
+        deadline = nil
+    }
+}
+
+/// A server child channel with the request head guarded: `inner`'s pipeline, with a
+/// `RequestHeadGuard` right after its HTTP parser.
+struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Inner.Value
+    let inner: Inner
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let operations = channel.pipeline.syncOperations
+            let parser = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try operations.addHandler(RequestHeadGuard(), position: .after(parser))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await inner.handle(value: value, logger: logger)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// Hummingbird's `http1WebSocketUpgrade`, with the parser's header limit set to
+    /// `RequestHeadGuard.maxHeadBytes` and the request head guarded (`RequestHeadGuard`).
+    static func guardedHTTP1WebSocketUpgrade(
+        configuration: WebSocketServerConfiguration,
+        shouldUpgrade:
+            @escaping @Sendable (HTTPRequest, any Channel, Logger) async throws -> ShouldUpgradeResult<
+                WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
+            >
+    ) -> HTTPServerBuilder {
+        let limit = RequestHeadGuard.maxHeadBytes
+        let http1 = HTTP1Channel.Configuration(
+            idleTimeout: nil, httpDecoderConfiguration: .init(maxHeaderFieldSize: limit, maxHeaderListSize: limit))
+        return .init { responder in
+            GuardedChildChannel(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, configuration: .init(http1: http1, ws: configuration), shouldUpgrade: shouldUpgrade))
+        }
+    }
+}
