@@ -86,6 +86,8 @@ def valgrind(exe: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """Runs under memcheck; fails on any invalid access and on definite or indirect leaks."""
     return subprocess.run(
         ["valgrind", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect",
-         "--num-callers=50", f"--suppressions={ROOT / 'Tests/abi/valgrind.supp'}", str(exe), *args],
+         # Deep enough to reach the frame the suppressions name (describing a feature
+         # recurses once per nested type of its state).
+         "--num-callers=100", f"--suppressions={ROOT / 'Tests/abi/valgrind.supp'}", str(exe), *args],
         capture_output=True, text=True, env=clean_env(), timeout=600,
     )

@@ -20,7 +20,7 @@ _SELECTED_ROW = re.compile(r"^ [> ] [✓*] (.+?)(?: {2,}|[▂▄▆·]|\[[#.]{3}
 _CONNECT_TITLE = re.compile(r'Join ".*"')
 _DETAIL_TITLE = re.compile(r'Network ".*"')
 # The forget confirmation's title, Forget "<name>"?
-_FORGET_ALERT = re.compile(r'Forget ".*"\?')
+_FORGET_ALERT = re.compile(r'Forget Wi-Fi Network [“"].*[”"]\?')  # the feature's title, in UTF-8 or ASCII
 
 
 def report(screen_text: str) -> dict[str, object]:

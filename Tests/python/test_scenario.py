@@ -202,14 +202,17 @@ def test_exhaustive_names_a_change_by_its_path_a_path_above_or_below(lib: fusion
     assert below.passed, below.report()
     exact = run_document(lib, {**base, "steps": [{**tap, "expect": {"destination": {"connect": {
         "network": {"id": "blob", "name": "Blob's WiFi", "isSecured": True, "connectivity": 0.9, "signalBars": 3, "signalPercent": 90}, "password": "",
-        "isConnecting": False, "incorrectPasswordAlertIsPresented": False, "isJoinEnabled": True,
-        "isPasswordEditable": True}}}}]})
+        "isConnecting": False, "incorrectPasswordAlertIsPresented": False, "incorrectPasswordAlert": {
+            "title": "Incorrect Password", "message": "The password for “Blob's WiFi” is not correct.", "actionLabel": "OK",
+            "cancelLabel": None}, "isJoinEnabled": True, "isPasswordEditable": True}}}}]})
     assert exact.passed, exact.report()
     unnamed = run_document(lib, {**base, "steps": [tap]})
     assert unnamed.differences == [
         'destination changed (null → {"connect":{"network":{"id":"blob","name":"Blob\'s WiFi","isSecured":true,'
         '"connectivity":0.9,"signalBars":3,"signalPercent":90},"password":"","isConnecting":false,'
-        '"incorrectPasswordAlertIsPresented":false,"isJoinEnabled":true,"isPasswordEditable":true}}) '
+        '"incorrectPasswordAlertIsPresented":false,"incorrectPasswordAlert":{"title":"Incorrect Password",'
+        '"message":"The password for “Blob\'s WiFi” is not correct.","actionLabel":"OK","cancelLabel":null},'
+        '"isJoinEnabled":true,"isPasswordEditable":true}}) '
         "but the step does not name it"]
     # Within an object that stays, only the leaves that changed count.
     leaves = run_document(lib, {**base, "steps": [tap, {"send": "joinButtonTapped"}, {"advance": 1}]})

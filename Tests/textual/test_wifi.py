@@ -95,7 +95,9 @@ def test_seed_003_join_flow_on_the_manual_clock() -> None:
 
         await pilot.press("plus")  # one second: the join finishes, wrong password
         await until(pilot, lambda: isinstance(app.screen, IncorrectPasswordAlert), "the incorrect-password alert")
-        assert app.screen.dialog().shown_message() == "Incorrect password for “Blob Jr's WiFi”"
+        # The feature's words (the state's incorrectPasswordAlert), as every front end shows them.
+        assert app.screen.dialog().shown_message() == "Incorrect Password"
+        assert str(app.screen.dialog().query_one("#detail", Label).content) == "The password for “Blob Jr's WiFi” is not correct."
         assert shown(screen) == {"screen": "connect", "selected": None, "alert": "incorrect-password",
                                  "joining": False}
 

@@ -282,6 +282,37 @@ static void alert_origin(int sheet_top, int sheet_height, int w, int h, int *top
     if (*left < 0) *left = 0;
 }
 
+/* An alert's message (the feature's words, from the state) centered on up to `count`
+** lines of `width` columns, broken at spaces; what does not fit ends in the ellipsis. */
+static void put_message(int y, int left, int width, int count, const char *utf8) {
+    char line[512];
+    const char *p = utf8;
+    for (int i = 0; i < count && *p; i++) {
+        /* The end of the most whole words that fit on this line. */
+        const char *fit = NULL, *end = p;
+        for (;;) {
+            while (*end && *end != ' ') end++;
+            size_t length = (size_t)(end - p);
+            if (length >= sizeof line) break;
+            memcpy(line, p, length);
+            line[length] = '\0';
+            if (text_columns(line) > width) break;
+            fit = end;
+            if (!*end) break;
+            end++;
+        }
+        if (!fit || (i == count - 1 && *fit)) {
+            cut_text(p, width, glyphs->ellipsis, line, sizeof line);
+            put_centered(y + i, left, width, line);
+            return;
+        }
+        memcpy(line, p, (size_t)(fit - p));
+        line[fit - p] = '\0';
+        put_centered(y + i, left, width, line);
+        p = *fit ? fit + 1 : fit;
+    }
+}
+
 static void draw_connect(const json *connect, int top, int left, int width, int height) {
     const json *network = member(connect, "network");
     char line[300], name[256];
@@ -318,15 +349,16 @@ static void draw_connect(const json *connect, int top, int left, int width, int 
     if (flag(connect, "incorrectPasswordAlertIsPresented")) {
         int w = INCORRECT_PASSWORD_ALERT_WIDTH, h = ALERT_HEIGHT, alert_top, alert_left;
         alert_origin(top, height, w, h, &alert_top, &alert_left);
+        const json *alert = member(connect, "incorrectPasswordAlert");
         draw_box(alert_top, alert_left, h, w);
         attron(A_BOLD);
-        put_centered(alert_top + 1, alert_left + 1, w - 2, "Incorrect Password");
+        cut_text(text(alert, "title"), w - 2, glyphs->ellipsis, line, sizeof line);
+        put_centered(alert_top + 1, alert_left + 1, w - 2, line);
         attroff(A_BOLD);
-        snprintf(line, sizeof line, "The password for \"%s\"", text(network, "name"));
-        put_centered(alert_top + 2, alert_left + 1, w - 2, line);
-        put_centered(alert_top + 3, alert_left + 1, w - 2, "is not correct.");
+        put_message(alert_top + 2, alert_left + 1, w - 2, 2, text(alert, "message"));
+        snprintf(line, sizeof line, "[ %s ]", text(alert, "actionLabel"));
         attron(A_REVERSE);
-        put_centered(alert_top + 5, alert_left + 1, w - 2, "[ OK ]");
+        put_centered(alert_top + 5, alert_left + 1, w - 2, line);
         attroff(A_REVERSE);
     }
 }
@@ -351,14 +383,15 @@ static void draw_detail(const json *detail, int top, int left, int width, int he
     if (flag(detail, "forgetAlertIsPresented")) {
         int w = FORGET_ALERT_WIDTH, h = ALERT_HEIGHT, alert_top, alert_left;
         alert_origin(top, height, w, h, &alert_top, &alert_left);
+        const json *alert = member(detail, "forgetAlert");
         draw_box(alert_top, alert_left, h, w);
-        snprintf(line, sizeof line, "Forget \"%s\"?", text(network, "name"));
+        cut_text(text(alert, "title"), w - 2, glyphs->ellipsis, line, sizeof line);
         attron(A_BOLD);
         put_centered(alert_top + 1, alert_left + 1, w - 2, line);
         attroff(A_BOLD);
-        put_centered(alert_top + 2, alert_left + 1, w - 2, "You will no longer join this network");
-        put_centered(alert_top + 3, alert_left + 1, w - 2, "automatically.");
-        put_centered(alert_top + 5, alert_left + 1, w - 2, "[ y Forget ]   [ n Cancel ]");
+        put_message(alert_top + 2, alert_left + 1, w - 2, 2, text(alert, "message"));
+        snprintf(line, sizeof line, "[ y %s ]   [ n %s ]", text(alert, "actionLabel"), text(alert, "cancelLabel"));
+        put_centered(alert_top + 5, alert_left + 1, w - 2, line);
     }
 }
 

@@ -255,9 +255,11 @@ class IncorrectPasswordAlert(WiFiLayer, Alert):
     cancel_button = "ok"
 
     def compose(self) -> ComposeResult:
+        # The feature's words, from the state, as every front end shows them.
         destination = self.state["destination"]
-        name = destination["connect"]["network"]["name"] if destination and "connect" in destination else ""
-        yield AlertDialog(f"Incorrect password for “{name}”", [("ok", "OK", self.dismiss_alert)])
+        alert = destination["connect"]["incorrectPasswordAlert"] if destination and "connect" in destination else None
+        yield AlertDialog(alert["title"] if alert else "", [("ok", alert["actionLabel"] if alert else "", self.dismiss_alert)],
+                          detail=alert["message"] if alert else "")
 
     def dismiss_alert(self) -> None:
         self.send("incorrectPasswordAlertDismissed")
@@ -271,11 +273,13 @@ class ForgetAlert(WiFiLayer, Alert):
     destructive_button = "confirm"
 
     def compose(self) -> ComposeResult:
+        # The feature's words, from the state, as every front end shows them.
         destination = self.state["destination"]
-        name = destination["detail"]["network"]["name"] if destination and "detail" in destination else ""
-        yield AlertDialog(f"Forget Wi-Fi Network “{name}”?",
-                          [("confirm", "Forget", self.confirm), ("cancel", "Cancel", self.dismiss_alert)],
-                          detail="Your devices will no longer join this network.")
+        alert = destination["detail"]["forgetAlert"] if destination and "detail" in destination else None
+        yield AlertDialog(alert["title"] if alert else "",
+                          [("confirm", alert["actionLabel"] if alert else "", self.confirm),
+                           ("cancel", (alert["cancelLabel"] or "") if alert else "", self.dismiss_alert)],
+                          detail=alert["message"] if alert else "")
 
     def confirm(self) -> None:
         self.send("confirmForgetNetworkButtonTapped")

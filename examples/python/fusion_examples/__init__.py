@@ -139,11 +139,19 @@ class Network(TypedDict):
     signalPercent: int
 
 
+class AlertText(TypedDict):
+    title: str
+    message: str
+    actionLabel: str
+    cancelLabel: str | None
+
+
 class ConnectToNetworkState(TypedDict):
     network: Network
     password: str
     isConnecting: bool
     incorrectPasswordAlertIsPresented: bool
+    incorrectPasswordAlert: AlertText
     isJoinEnabled: bool
     isPasswordEditable: bool
 
@@ -151,6 +159,7 @@ class ConnectToNetworkState(TypedDict):
 class NetworkDetailState(TypedDict):
     network: Network
     forgetAlertIsPresented: bool
+    forgetAlert: AlertText
 
 
 @final

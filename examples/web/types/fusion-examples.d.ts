@@ -76,12 +76,20 @@ export interface Network {
     signalPercent: number;
 }
 
+export interface AlertText {
+    title: string;
+    message: string;
+    actionLabel: string;
+    cancelLabel: string | null;
+}
+
 export namespace ConnectToNetwork {
     export interface State {
         network: Network;
         password: string;
         isConnecting: boolean;
         incorrectPasswordAlertIsPresented: boolean;
+        incorrectPasswordAlert: AlertText;
         isJoinEnabled: boolean;
         isPasswordEditable: boolean;
     }
@@ -91,6 +99,7 @@ export namespace NetworkDetail {
     export interface State {
         network: Network;
         forgetAlertIsPresented: boolean;
+        forgetAlert: AlertText;
     }
 }
 
