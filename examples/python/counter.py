@@ -21,7 +21,7 @@ import fusion_examples  # noqa: E402
 
 
 def main() -> int:
-    lib = fusion_examples.load()  # $FUSIONKIT_LIBRARY, a bundled library, or the checkout's .build
+    lib = fusion_examples.load()  # libFusionExamples.so: $FUSIONKIT_LIBRARY's, or the checkout's .build
     print(f"{lib.manifest.library.name} {lib.version}, ABI {lib.abi_version}")
 
     with lib.create("counter") as counter:
