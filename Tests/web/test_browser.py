@@ -202,7 +202,9 @@ def test_wifi_connects_after_a_wrong_password(browser: Browser) -> None:
     assert not b.visible("incorrect-password-alert")
     b.expect_shown("incorrect-password-alert", timeout=4)
     assert time.monotonic() - tapped >= 1.0, "the alert came before joining took its second"
-    assert b.find("incorrect-password-alert").text.startswith("Incorrect password for “Blob Jr's WiFi”")
+    # The feature's words (the state's incorrectPasswordAlert), as every front end shows them.
+    assert b.find("incorrect-password-alert").text.split("\n") == [
+        "Incorrect Password", "The password for “Blob Jr's WiFi” is not correct.", "OK"]
     b.expect_shown("joining", False)
     b.screenshot("wifi-connect-alert")
     b.click('[data-test="incorrect-password-alert"] [data-test="alert-ok"]')

@@ -28,7 +28,10 @@ const password = $('[data-test="password"]');
 const join = $('[data-test="join"]');
 const joining = $('[data-test="joining"]');
 const incorrectAlert = $('[data-test="incorrect-password-alert"]');
-const incorrectName = $('[data-role="incorrect-name"]');
+// The alerts' words come from the state (the feature's), as in every front end.
+const incorrectTitle = $('[data-role="incorrect-title"]');
+const incorrectMessage = $('[data-role="incorrect-message"]');
+const incorrectOK = $('[data-test="alert-ok"]');
 
 const detailSheet = $('[data-test="detail-sheet"]');
 const detailName = $('[data-test="detail-name"]');
@@ -36,7 +39,10 @@ const detailSecurity = $('[data-test="detail-security"]');
 const detailSignal = $('[data-test="detail-signal"]');
 const detailID = $('[data-test="detail-id"]');
 const forgetAlert = $('[data-test="forget-alert"]');
-const forgetName = $('[data-role="forget-name"]');
+const forgetTitle = $('[data-role="forget-title"]');
+const forgetMessage = $('[data-role="forget-message"]');
+const confirmForget = $('[data-test="confirm-forget"]');
+const cancelForget = $('[data-test="cancel-forget"]');
 
 const LOCK = `<svg class="lock" data-test="lock" viewBox="0 0 12 16" role="img" aria-label="Secured"><path d="M3.2 7V5a2.8 2.8 0 0 1 5.6 0v2" fill="none" stroke="currentColor" stroke-width="1.7"/><rect x="1" y="7" width="10" height="8.2" rx="2" fill="currentColor"/></svg>`;
 const INFO = `<svg viewBox="0 0 22 22" aria-hidden="true"><circle cx="11" cy="11" r="9.6" fill="none" stroke="currentColor" stroke-width="1.5"/><circle cx="11" cy="6.9" r="1.25" fill="currentColor"/><rect x="10.05" y="9.4" width="1.9" height="6.6" rx="0.95" fill="currentColor"/></svg>`;
@@ -152,7 +158,9 @@ function render(state) {
 
     if (connect) {
         setText(connectName, connect.network.name);
-        setText(incorrectName, connect.network.name);
+        setText(incorrectTitle, connect.incorrectPasswordAlert.title);
+        setText(incorrectMessage, connect.incorrectPasswordAlert.message);
+        setText(incorrectOK, connect.incorrectPasswordAlert.actionLabel);
         syncPassword(connect.password);
         password.disabled = !connect.isPasswordEditable;
         join.disabled = !connect.isJoinEnabled;
@@ -163,7 +171,10 @@ function render(state) {
 
     if (detail) {
         setText(detailName, detail.network.name);
-        setText(forgetName, detail.network.name);
+        setText(forgetTitle, detail.forgetAlert.title);
+        setText(forgetMessage, detail.forgetAlert.message);
+        setText(confirmForget, detail.forgetAlert.actionLabel);
+        setText(cancelForget, detail.forgetAlert.cancelLabel ?? "");
         setText(detailSecurity, detail.network.isSecured ? "WPA2/WPA3 Personal" : "None");
         setText(detailSignal, `${detail.network.signalPercent} %`);
         setText(detailID, detail.network.id);
