@@ -27,10 +27,26 @@ public protocol SessionStore: Sendable {
     /// Tells the bridge when another one asks for a session it holds (hand-over): the
     /// bridge finishes what it is doing, closes the session's sockets, and `release`s it.
     func onHandOverRequest(_ handler: @escaping @Sendable (String) -> Void)
+    /// Whether this bridge still holds the sessions it took: false once it may have lost
+    /// them to another bridge without being told, and then they are given up at once
+    /// (`onSessionsLost` hears which) (a shared store's lease ran out: the
+    /// bridge was frozen, or cut off from the database). A bridge checks it before it
+    /// answers a session's message, so that no tab reads a copy another bridge went on from.
+    func stillHoldsSessions() -> Bool
+    /// Tells the bridge when it lost every session it held at once (the lease ran out, or
+    /// the connection holding their locks went): it closes their sockets and drops their
+    /// copies, and takes none back without a fresh lock and epoch.
+    func onSessionsLost(_ handler: @escaping @Sendable ([String]) -> Void)
     /// Whether the store answers now (`/healthz`).
     func isReady() -> Bool
     /// Lets go of everything (the bridge stops).
     func close()
+}
+
+extension SessionStore {
+    /// A store only this bridge uses never loses its sessions to another.
+    public func stillHoldsSessions() -> Bool { true }
+    public func onSessionsLost(_ handler: @escaping @Sendable ([String]) -> Void) {}
 }
 
 /// The journals of one session that this bridge holds: one per instance, numbered in

@@ -11,9 +11,9 @@ final class ConnectionSlot: Sendable {
     let eventLoop: any EventLoop
     private let logger: Logger
     private let number: Int
-    /// Called with each new connection after the first, before any query runs on it (the
-    /// lock connection takes its locks again and listens again).
-    private let reconnected: @Sendable (PostgresConnection) -> EventLoopFuture<Void>
+    /// Called with each new connection, before any query runs on it (the lock connection
+    /// sets its idle deadline and listens for hand-over requests).
+    private let opened: @Sendable (PostgresConnection) -> EventLoopFuture<Void>
 
     private enum Current {
         case none, connecting(EventLoopFuture<PostgresConnection>), connected(PostgresConnection)
@@ -22,17 +22,16 @@ final class ConnectionSlot: Sendable {
     /// Where the answers to this connection's journal writes are passed on, in the order
     /// they came, off the event loop: a caller may block there waiting for another query.
     let answers: DispatchQueue
-    private let everConnected = NIOLockedValueBox(false)
 
     init(
         address: PostgresAddress, eventLoop: any EventLoop, logger: Logger, number: Int,
-        reconnected: @escaping @Sendable (PostgresConnection) -> EventLoopFuture<Void> = { $0.eventLoop.makeSucceededVoidFuture() }
+        opened: @escaping @Sendable (PostgresConnection) -> EventLoopFuture<Void> = { $0.eventLoop.makeSucceededVoidFuture() }
     ) {
         self.address = address
         self.eventLoop = eventLoop
         self.logger = logger
         self.number = number
-        self.reconnected = reconnected
+        self.opened = opened
         answers = DispatchQueue(label: "fusion.journal.postgres.answers.\(number)")
     }
 
@@ -45,11 +44,10 @@ final class ConnectionSlot: Sendable {
             case .connecting(let future):
                 return future
             default:
-                let again = everConnected.withLockedValue { $0 }
                 let future = PostgresConnection.connect(
                     on: eventLoop, configuration: address.configuration, id: number, logger: logger
                 ).flatMap { connection in
-                    (again ? self.reconnected(connection) : connection.eventLoop.makeSucceededVoidFuture()).map { connection }
+                    self.opened(connection).map { connection }
                 }
                 current = .connecting(future)
                 future.whenComplete { result in
@@ -58,7 +56,6 @@ final class ConnectionSlot: Sendable {
                         switch result {
                         case .success(let connection):
                             current = .connected(connection)
-                            self.everConnected.withLockedValue { $0 = true }
                         case .failure: current = .none
                         }
                     }
@@ -102,7 +99,8 @@ final class ConnectionSlot: Sendable {
     }
 
     private func run(prepared sql: String, _ binds: [PostgresData]) -> EventLoopFuture<[PostgresRow]> {
-        connection().flatMap { connection in
+        // No connection: the statement never went out, so it did nothing (`NotSent`).
+        connection().flatMapErrorThrowing { throw NotSent(cause: $0) }.flatMap { connection in
             let (statement, new) = self.prepared.withLockedValue { cache -> (EventLoopFuture<PreparedQuery>, Bool) in
                 if cache.connection !== connection { cache = (connection, [:]) }
                 if let made = cache.statements[sql] { return (made, false) }
@@ -148,6 +146,13 @@ extension EventLoopFuture where Value: Sendable {
         guard done.wait(timeout: .now() + timeout) == .success else { throw TimedOut() }
         return try result.withLockedValue { $0! }.get()
     }
+}
+
+/// A statement that never reached the database (no connection could be made): it did
+/// nothing, unlike one that went out and got no answer.
+struct NotSent: Error, CustomStringConvertible {
+    let cause: any Error
+    var description: String { PostgresSessionStore.describe(cause) }
 }
 
 /// The database did not answer in time.

@@ -89,8 +89,15 @@ struct PostgresJournal: JournalLocation {
 
         func append(_ record: JSONValue) throws(JournalError) {
             let landed = try write(record)
-            try journal.session.store.blocking("cannot append to \(name)") {
+            let store = journal.session.store
+            do {
                 if try !landed.await() { throw journal.session.fenced(name) }
+            } catch let error as JournalError {
+                throw error
+            } catch {
+                throw store.failure(
+                    "cannot append to \(name): \(PostgresSessionStore.describe(error))",
+                    uncertain: PostgresSessionStore.mayHaveLanded(error))
             }
         }
 
@@ -104,7 +111,9 @@ struct PostgresJournal: JournalLocation {
                 case .success(true): failure = nil
                 case .success(false): failure = journal.session.fenced(journal.name)
                 case .failure(let error):
-                    failure = journal.session.store.failure("cannot append to \(journal.name): \(PostgresSessionStore.describe(error))")
+                    failure = journal.session.store.failure(
+                        "cannot append to \(journal.name): \(PostgresSessionStore.describe(error))",
+                        uncertain: PostgresSessionStore.mayHaveLanded(error))
                 }
                 journal.session.answers.async { durable(failure) }
             }

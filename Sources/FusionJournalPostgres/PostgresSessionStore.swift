@@ -16,7 +16,9 @@ import PostgresNIO
 ///
 /// - **Liveness**: the bridge holding a session holds a session-level advisory lock on
 ///   its id, on its lock connection; the server releases it when that connection dies
-///   (the bridge crashed, or lost the database), so a dead holder is known at once.
+///   (the bridge crashed), or has been idle for the lease (`SessionLease`: the bridge is
+///   frozen, or cut off), so a dead or silent holder is known within the lease. The
+///   bridge gives its sessions up first, and when its lock connection goes.
 /// - **Hand-over**: a bridge asked for a session whose lock is held sends
 ///   `NOTIFY fusion_handover, 'id'`; the holder closes the session's sockets (code 4000),
 ///   lets its last records reach the database, and unlocks.
@@ -27,8 +29,11 @@ public final class PostgresSessionStore: SessionStore {
     public let address: PostgresAddress
     /// Who holds the sessions this bridge takes (the `holder` column): host and process.
     public let holder: String
-    /// How long a take-over waits for a live holder to hand the session over.
+    /// How long a take-over waits for a live holder to hand the session over: longer
+    /// than the lease, so that a frozen holder's sessions are taken within one rejoin.
     public let handOverTimeout: Duration
+    /// How long the bridge holds its sessions without hearing from the database.
+    public var lease: Duration { sessionLease.duration }
 
     let logger: Logger
     /// Holds the advisory locks and listens for hand-over requests.
@@ -41,17 +46,19 @@ public final class PostgresSessionStore: SessionStore {
     /// Sessions this bridge holds, with the epoch it took each one with.
     private let held = NIOLockedValueBox<[String: Int64]>([:])
     private let handOverHandler = NIOLockedValueBox<(@Sendable (String) -> Void)?>(nil)
+    private let sessionLease: SessionLease
+    private let heartbeat = NIOLockedValueBox<RepeatedTask?>(nil)
 
     /// Connects, makes the tables if there are none, and refuses a database whose tables
     /// a newer FusionKit made. Two connections for the journals: on a small machine more
     /// of them wake more threads than they save waiting (Benchmarks/cluster measures it
     /// with pgbench over as many).
-    public init(address: PostgresAddress, holder: String, connections: Int = 2, handOverTimeout: Duration = .seconds(5))
-        throws(JournalError)
-    {
+    public init(
+        address: PostgresAddress, holder: String, connections: Int = 2, lease: Duration = .seconds(4), handOverTimeout: Duration? = nil
+    ) throws(JournalError) {
         self.address = address
         self.holder = holder
-        self.handOverTimeout = handOverTimeout
+        self.handOverTimeout = handOverTimeout ?? lease + .seconds(1)
         var made = Logger(label: "fusion.journal.postgres")
         made.logLevel = .error
         let logger = made
@@ -63,30 +70,21 @@ public final class PostgresSessionStore: SessionStore {
         writers = slots.map(RecordWriter.init)
         let heldSessions = held
         let handler = handOverHandler
-        let name = address.description
+        let sessionLease = SessionLease(duration: lease, held: held, logger: logger)
+        self.sessionLease = sessionLease
         lockSlot = ConnectionSlot(address: address, eventLoop: loop, logger: logger, number: 0) { connection in
-            // A new lock connection: the old one's locks went with it. Each session is locked
-            // again; one another bridge took meanwhile is let go here (its epoch moved on,
-            // so this bridge could not write to it anyway).
-            Self.listen(on: connection, logger: logger, held: heldSessions, handler: handler).flatMap {
-                let sessions = heldSessions.withLockedValue { Array($0.keys) }
-                let relocked = sessions.map { id in
-                    connection.query("SELECT pg_try_advisory_lock(hashtextextended(\(id), 0))", logger: logger).map { result in
-                        let locked = (try? result.rows.first?.decode(Bool.self)) ?? false
-                        if !locked {
-                            logger.warning("session \(id.prefix(8))… was taken by another bridge while \(name) was away")
-                            if let hand = handler.withLockedValue({ $0 }) { DispatchQueue.global().async { hand(id) } }
-                        }
-                    }
-                }
-                return EventLoopFuture.andAllComplete(relocked, on: connection.eventLoop)
+            // A new lock connection holds no lock: when an earlier one went, every session
+            // it locked was given up with it (`SessionLease.opened`), and each is taken
+            // again, with a new epoch, only when a client asks for it.
+            sessionLease.opened(connection)
+            let deadline = PostgresQuery(unsafeSQL: "SET idle_session_timeout = \(lease.milliseconds)")
+            return connection.query(deadline, logger: logger).flatMap { _ in
+                Self.listen(on: connection, logger: logger, held: heldSessions, handler: handler)
             }
         }
         do {
             try makeTables()
-            _ = try lockSlot.connection().flatMap { connection in
-                Self.listen(on: connection, logger: logger, held: heldSessions, handler: handler)
-            }.await()
+            try renewLease()
         } catch let error as JournalError {
             shutDown()
             throw error
@@ -98,12 +96,44 @@ public final class PostgresSessionStore: SessionStore {
 
     deinit { shutDown() }
 
+    /// Sends the lock connection a heartbeat every quarter of the lease, and gives every
+    /// session up once none has been answered for too long (a frozen process wakes here).
+    private func startHeartbeat() {
+        let interval = TimeAmount.milliseconds(sessionLease.heartbeat.milliseconds)
+        let task = lockSlot.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak self] _ in
+            guard let self else { return }
+            if !sessionLease.isValid && sessionLease.holdsAny {
+                lockSlot.close()
+                sessionLease.lose("no heartbeat answered for \(sessionLease.duration - sessionLease.margin)")
+            }
+            let sent = ContinuousClock.now
+            let lease = sessionLease
+            lockSlot.connection().flatMap { connection in connection.query("SELECT 1", logger: self.logger).map { _ in connection } }
+                .whenSuccess { connection in lease.renewed(at: sent, on: connection) }
+        }
+        heartbeat.withLockedValue { $0 = task }
+    }
+
+    /// Renews the lease now, waiting for the database: before a session is taken, so that
+    /// a bridge whose lease lapsed (or that lost its lock connection) takes it on a fresh one.
+    private func renewLease() throws(JournalError) {
+        if sessionLease.isValid { return }
+        try blocking("cannot reach the database") {
+            let sent = ContinuousClock.now
+            let connection = try lockSlot.connection().await(timeout: .seconds(2))
+            _ = try connection.query("SELECT 1", logger: logger).await(timeout: .seconds(2))
+            sessionLease.renewed(at: sent, on: connection)
+        }
+        if heartbeat.withLockedValue({ $0 == nil }) { startHeartbeat() }
+    }
+
     public var description: String { address.description }
     public var isShared: Bool { true }
 
     // MARK: SessionStore
 
     public func start(session id: String, owner: String?) throws(JournalError) -> any SessionJournals {
+        try renewLease()
         try blocking("cannot start session \(id.prefix(8))…") {
             let slot = slot(for: id)
             _ = try slot.query("INSERT INTO fusion_sessions (id, epoch, holder, owner) VALUES (\(id), 1, \(holder), \(owner))").await()
@@ -122,6 +152,7 @@ public final class PostgresSessionStore: SessionStore {
             try slot.query("SELECT owner FROM fusion_sessions WHERE id = \(id)").await().rows.first?.decode(String?.self)
         }
         guard let found, found == owner else { return nil }
+        try renewLease()
         let locked = try waitForLock(id)
         var taken: (epoch: Int64, released: Bool)?
         // A lock got here for a take-over that failed, or found the session ended, goes
@@ -152,6 +183,15 @@ public final class PostgresSessionStore: SessionStore {
     public func onHandOverRequest(_ handler: @escaping @Sendable (String) -> Void) {
         handOverHandler.withLockedValue { $0 = handler }
     }
+
+    public func stillHoldsSessions() -> Bool {
+        if sessionLease.isValid || !sessionLease.holdsAny { return true }
+        lockSlot.close()
+        sessionLease.lose("the lease of \(sessionLease.duration) ran out (the bridge was stopped, or did not hear from the database)")
+        return false
+    }
+
+    public func onSessionsLost(_ handler: @escaping @Sendable ([String]) -> Void) { sessionLease.onLost(handler) }
 
     public func isReady() -> Bool {
         let probes = [lockSlot, slots[0]].map { $0.query("SELECT 1") }
@@ -255,8 +295,15 @@ public final class PostgresSessionStore: SessionStore {
         return Int(hash % UInt64(slots.count))
     }
 
-    func failure(_ reason: String, fenced: Bool = false) -> JournalError {
-        JournalError(path: address.description, reason, fenced: fenced)
+    func failure(_ reason: String, fenced: Bool = false, uncertain: Bool = false) -> JournalError {
+        JournalError(path: address.description, reason, fenced: fenced, uncertain: uncertain)
+    }
+
+    /// Whether a failed statement may have been carried out all the same: it went out, and
+    /// no answer came back (a timeout, a connection lost meanwhile). A refusal by the server,
+    /// or a statement that never left (no connection), did nothing.
+    static func mayHaveLanded(_ error: any Error) -> Bool {
+        !(error is NotSent) && !isServerRefusal(error)
     }
 
     /// Runs database calls, their failures said as a JournalError.
@@ -287,6 +334,11 @@ public final class PostgresSessionStore: SessionStore {
     }
 
     private func shutDown() {
+        sessionLease.close()
+        heartbeat.withLockedValue { task in
+            task?.cancel()
+            task = nil
+        }
         for slot in slots { slot.close() }
         lockSlot.close()
     }

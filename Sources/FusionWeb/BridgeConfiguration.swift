@@ -48,6 +48,10 @@ public struct BridgeConfiguration: Sendable {
     public var maxMessagesPerSecond = 100
     /// How long a session outlives its last connection, so that a reload rejoins it.
     public var sessionTimeout: Duration = .seconds(60)
+    /// How often each WebSocket carries a heartbeat (an unsolicited pong) when it has been
+    /// quiet: a proxy in front (deploy/nginx.conf's `proxy_read_timeout`) then tells a
+    /// frozen bridge from an idle page. nil: none.
+    public var heartbeat: Duration? = .seconds(2)
     /// How long a stopping bridge keeps answering after it closed every socket: a
     /// connection arriving meanwhile is told `BRIDGE_SHUTTING_DOWN` and closed with 1001
     /// (so a client behind a load balancer reconnects elsewhere) instead of refused.

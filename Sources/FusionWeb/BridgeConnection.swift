@@ -17,6 +17,9 @@ final class BridgeConnection: Sendable {
         case text(String)
         case flush
         case close(WebSocketErrorCode, String)
+        /// An unsolicited pong (RFC 6455, 5.5.3): a heartbeat a proxy sees, which asks
+        /// the page for nothing.
+        case heartbeat
     }
 
     /// What may wait in the queue for a page that does not read: past either, the
@@ -54,6 +57,11 @@ final class BridgeConnection: Sendable {
     /// Queues a message.
     func send(_ text: String) {
         enqueue(.text(text), bytes: text.utf8.count)
+    }
+
+    /// Queues a heartbeat (`Outgoing.heartbeat`).
+    func heartbeat() {
+        enqueue(.heartbeat, bytes: 0)
     }
 
     /// Queues a close with a code and a reason; nothing queued after it is written.
@@ -134,6 +142,9 @@ final class BridgeConnection: Sendable {
                 case .close(let code, let reason):
                     try await outbound.close(code, reason: reason)
                     return
+                case .heartbeat:
+                    pending.withLock { $0.queuedMessages -= 1 }
+                    try await outbound.write(.pong)
                 }
             }
         } catch {

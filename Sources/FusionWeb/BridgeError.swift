@@ -17,6 +17,15 @@ public struct BridgeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The session is live on another bridge now: never sent, the socket is closed with
     /// `BridgeCloseCode.sessionMoved` instead, so the client rejoins it there.
     static let sessionMoved = BridgeError(status: "BRIDGE_SESSION_MOVED", message: "the session moved to another bridge")
+    /// A journal write went out and got no answer: it may land yet, so this copy of the
+    /// session cannot tell what its journal holds. Never sent: the session is let go
+    /// (its sockets closed with `BridgeCloseCode.sessionMoved`), and the copy the client
+    /// rejoins is read back from the journal once the epoch has moved past the write.
+    static let journalUncertain = BridgeError(
+        status: "BRIDGE_JOURNAL_UNCERTAIN", message: "a journal write got no answer; the session is read back from the journal")
+
+    /// Whether the feature refused the input (a library status): done, as the journal sees it.
+    var isLibraryRefusal: Bool { status.hasPrefix("FK_") }
     static func poisonInput(_ message: String) -> BridgeError {
         BridgeError(
             status: "BRIDGE_POISON_INPUT",

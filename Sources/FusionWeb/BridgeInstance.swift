@@ -19,9 +19,6 @@ final class BridgeInstance: Sendable {
     let journal: JournaledInstance?
     /// Open host requests in the order they came: id and the message that announced it.
     private let openRequests = Mutex<[(id: UInt64, message: String)]>([])
-    /// Without a journal: the ids of the last `send` messages applied (the journal keeps
-    /// its own, which survive a crash), for a client asking after a lost connection.
-    private let appliedMessages = Mutex(RecentMessageIDs())
 
     init(id: String, feature: String, hosted: HostedInstance, journal: JournaledInstance? = nil) {
         self.id = id
@@ -33,8 +30,8 @@ final class BridgeInstance: Sendable {
     // MARK: Changes, through the journal when there is one
 
     /// Applies an input; `message`, the id of the client's message that carried it, is
-    /// remembered once it is done (applied, or refused by the feature), journaled with
-    /// it when there is a journal (`wasApplied`).
+    /// journaled with it when there is a journal (`wasApplied`). Whether a message id was
+    /// done already is the session's `MessageLedger`'s to say, before this is called.
     func send(_ input: JSONValue, message: String? = nil) async throws(BridgeError) {
         // A poison input sent again (the client did not hear it was refused): refused again.
         if let message, wasPoisoned(message) { throw .poisonInput(message) }
@@ -44,11 +41,6 @@ final class BridgeInstance: Sendable {
             }
             return
         }
-        defer {
-            if let message {
-                appliedMessages.withLock { $0.add(.string(message)) }
-            }
-        }
         try apply { () throws(JournaledCallError) in try Self.plain { () throws(FusionHostError) in try hosted.send(input) } }
     }
 
@@ -56,11 +48,10 @@ final class BridgeInstance: Sendable {
     /// that applied it, and the bridge that took the session over put it out of the way.
     func wasPoisoned(_ message: String) -> Bool { journal?.wasPoisoned(.string(message)) ?? false }
 
-    /// Whether the `send` message of this id was done (see `send`).
-    func wasApplied(_ message: String) -> Bool {
-        if let journal { return journal.wasApplied(.string(message)) }
-        return appliedMessages.withLock { $0.contains(.string(message)) }
-    }
+    /// Whether the journal holds the `send` message of this id as done (applied, or
+    /// refused by the feature): what a copy of the session made from the journal knows of
+    /// the messages an earlier copy applied.
+    func wasApplied(_ message: String) -> Bool { journal?.wasApplied(.string(message)) ?? false }
 
     func respond(to request: UInt64, result: JSONValue) async throws(BridgeError) {
         try await apply { () async throws(JournaledCallError) in
@@ -132,6 +123,9 @@ final class BridgeInstance: Sendable {
             return refusal.status == .invalidHandle ? .unknownInstance(id) : BridgeError(refusal)
         case .notJournaled(let failure) where failure.fenced:
             return .sessionMoved
+        case .notJournaled(let failure) where failure.uncertain:
+            // The record may land yet: this copy cannot tell what the session holds.
+            return .journalUncertain
         case .notJournaled(let failure):
             return BridgeError(status: "BRIDGE_JOURNAL_FAILURE", message: "not applied: \(failure)")
         }

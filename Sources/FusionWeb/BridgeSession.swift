@@ -25,6 +25,8 @@ final class BridgeSession: Sendable {
     /// This session's crash journals, one per instance (a folder of files, or rows in a
     /// database other bridges share); nil: no journals.
     let journals: (any SessionJournals)?
+    /// What became of each `send` message by its id: applied at most once.
+    let ledger = MessageLedger()
 
     private struct State {
         var instances: [String: BridgeInstance] = [:]

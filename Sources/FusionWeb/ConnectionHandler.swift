@@ -39,7 +39,7 @@ struct ConnectionHandler: Sendable {
             }
             return
         }
-        enum Side { case reader, writer, aborted, timer, expired }
+        enum Side { case reader, writer, aborted, timer, expired, heartbeat }
         await withTaskGroup(of: Side.self) { group in
             group.addTask {
                 await connection.runWriter(outbound: outbound, session: session); return .writer
@@ -49,6 +49,15 @@ struct ConnectionHandler: Sendable {
             }
             group.addTask {
                 for await _ in connection.aborted { break }; return .aborted
+            }
+            if let heartbeat = configuration.heartbeat {
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: heartbeat)
+                        connection.heartbeat()
+                    }
+                    return .heartbeat
+                }
             }
             if let user {
                 // The token's end is the connection's: a rejoin must show a fresh one.
@@ -62,7 +71,7 @@ struct ConnectionHandler: Sendable {
                 }
             }
             var first = await group.next()
-            while first == .expired { first = await group.next() }
+            while first == .expired || first == .heartbeat { first = await group.next() }
             switch first {
             case .writer:
                 // A close went out (or the socket broke): the peer has a second to answer
@@ -178,6 +187,9 @@ struct ConnectionHandler: Sendable {
     }
 
     private func handle(_ bytes: [UInt8], connection: BridgeConnection, session: BridgeSession, user: AuthenticatedUser?) async {
+        // A bridge past its lease may have lost the session to another: nothing is answered
+        // from its copy (the socket is being closed; the client rejoins the new holder).
+        guard registry.holdsSessions else { return }
         let envelope: ClientEnvelope
         do throws(RejectedMessage) {
             envelope = try ClientEnvelope.parse(bytes)
@@ -191,6 +203,9 @@ struct ConnectionHandler: Sendable {
             // Fenced off the session (another bridge took it over): no reply, the client
             // asks the bridge that holds it now whether the message was applied.
             if error == .sessionMoved { return registry.handOver(session.id) }
+            // A write that may land yet: the session is read back from its journal by the
+            // next copy, which the client rejoins (and asks `applied`) with the same close.
+            if error == .journalUncertain { return registry.handOver(session.id, reason: "a journal write got no answer; reconnect") }
             registry.metrics.error(error.status)
             connection.send(ServerMessage.error(re: envelope.id, error))
         }
@@ -222,17 +237,22 @@ struct ConnectionHandler: Sendable {
 
         case .send(let id, let input):
             let instance = try session.lookup(id)
-            // A string id is remembered with the input, for a client that asks after a
-            // lost connection whether it was applied (`applied`).
             let start = ContinuousClock.now
-            try await instance.send(input, message: re?.stringValue)
-            acknowledge(re, instance, on: connection)
+            if let message = re?.stringValue {
+                try await sendOnce(input, message: message, to: instance, session: session, connection: connection)
+            } else {
+                try await instance.send(input)
+                acknowledge(re, instance, on: connection)
+            }
             registry.metrics.inputs.increment()
             registry.metrics.inputToOK.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
 
         case .applied(let ids):
+            // An id still being applied (on a connection that dropped, or by a write the
+            // database has not answered) is answered once it is done or let go.
+            await session.ledger.settle(ids)
             let instances = session.instances
-            let done = ids.filter { id in instances.contains { $0.wasApplied(id) } }
+            let done = ids.filter { id in session.ledger.isDone(id) || instances.contains { $0.wasApplied(id) } }
             let poisoned = ids.filter { id in instances.contains { $0.wasPoisoned(id) } }
             connection.send(ServerMessage.applied(re: re, ids: done, poisoned: poisoned))
 
@@ -272,6 +292,33 @@ struct ConnectionHandler: Sendable {
         case .destroy(let id):
             try session.destroy(id)
             connection.send(ServerMessage.ok(re: re, version: nil))
+        }
+    }
+
+    /// A `send` with a string id, applied at most once in the session (docs/web-protocol.md,
+    /// "Exactly once"): an id done already gets the reply it had, one being applied waits
+    /// for it. The id is journaled with the input, so a later copy of the session knows it.
+    private func sendOnce(
+        _ input: JSONValue, message: String, to instance: BridgeInstance, session: BridgeSession, connection: BridgeConnection
+    ) async throws(BridgeError) {
+        let re = JSONValue.string(message)
+        switch await session.ledger.claim(message, journaled: { instance.wasApplied(message) }) {
+        case .done(.applied(let version)):
+            connection.markDirty(instance.id)
+            connection.send(ServerMessage.ok(re: re, version: version ?? (try? instance.hosted.version())))
+        case .done(.refused(let refusal)):
+            throw refusal
+        case .mine:
+            do throws(BridgeError) {
+                try await instance.send(input, message: message)
+            } catch {
+                session.ledger.finish(message, error.isLibraryRefusal ? .refused(error) : nil)
+                throw error
+            }
+            let version = try? instance.hosted.version()
+            session.ledger.finish(message, .applied(version: version))
+            connection.markDirty(instance.id)
+            connection.send(ServerMessage.ok(re: re, version: version))
         }
     }
 

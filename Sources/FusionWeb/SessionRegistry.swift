@@ -1,3 +1,4 @@
+import Dispatch
 import FusionHost
 import Logging
 import Synchronization
@@ -36,6 +37,7 @@ final class SessionRegistry: Sendable {
         self.committer = committer
         store = configuration.sessionStore ?? configuration.journalFolder.map { JournalFolder(folder: $0, committer: committer) }
         store?.onHandOverRequest { [weak self] id in self?.handOver(id) }
+        store?.onSessionsLost { [weak self] ids in self?.sessionsLost(ids) }
     }
 
     var sessionCount: Int { state.withLock { $0.sessions.count } }
@@ -176,7 +178,7 @@ final class SessionRegistry: Sendable {
     /// A hand-over request for a session this bridge holds: its sockets are closed with
     /// `BridgeCloseCode.sessionMoved` (clients reconnect, and reach the bridge that asked),
     /// its records finish, and the store lets it go.
-    func handOver(_ id: String) {
+    func handOver(_ id: String, reason: String = "the session moved to another bridge; reconnect") {
         let session = state.withLock { state -> BridgeSession? in
             guard let session = state.sessions[id] else { return nil }
             state.sessions[id] = nil
@@ -186,10 +188,32 @@ final class SessionRegistry: Sendable {
         metrics.handOvers.increment()
         logger.info("handing the session over to the bridge that asked", metadata: ["session": "\(SessionID.logTag(id))"])
         for connection in session.end() {
-            connection.close(BridgeCloseCode.sessionMoved, reason: "the session moved to another bridge; reconnect")
+            connection.close(BridgeCloseCode.sessionMoved, reason: reason)
         }
         session.destroyAll(forgettingJournals: false)
     }
+
+    /// The store says this bridge may have lost these sessions to another (docs/deploy.md,
+    /// "Liveness and fencing"): every socket of them is closed first, at once, with
+    /// `BridgeCloseCode.sessionMoved`, so that no tab reads a copy another bridge may have
+    /// gone on from; then their copies are dropped. None is taken back but by a take-over
+    /// with a fresh lock and epoch, when a client rejoins.
+    func sessionsLost(_ ids: [String]) {
+        let sessions = state.withLock { state in ids.compactMap { state.sessions.removeValue(forKey: $0) } }
+        guard !sessions.isEmpty else { return }
+        logger.warning("lost its hold on the session store: \(sessions.count) sessions given up; their tabs reconnect")
+        for session in sessions {
+            metrics.handOvers.increment()
+            for connection in session.end() {
+                connection.close(BridgeCloseCode.sessionMoved, reason: "this bridge lost its hold on the session; reconnect")
+            }
+        }
+        for session in sessions { DispatchQueue.global().async { session.destroyAll(forgettingJournals: false) } }
+    }
+
+    /// Whether this bridge may answer a message of its sessions: not once its store's lease
+    /// ran out (it was frozen, or cut off), when every session it held is given up instead.
+    var holdsSessions: Bool { store?.stillHoldsSessions() ?? true }
 
     /// Resumes the sessions whose journals are in the journal folder (a bridge that
     /// crashed, or was stopped, with sessions open). Each waits for its tab to rejoin

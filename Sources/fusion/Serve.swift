@@ -87,6 +87,20 @@ struct Serve: AsyncParsableCommand {
     var sessionTimeout: Double = 60
 
     @Option(
+        name: .customLong("heartbeat"),
+        help:
+            "Seconds between heartbeats (unsolicited pongs) on each WebSocket, so that a proxy tells a frozen bridge from an idle page; 0: none."
+    )
+    var heartbeat: Double = 2
+
+    @Option(
+        name: .customLong("lease"),
+        help: ArgumentHelp(
+            "With --journal postgres://…: seconds the bridge holds its sessions without hearing from the database. The database lets a silent bridge's sessions go after this long, and the bridge gives them up a quarter of it sooner (docs/deploy.md, \"Liveness and fencing\").",
+            valueName: "seconds"))
+    var lease: Double = 4
+
+    @Option(
         name: .customLong("journal"),
         help: ArgumentHelp(
             "Keep a crash journal of every instance: in this folder (a folder per session; started again with it after a crash, the bridge resumes those sessions), or in PostgreSQL (postgres://USER@HOST:PORT/DB), shared by several bridges, any of which takes over any session (docs/deploy.md).",
@@ -134,6 +148,8 @@ struct Serve: AsyncParsableCommand {
         }
         do { _ = try PostgresAddress(journalFolder ?? "") } catch { throw ValidationError("--journal \(error)") }
         guard sessionTimeout >= 0, sessionTimeout <= 86_400 else { throw ValidationError("--session-timeout is 0 to 86400 seconds") }
+        guard heartbeat >= 0, heartbeat <= 3600 else { throw ValidationError("--heartbeat is 0 to 3600 seconds") }
+        guard lease >= 1, lease <= 3600 else { throw ValidationError("--lease is 1 to 3600 seconds") }
         guard shutdownGrace >= 0, shutdownGrace <= 600 else { throw ValidationError("--shutdown-grace is 0 to 600 seconds") }
         guard maxMessageBytes <= 64 << 20 else { throw ValidationError("--max-message-bytes is at most 67108864 (64 MiB)") }
         try auth.validate(host: host)
@@ -160,6 +176,7 @@ struct Serve: AsyncParsableCommand {
         configuration.maxMessageBytes = maxMessageBytes
         configuration.maxMessagesPerSecond = maxMessagesPerSecond
         configuration.sessionTimeout = .milliseconds(Int64((sessionTimeout * 1000).rounded()))
+        configuration.heartbeat = heartbeat > 0 ? .milliseconds(Int64((heartbeat * 1000).rounded())) : nil
         configuration.shutdownGrace = .milliseconds(Int64((shutdownGrace * 1000).rounded()))
         try await auth.apply(to: &configuration)
         if let authenticator = configuration.authenticator {
@@ -175,7 +192,8 @@ struct Serve: AsyncParsableCommand {
         }
         if let journalFolder, let database = try PostgresAddress(journalFolder, environment: Self.passwordEnvironment) {
             do throws(JournalError) {
-                configuration.sessionStore = try PostgresSessionStore(address: database, holder: Self.holderName(port: port))
+                configuration.sessionStore = try PostgresSessionStore(
+                    address: database, holder: Self.holderName(port: port), lease: .milliseconds(Int64((lease * 1000).rounded())))
             } catch {
                 throw CLIError(.journal, "--journal \(database): \(error.reason)")
             }

@@ -10,7 +10,8 @@ import socket
 from collections.abc import Callable
 from pathlib import Path
 
-from bridge import Server
+import pytest
+from bridge import Client, Server
 from conftest import Browser
 
 FAST = ("--max-messages-per-second", "100000")  # a burst of inputs is the point here
@@ -74,6 +75,93 @@ def test_after_a_kill_each_input_is_applied_once(serve: Callable[..., Server], t
         state = [message for message in before if message["type"] == "state"][-1]
     # Every input once: none lost (acknowledged or not), none applied twice.
     assert state["state"]["value"] == inputs, f"{len(acknowledged)} acknowledged, {len(applied)} more applied"
+
+
+def value_of(client: Client, instance: str = "c") -> int:
+    _, before = client.request({"type": "resync", "instance": instance})
+    return int([message for message in before if message["type"] == "state"][-1]["state"]["value"])
+
+
+@pytest.mark.parametrize("journal", [False, True], ids=["memory", "journal"])
+def test_a_message_id_is_applied_once_whoever_sends_it(
+        serve: Callable[..., Server], tmp_path: Path, journal: bool) -> None:
+    # The id is the unit of idempotence, not only what `applied` answers: four inputs, each
+    # sent twice (once on each of two connections of the session, and again on the first),
+    # count four; a duplicate gets the reply the first had, a refusal included.
+    server = serve(*(("--journal", str(tmp_path / "journals")) if journal else ()), *FAST)
+    with server.connect() as first, server.connect(session=first.session) as second:
+        first.create("counter", key="c")
+        versions = {}
+        for number in range(4):
+            reply, _ = first.request({"type": "send", "id": f"d.{number}", "instance": "c", "input": "increase"})
+            assert reply["type"] == "ok", reply
+            versions[f"d.{number}"] = reply["version"]
+        for client in (second, first):
+            for number in reversed(range(4)):  # out of order, too
+                reply, _ = client.request({"type": "send", "id": f"d.{number}", "instance": "c", "input": "increase"})
+                assert reply == {"type": "ok", "re": f"d.{number}", "version": versions[f"d.{number}"]}
+        refused, _ = first.request({"type": "send", "id": "d.x", "instance": "c", "input": "jump"})
+        again, _ = second.request({"type": "send", "id": "d.x", "instance": "c", "input": "increase"})
+        assert refused["status"] == again["status"] == "FK_ERR_UNKNOWN_INPUT"
+        assert value_of(first) == 4
+
+
+@pytest.mark.parametrize("journal", [False, True], ids=["memory", "journal"])
+def test_a_dropped_connections_queued_inputs_never_double(
+        serve: Callable[..., Server], tmp_path: Path, journal: bool) -> None:
+    # A tab sends 250 inputs and its connection drops while the bridge still works through
+    # them; a new tab rejoins at once, asks `applied`, and resends what is not listed, as
+    # fusionkit.js does. Whichever copy of an id comes first is applied; the other is not.
+    journals = tmp_path / "journals"
+    flags = (*(("--journal", str(journals)) if journal else ()), *FAST)
+    server = serve(*flags)
+    inputs = 250
+    ids = [f"q.{number}" for number in range(inputs)]
+    for round_ in range(3):
+        dropped = server.connect()
+        session = dropped.session
+        dropped.create("counter", key="c")
+        for id_ in ids:
+            dropped.send({"type": "send", "id": id_, "instance": "c", "input": "increase"})
+        acknowledged: set[str] = set()
+        while len(acknowledged) < 5:
+            message = dropped.receive()
+            if message["type"] == "ok":
+                acknowledged.add(message["re"])
+        dropped.ws.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        dropped.ws.sock.close()  # a reset, no close handshake: the queue is still being read
+        with server.connect(session=session) as tab:
+            unsure = [id_ for id_ in ids if id_ not in acknowledged]
+            reply, _ = tab.request({"type": "applied", "ids": unsure})
+            listed = set(reply["ids"])
+            for id_ in unsure:
+                if id_ not in listed:
+                    tab.send({"type": "send", "id": id_, "instance": "c", "input": "increase"})
+            for id_ in unsure:
+                if id_ not in listed:
+                    assert tab.next("ok", re=id_)["version"] is not None
+            tab.drain(0.3)  # the dropped connection's last inputs have been read by now
+            assert value_of(tab) == inputs, f"round {round_}: {len(listed)} listed as applied"
+            tab.request({"type": "destroy", "instance": "c"})
+    if journal:
+        # The journal agrees: a bridge started on it replays the same count.
+        again_session = server.connect()
+        again_session.create("counter", key="c")
+        for id_ in ids[:10]:
+            again_session.send({"type": "send", "id": id_, "instance": "c", "input": "increase"})
+            again_session.send({"type": "send", "id": id_, "instance": "c", "input": "increase"})
+        again_session.drain(0.5)
+        kept = again_session.session
+        again_session.close()
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait(timeout=10)
+        restarted = serve(*flags)
+        with restarted.connect(session=kept) as tab:
+            assert tab.welcome["resumed"] is True
+            assert value_of(tab) == 10
+            reply, _ = tab.request({"type": "send", "id": ids[3], "instance": "c", "input": "increase"})
+            assert reply["type"] == "ok"
+            assert value_of(tab) == 10  # known from the journal: not applied again
 
 
 def test_fusionkit_js_resends_only_what_was_not_applied(browser: Browser, tmp_path: Path) -> None:
