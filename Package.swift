@@ -141,7 +141,15 @@ let package = Package(
         .target(name: "RuleVectors", dependencies: ["FusionJSON"], path: "Tests/RuleVectors", swiftSettings: strict),
         // The shell client's own rules (its input syntax) against the shared vectors.
         .testTarget(name: "FusionCLITests", dependencies: ["fusion", "FusionHost", "RuleVectors"], swiftSettings: strict),
-        .testTarget(name: "FusionWebTests", dependencies: ["FusionWeb", "FusionAuth", "FusionHost"], swiftSettings: strict),
+        .testTarget(
+            name: "FusionWebTests",
+            dependencies: [
+                "FusionWeb", "FusionAuth", "FusionHost",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio")
+            ],
+            swiftSettings: strict),
         // Every scenario of examples/scenarios (and Tests/scenarios/failing) as a Swift test.
         .testTarget(name: "ScenarioTests", dependencies: ["FusionScenario", "FusionHost", "RuleVectors"], swiftSettings: strict)
     ]
