@@ -129,7 +129,7 @@ import Testing
             ])
         #expect(message.contains("at $.destination.detail: missing field \"forgetAlert\""))
         #expect(
-            message.hasSuffix("if it was saved by an earlier version of feature \"wifi\", give its \"stateVersion\" (this library's is 2)"))
+            message.hasSuffix("if it was saved by another version of feature \"wifi\", give its \"stateVersion\" (this library's is 2)"))
     }
 
     @Test func answerRecomputesWhetherSubmitIsEnabled() throws {

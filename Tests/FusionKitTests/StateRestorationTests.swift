@@ -138,7 +138,7 @@ private struct Tally: Feature {
         let top = refusal { _ = try restore(Note.self, ["title": "", "tags": [], "label": "old"]) }
         #expect(
             top.hasSuffix(
-                "it has a field $.label that this version does not have; if it was saved by an earlier version of feature \"note\", give its \"stateVersion\" (this library's is 3)"
+                "it has a field $.label that this version does not have; if it was saved by another version of feature \"note\", give its \"stateVersion\" (this library's is 3)"
             ))
         let nested = refusal { _ = try restore(Plain.self, ["count": 1, "items": [["name": "a"], ["name": "b", "done": true]]]) }
         #expect(nested.contains("it has a field $.items[1].done that this version does not have"))
@@ -167,17 +167,16 @@ private struct Tally: Feature {
         // A state saved before the derived fields existed: same version, still loads.
         let state = try StateRestoration.restore(feature, ["items": [["count": 3]]], savedAt: 1)
         #expect(state == Tally.State(items: [Tally.Item(count: 3, isEmpty: false)], total: 3, greeting: nil, names: ["item 3"]))
-        // A field the feature cannot derive is named, with no hint about versions (there is
-        // no earlier one).
-        let message = refusal { _ = try StateRestoration.restore(feature, ["items": [["isEmpty": true]]], savedAt: nil) }
+        // A field the feature cannot derive is named; its version given, nothing else is wrong.
+        let message = refusal { _ = try StateRestoration.restore(feature, ["items": [["isEmpty": true]]], savedAt: 1) }
         #expect(message == "the given state does not fit feature \"tally\" (state version 1): at $.items[0]: missing field \"count\"")
     }
 
-    @Test func theHintAboutVersionsComesOnlyWhenAnEarlierVersionCouldBeMeant() {
+    @Test func theHintAboutVersionsComesOnlyWhenNoVersionWasGiven() {
         // Version given: the field is what is wrong.
         let given = refusal { _ = try restore(Note.self, ["tags": []], savedAt: 3) }
         #expect(given == "the given state does not fit feature \"note\" (state version 3): missing field \"title\"")
-        // No version given, and earlier versions exist: they may be meant.
+        // No version given: another version may be meant.
         let unversioned = refusal { _ = try restore(Note.self, ["tags": []]) }
         #expect(unversioned.hasSuffix("give its \"stateVersion\" (this library's is 3)"))
     }

@@ -53,7 +53,7 @@ def test_given_as_current_the_hint_names_what_is_missing_and_the_version_to_give
     # Not the derived signalBars: the alert's words, which version 2 added.
     assert caught.value.message == (
         'the given state does not fit feature "wifi" (state version 2): at $.destination.connect: missing field '
-        '"incorrectPasswordAlert"; if it was saved by an earlier version of feature "wifi", give its "stateVersion" '
+        '"incorrectPasswordAlert"; if it was saved by another version of feature "wifi", give its "stateVersion" '
         "(this library's is 2)")
 
 

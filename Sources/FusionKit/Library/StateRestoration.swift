@@ -42,12 +42,12 @@ enum StateRestoration {
             }
             origin = " (migrated from state version \(saved))"
         }
-        // A state given with no version, to a feature whose shape has changed, may be one
-        // saved by an earlier version: say so. When its version was given, or there is no
-        // earlier version, the field named is all that is wrong.
+        // A state given with no version may be one saved by another version of the
+        // feature: say how to tell. When its version was given, the field named is all
+        // that is wrong.
         let hint =
-            version == nil && current > 1
-            ? "; if it was saved by an earlier version of \(name), give its \"stateVersion\" (this library's is \(current))" : ""
+            version == nil
+            ? "; if it was saved by another version of \(name), give its \"stateVersion\" (this library's is \(current))" : ""
         let state: F.State
         do {
             state = try JSONValueDecoder().decode(F.State.self, from: json)
