@@ -20,7 +20,7 @@ import NIOHTTP1
 ///   `maxHeadBytes`) or `400 Bad Request` (anything else), unless a response is under
 ///   way, and the connection is closed, lingering so that the peer reads the answer;
 /// - a connection that has not sent a whole request head within `timeout` of opening, or
-///   of its last response (keep-alive), is closed.
+///   of its last response (keep-alive, or a body still coming after it), is closed.
 ///
 /// A WebSocket upgrade takes it out of the pipeline with the 101: from there on the
 /// socket is a WebSocket's, which has its own limits.
@@ -41,8 +41,6 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let timeout: TimeAmount
     private var deadline: Scheduled<Void>?
-    /// Between a request's head and its end.
-    private var readingRequest = false
     /// Requests whose response has not ended yet.
     private var unanswered = 0
     /// A response's head went out, and its end has not.
@@ -79,13 +77,9 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head:
             disarm()
-            readingRequest = true
             unanswered += 1
-        case .body:
+        case .body, .end:
             break
-        case .end:
-            readingRequest = false
-            armIfIdle(context)
         }
         context.fireChannelRead(data)
     }
@@ -168,8 +162,11 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
+    /// Once every request read is answered, the next head is due. A body still coming
+    /// does not stop the clock: the bridge reads none (it answers GET and HEAD), and one
+    /// sent a byte at a time would hold the connection as a slow head would.
     private func armIfIdle(_ context: ChannelHandlerContext) {
-        if !readingRequest, unanswered == 0, !refused { arm(context) }
+        if unanswered == 0, !refused { arm(context) }
     }
 
     private func arm(_ context: ChannelHandlerContext) {

@@ -141,3 +141,13 @@ def test_a_kept_alive_connection_is_served_again_then_closed_when_idle(server: S
             assert answer.startswith(b"HTTP/1.1 200 OK\r\n"), answer[:200]
         received, closed_after = read_until_closed(connection, within=TIMEOUT + 5)
     assert received == b"" and closed_after is not None and closed_after >= TIMEOUT - 0.5, (received, closed_after)
+
+
+def test_a_body_that_never_comes_does_not_hold_the_connection(server: Server) -> None:
+    # The bridge answers a POST at once (405) and reads no body: one announced and never
+    # sent would hold the connection as an unfinished head would.
+    with connect(server) as connection:
+        connection.sendall(f"POST / HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Length: 100000\r\n\r\nab".encode())
+        received, closed_after = read_until_closed(connection, within=TIMEOUT + 5)
+    assert received.startswith(b"HTTP/1.1 405 "), received[:200]
+    assert closed_after is not None and closed_after >= TIMEOUT - 0.5, closed_after
