@@ -12,6 +12,7 @@ import PackageDescription
 //   CFileSync       syncfs(2), which Swift's Glibc module hides, for FusionHost's journal committer
 //   FusionAuth      verifies the tokens of signed-in users (jwt-kit), for the web bridge
 //   FusionWeb       the web bridge: serves pages and one WebSocket, drives features through FusionHost
+//   CFatalSignal    a crashing bridge closes its sockets before Swift's backtracer runs, for FusionWeb
 //   FusionScenario  scenarios (*.scenario.json): Input/State specs run through the C ABI
 //   fusion          the shell client: inspect, run (REPL), send, serve (the web bridge), test, new
 //   fusion-bench    the benchmarks (HeapProbe: malloc's count of bytes in use, in C)
@@ -94,10 +95,12 @@ let package = Package(
             name: "FusionAuth",
             dependencies: ["FusionJSON", .product(name: "JWTKit", package: "jwt-kit")],
             swiftSettings: strict),
+        // Async-signal-safe code, in C: what a bridge does on a fatal signal (fatal_signal.h).
+        .target(name: "CFatalSignal"),
         .target(
             name: "FusionWeb",
             dependencies: [
-                "FusionHost", "FusionAuth",
+                "FusionHost", "FusionAuth", "CFatalSignal",
                 // The packages of `dependencies` above, product by product (SwiftPM wants both lists).
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -13,8 +13,11 @@ enum JournalRecord: Sendable {
     case checkpoint(JSONValue)
     /// A record that killed the process applying it (a poison input: the feature
     /// trapped), put out of the way by the bridge that took the session over; nothing is
-    /// applied. `id`: the client message that carried it, refused from then on.
-    case poisoned(id: JSONValue?, record: JSONValue?)
+    /// applied. `id`: the client message that carried it, refused from then on; `record`
+    /// and `version` (the instance's version when it was applied; nil: the version the
+    /// replay has reached at this record), so that the same input on the same state is
+    /// refused whatever its id (`JournaledInstance.isPoison`).
+    case poisoned(id: JSONValue?, record: JSONValue?, version: UInt64? = nil)
 
     /// The record a journal line holds; nil (with why) for one this build cannot read.
     init(_ json: JSONValue) throws(JournalError.Reason) {
@@ -55,7 +58,9 @@ enum JournalRecord: Sendable {
             guard value.members != nil, let id = value["id"], let record = value["record"] else {
                 throw "is a poisoned without an id and a record"
             }
-            self = .poisoned(id: id == .null ? nil : id, record: record == .null ? nil : record)
+            let version = value["version"]
+            if version != nil && whole(version) == nil { throw "has a poisoned whose version is not a whole number" }
+            self = .poisoned(id: id == .null ? nil : id, record: record == .null ? nil : record, version: whole(version))
         default:
             throw JournalError.Reason("is of a kind this build does not know, \"\(member.key)\"")
         }
@@ -72,7 +77,9 @@ enum JournalRecord: Sendable {
         case .fail(let id, let message): return ["fail": ["id": .integer(Int(clamping: id)), "message": .string(message)]]
         case .advance(let nanoseconds): return ["advance": .integer(Int(clamping: nanoseconds))]
         case .checkpoint(let checkpoint): return ["checkpoint": checkpoint]
-        case .poisoned(let id, let record): return ["poisoned": ["id": id ?? .null, "record": record ?? .null]]
+        case .poisoned(let id, let record, nil): return ["poisoned": ["id": id ?? .null, "record": record ?? .null]]
+        case .poisoned(let id, let record, let version?):
+            return ["poisoned": ["id": id ?? .null, "record": record ?? .null, "version": .integer(Int(clamping: version))]]
         }
     }
 
@@ -80,5 +87,20 @@ enum JournalRecord: Sendable {
     static func poisoning(_ record: JSONValue) -> JournalRecord {
         let message: JSONValue? = if case .sendBy(let id, _)? = try? JournalRecord(record) { id } else { nil }
         return .poisoned(id: message, record: record)
+    }
+
+    /// The input a record sends (`send`, `sendBy`), in the long form (`"add"` is
+    /// `{"add":{}}`, docs/rules/input-shorthand.md), to compare inputs however written.
+    static func input(of record: JSONValue?) -> JSONValue? {
+        switch record.flatMap({ try? JournalRecord($0) }) {
+        case .send(let input)?, .sendBy(_, let input)?: return longForm(input)
+        default: return nil
+        }
+    }
+
+    /// An input as `{"case": {fields}}`: a bare case name is the case without fields.
+    static func longForm(_ input: JSONValue) -> JSONValue {
+        if case .string(let name) = input { return .object([JSONMember(name, .object([]))]) }
+        return input
     }
 }

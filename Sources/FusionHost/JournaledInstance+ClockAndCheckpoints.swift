@@ -73,13 +73,14 @@ extension JournaledInstance {
             // The message ids the records dropped carried go on in the record after it.
             let kept = commits.appliedMessages.latest
             let applied = kept.isEmpty ? [] : [JournalRecord.applied(kept).json]
-            // So do the poison inputs' ids, each in a record of its own (without the input).
-            let poisoned = commits.poisonedMessages.latest.map { JournalRecord.poisoned(id: $0, record: nil).json }
+            // So do the poison inputs, each in a record of its own with the version it was
+            // applied at (its place in the journal goes).
+            let poisoned = commits.poisons.map(\.carried)
             try store.replace(header: header, records: [JournalRecord.checkpoint(checkpoint).json] + applied + poisoned)
         } catch {
             return
         }
-        commits.records = 1 + (commits.appliedMessages.ids.isEmpty ? 0 : 1) + commits.poisonedMessages.latest.count
+        commits.records = 1 + (commits.appliedMessages.ids.isEmpty ? 0 : 1) + commits.poisons.count
         try? instance.restartEffects()
     }
 }

@@ -95,8 +95,9 @@ public final class JournaledInstance: Sendable {
         /// The clients' message ids of the inputs sent with one (`sendBy`), lately: what a
         /// client that lost its connection before the reply asks about (`wasApplied`).
         var appliedMessages = RecentMessageIDs()
-        /// The clients' message ids of poison inputs (`JournalRecord.poisoned`): refused.
-        var poisonedMessages = RecentMessageIDs()
+        /// The records put out of the way as poison inputs (`JournalRecord.poisoned`):
+        /// their message ids and their inputs on their states are refused.
+        var poisons: [Poison] = []
 
         /// Whether a record's sync has returned (a record applied already has).
         func isSynced(_ ticket: UInt64) -> Bool {
@@ -158,7 +159,7 @@ public final class JournaledInstance: Sendable {
         let realTime: Bool
         // The client message ids the journal holds, to answer wasApplied after a crash.
         var resumedMessages: [JSONValue] = []
-        var poisonedMessages: [JSONValue] = []
+        var poisons: [Poison] = []
         if let (existing, contents) = try location.openExisting() {
             let header = contents.header
             guard let journaled = header["feature"]?.stringValue else { throw JournalError(path: path, "its header names no feature") }
@@ -200,7 +201,9 @@ public final class JournaledInstance: Sendable {
                     case .respond(let id, _), .fail(let id, _): answered.insert(id)
                     case .sendBy(let message, _): resumedMessages.append(message)
                     case .applied(let messages): resumedMessages += messages
-                    case .poisoned(let message, _): poisonedMessages += message.map { [$0] } ?? []
+                    case .poisoned(let message, let record, let version):
+                        // Put away where it was applied: the replay is at its version now.
+                        poisons.append(Poison(message: message, record: record, version: version ?? (try? instance.version())))
                     case .checkpoint: throw "is a checkpoint, which only ever starts a journal"
                     default: break
                     }
@@ -262,7 +265,7 @@ public final class JournaledInstance: Sendable {
         applying.withLock { commits in
             commits.records = records
             for message in resumedMessages { commits.appliedMessages.add(message) }
-            for message in poisonedMessages { commits.poisonedMessages.add(message) }
+            commits.poisons = poisons
         }
         if realTime && drivesClock { ticker.start { [weak self] elapsed in self?.tick(elapsed) } }
     }
@@ -324,12 +327,6 @@ public final class JournaledInstance: Sendable {
     /// it twice), among at least the last `RecentMessageIDs.kept`.
     public func wasApplied(_ message: JSONValue) -> Bool {
         applying.withLock { $0.appliedMessages.contains(message) }
-    }
-
-    /// Whether the input sent with this client message id was a poison input (it killed
-    /// the process that applied it, and was put out of the way: `JournalRecord.poisoned`).
-    public func wasPoisoned(_ message: JSONValue) -> Bool {
-        applying.withLock { $0.poisonedMessages.contains(message) }
     }
 
     /// fk_goto, journaled as `{"goto": version}`.

@@ -35,6 +35,7 @@ final class BridgeInstance: Sendable {
     func send(_ input: JSONValue, message: String? = nil) async throws(BridgeError) {
         // A poison input sent again (the client did not hear it was refused): refused again.
         if let message, wasPoisoned(message) { throw .poisonInput(message) }
+        try refuseIfPoison(input)  // the same input on the same state, under a new id
         if let journal {
             try await apply { () async throws(JournaledCallError) in
                 try await journal.send(input.jsonText, by: message.map(JSONValue.string))

@@ -215,6 +215,7 @@ struct ConnectionHandler: Sendable {
         _ envelope: ClientEnvelope, connection: BridgeConnection, session: BridgeSession, user: AuthenticatedUser?
     ) async throws(BridgeError) {
         let re = envelope.id
+        try session.refuseIfQuarantined(envelope.message)  // docs/deploy.md, "Poison inputs"
         switch envelope.message {
         case .manifest:
             let json: String

@@ -57,7 +57,9 @@ public struct PoisonCheck: Sendable {
         var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { for word in argv { free(word) } }
         var child: pid_t = 0
-        let spawned = posix_spawn(&child, executable, &actions, nil, &argv, environ)
+        let spawned = Self.quietEnvironment.withCStrings { environment in
+            posix_spawn(&child, executable, &actions, nil, &argv, environment)
+        }
         close(input[0])
         close(output[1])
         guard spawned == 0 else {
@@ -90,6 +92,20 @@ public struct PoisonCheck: Sendable {
         return last < 0 ? .trappedCreating(signal: signal) : .trapped(index: last, signal: signal)
     }
 
+    /// The bridge's environment, with Swift's backtracer off: a child that traps dies at
+    /// once, instead of spending seconds printing its threads' stacks (with stdout still
+    /// open) while the take-over waits for it.
+    private static var quietEnvironment: [String] {
+        var words: [String] = []
+        var entry = environ
+        while let word = entry.pointee {
+            let text = String(cString: word)
+            if !text.hasPrefix("SWIFT_BACKTRACE=") { words.append(text) }
+            entry += 1
+        }
+        return words + ["SWIFT_BACKTRACE=enable=no"]
+    }
+
     /// Everything the child prints until it closes stdout; false when it took too long.
     private func readAll(_ descriptor: Int32) -> (String, Bool) {
         var text: [UInt8] = []
@@ -107,5 +123,14 @@ public struct PoisonCheck: Sendable {
             if count <= 0 { return (String(decoding: text, as: UTF8.self), true) }
             text += chunk[0..<count]
         }
+    }
+}
+
+extension Array where Element == String {
+    /// The strings as a NULL-terminated array of C strings, for `body` only.
+    fileprivate func withCStrings<Result>(_ body: ([UnsafeMutablePointer<CChar>?]) -> Result) -> Result {
+        let pointers: [UnsafeMutablePointer<CChar>?] = map { strdup($0) } + [nil]
+        defer { for pointer in pointers { free(pointer) } }
+        return body(pointers)
     }
 }

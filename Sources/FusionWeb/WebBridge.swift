@@ -1,3 +1,4 @@
+import CFatalSignal
 import FusionAuth
 import FusionHost
 import HTTPTypes
@@ -65,6 +66,9 @@ public struct WebBridge: Sendable {
         logLevel: Logger.Level = .warning, onListening: @escaping @Sendable (String) -> Void,
         onStuck: (@Sendable () -> Void)? = nil
     ) async throws {
+        // A feature that traps kills the bridge: its sockets go first, so that another
+        // bridge takes its sessions over at once, not after the backtrace (docs/deploy.md).
+        _ = fusion_release_sockets_on_fatal_signal()
         let logger = {
             var logger = Logger(label: "fusion.serve"); logger.logLevel = logLevel; return logger
         }()

@@ -283,3 +283,25 @@ def test_a_bridge_journals_inputs_with_their_message_ids_and_python_replays_them
         assert isinstance(resumed, JournaledInstance)
         assert resumed.snapshot() == ({"value": 2, "isReset": False, "alert": None}, 2)
         assert resumed._applied_messages == ["a1b2c3d4.1", "a1b2c3d4.2", "a1b2c3d4.3"]
+
+
+def test_a_checkpoint_keeps_the_poison_inputs_a_bridge_put_away(lib: fusionkit.Library, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `poisoned` record (an input that killed a bridge, docs/rules/journal-format.md)
+    goes on after a checkpoint with the version it was applied at, as the bridge's own
+    checkpoints carry it, so a bridge resuming the journal still refuses that input there."""
+    from fusionkit._journal_format import encode_line
+    path = tmp_path / "bridge.journal"
+    with lib.create("counter", clock="manual", journal=path) as counter:
+        counter.send("increase")
+    poisoned = {"id": "a1b2c3d4.2", "record": {"sendBy": {"id": "a1b2c3d4.2", "input": "decrease"}}}
+    with path.open("ab") as file:
+        file.write(encode_line({"poisoned": poisoned}))
+    monkeypatch.setattr(JournaledInstance, "checkpoint_every", 3)
+    with lib.create("counter", journal=path) as resumed:
+        for _ in range(3):
+            resumed.send("increase")
+    lines = [json.loads(line.rsplit(b" ", 1)[0]) for line in path.read_bytes().splitlines()]
+    assert next(iter(lines[1])) == "checkpoint"
+    assert {"poisoned": {**poisoned, "version": 1}} in lines, lines
+

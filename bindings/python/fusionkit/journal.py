@@ -80,6 +80,9 @@ class JournaledInstance(ReplayableInstance):
     #: The client message ids of inputs the journal holds (`sendBy`, `applied` records,
     #: written by a bridge), kept across checkpoints.
     _applied_messages: list[Any] = []  # noqa: RUF012 (never changed in place: replaced)
+    #: The poison inputs the journal holds (`poisoned` records, written by a bridge), each
+    #: with the version it was applied at, kept across checkpoints.
+    _poisoned: list[dict[str, Any]] = []  # noqa: RUF012 (never changed in place: replaced)
 
     @classmethod
     def open(cls, library: LibraryCalls, feature: str, given: Mapping[str, JSON],
@@ -256,10 +259,11 @@ class JournaledInstance(ReplayableInstance):
             # The client message ids the dropped records carried go on after it (a bridge
             # answers from them whether an input was applied).
             applied = [{"applied": self._applied_messages}] if self._applied_messages else []
-            self._replace([self._header, {"checkpoint": checkpoint}, *applied])
+            # So do the poison inputs, with the versions they were applied at.
+            self._replace([self._header, {"checkpoint": checkpoint}, *applied, *self._poisoned])
         except OSError:
             return
-        self._records = 1 + len(applied)
+        self._records = 1 + len(applied) + len(self._poisoned)
         with contextlib.suppress(FusionError):
             self.restart_effects()
 
@@ -316,7 +320,10 @@ class JournaledInstance(ReplayableInstance):
             elif kind == "applied":  # message ids of inputs applied before the checkpoint above
                 self._remember(value)
             elif kind == "poisoned":  # an input that killed a bridge, put out of the way: never applied
-                pass
+                # Kept for checkpoints with its version: where it stands, unless it says.
+                version = value.get("version")
+                kept = {**value, "version": self.version if version is None else version}
+                self._poisoned = [*self._poisoned, {"poisoned": kept}]
             elif kind == "goto":
                 Instance.goto(self, value)
             elif kind == "respond":
