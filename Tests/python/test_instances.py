@@ -75,8 +75,8 @@ def test_create_with_a_state(lib: fusionkit.Library) -> None:
         assert counter.state == start
     with lib.create("counter", state=start, clock="manual") as counter:  # fk_create_with_options
         assert counter.state == start
-    with lib.create("counter", state='{"value":7,"isReset":true,"alert":"x"}', seed=3) as counter:
-        assert counter.state == {"value": 7, "isReset": True, "alert": "x"}
+    with lib.create("counter", state='{"value":0,"isReset":true,"alert":"x"}', seed=3) as counter:
+        assert counter.state == {"value": 0, "isReset": True, "alert": "x"}
     with lib.create("counter", options={"state": start, "seed": 1}) as counter:
         assert counter.state == start
     with pytest.raises(TypeError, match="either as `options` or as keywords"):

@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import fusionkit
 import pytest
@@ -25,7 +26,7 @@ FORGET_CAFE = {"title": "Forget Wi-Fi Network “Café Guest”?",
                "actionLabel": "Forget", "cancelLabel": "Cancel"}
 
 
-def signals(state: dict) -> list[tuple[int, int]]:
+def signals(state: dict[str, Any]) -> list[tuple[int, int]]:
     return [(network["signalBars"], network["signalPercent"]) for network in state["foundNetworks"]]
 
 
