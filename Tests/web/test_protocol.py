@@ -418,6 +418,8 @@ PRODUCED_BY = {
     "close 1013": "test_instance_and_session_limits",
     # Produced by a cluster (real PostgreSQL and nginx): tests of Tests/cluster, by file.
     "BRIDGE_POISON_INPUT": "Tests/cluster/test_poison.py::test_a_poison_input_kills_only_the_bridge_that_applied_it",
+    "BRIDGE_SESSION_QUARANTINED":
+        "Tests/cluster/test_poison_contained.py::test_a_session_whose_inputs_killed_two_bridges_is_quarantined",
     "close 1011": "Tests/cluster/test_liveness.py::test_postgres_stopped_closes_every_session_and_the_bridges_recover_by_themselves",
     "close 4000": "Tests/cluster/test_cluster.py::test_one_session_opened_on_two_bridges_at_once_has_one_live_copy",
     # Signed-in users (--auth jwt), and the session's place in the handshake: Tests/auth.
