@@ -150,10 +150,10 @@ def test_a_trapping_bridge_lets_go_of_its_sessions_before_its_backtrace(
     still_printing = victim.alive
     assert victim.wait(30) is not None
     print(f"take-over after a trap: {took:.2f} s (the dead bridge still alive then: {still_printing})")
-    # Before, the take-over waited for the process to exit (4-5 s here, most of it the
+    # Before, the take-over waited for the process to exit (2-5 s here, most of it the
     # backtrace); a bridge without the backtracer exits at once, and then the take-over
-    # is as quick as after kill -9 (well under a second here).
-    assert still_printing or took < 2.0, f"the take-over waited for the trapping bridge to exit ({took:.2f} s)"
+    # is as quick as after kill -9 (0.03-0.2 s here).
+    assert still_printing or took < 1.0, f"the take-over waited for the trapping bridge to exit ({took:.2f} s)"
     assert state_count(page) == 1
 
 
