@@ -39,7 +39,7 @@ struct ConnectionHandler: Sendable {
             }
             return
         }
-        enum Side { case reader, writer, aborted, timer, expired, heartbeat }
+        enum Side { case reader, writer, aborted, timer, expired }
         await withTaskGroup(of: Side.self) { group in
             group.addTask {
                 await connection.runWriter(outbound: outbound, session: session); return .writer
@@ -49,15 +49,6 @@ struct ConnectionHandler: Sendable {
             }
             group.addTask {
                 for await _ in connection.aborted { break }; return .aborted
-            }
-            if let heartbeat = configuration.heartbeat {
-                group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: heartbeat)
-                        connection.heartbeat()
-                    }
-                    return .heartbeat
-                }
             }
             if let user {
                 // The token's end is the connection's: a rejoin must show a fresh one.
@@ -71,7 +62,7 @@ struct ConnectionHandler: Sendable {
                 }
             }
             var first = await group.next()
-            while first == .expired || first == .heartbeat { first = await group.next() }
+            while first == .expired { first = await group.next() }
             switch first {
             case .writer:
                 // A close went out (or the socket broke): the peer has a second to answer

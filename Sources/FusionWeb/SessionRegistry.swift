@@ -211,6 +211,15 @@ final class SessionRegistry: Sendable {
         for session in sessions { DispatchQueue.global().async { session.destroyAll(forgettingJournals: false) } }
     }
 
+    /// Queues a heartbeat on every connection (`BridgeConfiguration.heartbeat`): one timer
+    /// for the bridge, not a task per connection.
+    func heartbeat() {
+        let sessions = state.withLock { Array($0.sessions.values) }
+        for session in sessions {
+            for connection in session.connections { connection.heartbeat() }
+        }
+    }
+
     /// Whether this bridge may answer a message of its sessions: not once its store's lease
     /// ran out (it was frozen, or cut off), when every session it held is given up instead.
     var holdsSessions: Bool { store?.stillHoldsSessions() ?? true }

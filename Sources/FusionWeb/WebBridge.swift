@@ -73,6 +73,16 @@ public struct WebBridge: Sendable {
             var logger = Logger(label: "fusion.serve"); logger.logLevel = logLevel; return logger
         }()
         let handler = ConnectionHandler(registry: registry, logger: logger)
+        // Every socket's heartbeat, from one timer (docs/deploy.md, "Liveness and fencing").
+        let heartbeats = configuration.heartbeat.map { period in
+            Task { [registry = self.registry] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: period)
+                    registry.heartbeat()
+                }
+            }
+        }
+        defer { heartbeats?.cancel() }
         let origins = origins
         let registry = registry
         let configuration = configuration
