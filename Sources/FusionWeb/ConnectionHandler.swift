@@ -240,9 +240,9 @@ struct ConnectionHandler: Sendable {
             registry.metrics.inputToOK.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
 
         case .applied(let ids):
-            // An id still being applied (on a connection that dropped, or by a write the
-            // database has not answered) is answered once it is done or let go.
-            await session.ledger.settle(ids)
+            // Answered once every input of the session in flight now (on a connection that
+            // dropped, or a write the database has not answered) is done or let go.
+            await session.ledger.settle()
             let instances = session.instances
             let done = ids.filter { id in session.ledger.isDone(id) || instances.contains { $0.wasApplied(id) } }
             let poisoned = ids.filter { id in instances.contains { $0.wasPoisoned(id) } }

@@ -83,9 +83,11 @@ final class MessageLedger: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Waits until none of `ids` is being applied: an `applied` answer is then final.
-    func settle(_ ids: [String]) async {
-        for id in ids { await wait(for: id) }
+    /// Waits until every send being applied now has landed or failed for good (those that
+    /// start meanwhile are not waited for): an `applied` answer is then final.
+    func settle() async {
+        let inFlight = state.withLock { Array($0.inFlight.keys) }
+        for id in inFlight { await wait(for: id) }
     }
 
     /// Whether `id` was done (see `Outcome`).
