@@ -1,0 +1,366 @@
+package fusionkit;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.LongByReference;
+import com.sun.jna.ptr.PointerByReference;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A loaded FusionKit library: the features it holds and the instances made from them.
+ *
+ * <pre>{@code
+ * Library lib = Library.load();                       // or Library.load(Path.of("libMine.so"))
+ * try (Instance counter = lib.create("counter")) {
+ *     counter.send("increase");
+ *     System.out.println(counter.state() + " v" + counter.version());
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe: every method may be called from any thread, as every fk_ function may.
+ * The library is opened with {@code dlopen(RTLD_LOCAL)} (JNA's default), so several
+ * libraries live side by side in one process; it is never unloaded.
+ */
+public final class Library {
+    /** The one environment variable every host reads: a library's path. */
+    public static final String LIBRARY_ENV = "FUSIONKIT_LIBRARY";
+    /** FK_LIMIT_LENGTH and the other limits of fk_limit(). */
+    public static final int LIMIT_LENGTH = 0;
+    public static final int LIMIT_JSON_DEPTH = 1;
+    public static final int LIMIT_SUBSCRIBERS = 2;
+    public static final int LIMIT_HOST_REQUESTS = 3;
+    public static final int LIMIT_INSTANCES = 4;
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path path;
+    private final Fk fk;
+    private final NativeLibrary nativeLibrary;
+    private final Map<String, Boolean> exported = new ConcurrentHashMap<>();
+    private final Map<String, JsonNode> features = new ConcurrentHashMap<>();
+    private volatile JsonNode summary;
+
+    private Library(Path path, Fk fk, NativeLibrary nativeLibrary) {
+        this.path = path;
+        this.fk = fk;
+        this.nativeLibrary = nativeLibrary;
+    }
+
+    /**
+     * Opens the library at {@code path} and checks its ABI version before any other call.
+     *
+     * @throws LibraryLoadException the file is missing, cannot be loaded or is not a
+     *     FusionKit library (the message names the path)
+     * @throws AbiVersionException it speaks another ABI version (both are named)
+     */
+    public static Library load(Path path) {
+        Objects.requireNonNull(path, "path");
+        Path absolute = path.toAbsolutePath().normalize();
+        if (!Files.isRegularFile(absolute)) {
+            throw new LibraryLoadException("no FusionKit library at " + absolute + ": the file does not exist");
+        }
+        Fk fk;
+        NativeLibrary nativeLibrary;
+        try {
+            Map<String, Object> options = Map.of(com.sun.jna.Library.OPTION_STRING_ENCODING, "UTF-8");
+            nativeLibrary = NativeLibrary.getInstance(absolute.toString(), options);
+            fk = Native.load(absolute.toString(), Fk.class, options);
+        } catch (UnsatisfiedLinkError error) {
+            throw new LibraryLoadException("cannot load the library " + absolute + ": " + error.getMessage(), error);
+        }
+        Library library = new Library(absolute, fk, nativeLibrary);
+        if (!library.exports("fk_abi_version")) {
+            throw new LibraryLoadException(absolute + " is not a FusionKit library: it does not export fk_abi_version");
+        }
+        int found = fk.fk_abi_version();
+        if (found != Fk.ABI_VERSION) {
+            throw new AbiVersionException(absolute + " speaks FusionKit ABI version " + found
+                    + "; this package speaks version " + Fk.ABI_VERSION, found, Fk.ABI_VERSION);
+        }
+        return library;
+    }
+
+    /**
+     * Opens the default library: {@code $FUSIONKIT_LIBRARY} when set (and then only that
+     * file); else the example library of a FusionKit checkout, {@code .build/release} then
+     * {@code .build/debug}, looked for from the current directory up, then from this jar's
+     * folder up.
+     */
+    public static Library load() {
+        String fromEnvironment = System.getenv(LIBRARY_ENV);
+        if (fromEnvironment != null && !fromEnvironment.isEmpty()) {
+            return load(Paths.get(fromEnvironment));
+        }
+        List<Path> tried = defaultCandidates();
+        for (Path candidate : tried) {
+            if (Files.isRegularFile(candidate)) {
+                return load(candidate);
+            }
+        }
+        throw new LibraryLoadException("no FusionKit library found: set " + LIBRARY_ENV
+                + " or pass a path; looked at " + tried);
+    }
+
+    static List<Path> defaultCandidates() {
+        String name = System.mapLibraryName("FusionExamples");
+        List<Path> roots = new ArrayList<>();
+        for (Path at = Paths.get("").toAbsolutePath(); at != null; at = at.getParent()) {
+            roots.add(at);
+        }
+        try {
+            Path jar = Paths.get(Library.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            for (Path at = jar.getParent(); at != null; at = at.getParent()) {
+                if (!roots.contains(at)) {
+                    roots.add(at);
+                }
+            }
+        } catch (URISyntaxException | RuntimeException ignored) {
+            // No code source (an unusual class loader): the current directory is enough.
+        }
+        List<Path> candidates = new ArrayList<>();
+        for (Path root : roots) {
+            if (Files.isRegularFile(root.resolve("Package.swift"))) {
+                candidates.add(root.resolve(".build/release").resolve(name));
+                candidates.add(root.resolve(".build/debug").resolve(name));
+            }
+        }
+        return candidates;
+    }
+
+    /** The file this library was loaded from. */
+    public Path path() {
+        return path;
+    }
+
+    /** The JNA mapping of every fk_ function, for what the API cannot express on purpose. */
+    public Fk c() {
+        return fk;
+    }
+
+    @Override
+    public String toString() {
+        return "Library(" + path + ")";
+    }
+
+    // -- errors ---------------------------------------------------------------------------
+
+    /** fk_status_name(). */
+    public String statusName(int status) {
+        return fk.fk_status_name(status);
+    }
+
+    /** fk_last_error_message() of the calling thread. */
+    public String lastErrorMessage() {
+        Pointer message = fk.fk_last_error_message();
+        return message == null ? "" : message.getString(0, "UTF-8");
+    }
+
+    /** Throws the exception of {@code status}, as the API does, unless it is FK_OK. */
+    public void check(int status) {
+        check(status, null);
+    }
+
+    void check(int status, String function) {
+        if (status != 0) {
+            String message = lastErrorMessage();
+            throw FusionException.forStatus(status, statusName(status), message, function);
+        }
+    }
+
+    boolean exports(String function) {
+        return exported.computeIfAbsent(function, name -> {
+            try {
+                nativeLibrary.getFunction(name);
+                return true;
+            } catch (UnsatisfiedLinkError missing) {
+                return false;
+            }
+        });
+    }
+
+    void require(String function) {
+        if (!exports(function)) {
+            throw new MissingFunctionException(path + " does not export " + function
+                    + ", which this call needs (a library built before it was added to the ABI)");
+        }
+    }
+
+    // -- the library ----------------------------------------------------------------------
+
+    /** fk_abi_version(). */
+    public int abiVersion() {
+        return fk.fk_abi_version();
+    }
+
+    /** fk_library_version(), e.g. "0.1.0". */
+    public String version() {
+        return fk.fk_library_version();
+    }
+
+    /** fk_limit(): the limit's value. */
+    public long limit(int which) {
+        return limit(which, -1);
+    }
+
+    /** fk_limit(): sets a limit and returns its value before the call. */
+    public long limit(int which, long newValue) {
+        require("fk_limit");
+        long before = fk.fk_limit(which, newValue);
+        if (before < 0) {
+            throw new InvalidArgumentException("no limit numbered " + which, statusName(9), "fk_limit");
+        }
+        return before;
+    }
+
+    /** The whole manifest as JSON text (fk_manifest()). */
+    public String manifestJson() {
+        PointerByReference out = new PointerByReference();
+        Memory length = Fk.sizeOut();
+        check(fk.fk_manifest(out, length), "fk_manifest");
+        return ownedText(out, length);
+    }
+
+    /** The whole manifest, every feature described. */
+    public JsonNode manifest() {
+        return parse(manifestJson());
+    }
+
+    /** The manifest without the features' descriptions (fk_manifest_summary()). */
+    public JsonNode summary() {
+        JsonNode known = summary;
+        if (known == null) {
+            if (exports("fk_manifest_summary")) {
+                PointerByReference out = new PointerByReference();
+                Memory length = Fk.sizeOut();
+                check(fk.fk_manifest_summary(out, length), "fk_manifest_summary");
+                known = parse(ownedText(out, length));
+            } else {
+                known = manifest();
+            }
+            summary = known;
+        }
+        return known;
+    }
+
+    /** The features' names, in the manifest's order. */
+    public List<String> features() {
+        List<String> names = new ArrayList<>();
+        summary().path("features").forEach(feature -> names.add(feature.path("name").asText()));
+        return Collections.unmodifiableList(names);
+    }
+
+    /** The optional functions the library exports (the manifest's "optionalFunctions"). */
+    public List<String> optionalFunctions() {
+        List<String> names = new ArrayList<>();
+        summary().path("optionalFunctions").forEach(name -> names.add(name.asText()));
+        return Collections.unmodifiableList(names);
+    }
+
+    /** One feature's entry of the manifest: inputs, inputSchema, stateSchema, stateVersion. */
+    public JsonNode feature(String name) {
+        Objects.requireNonNull(name, "name");
+        return features.computeIfAbsent(name, key -> {
+            byte[] text = utf8(key);
+            PointerByReference out = new PointerByReference();
+            Memory length = Fk.sizeOut();
+            if (exports("fk_feature_manifest")) {
+                check(fk.fk_feature_manifest(text, new SizeT(text.length), out, length), "fk_feature_manifest");
+                return parse(ownedText(out, length));
+            }
+            for (JsonNode feature : manifest().path("features")) {
+                if (feature.path("name").asText().equals(key)) {
+                    return feature;
+                }
+            }
+            throw new UnknownFeatureException("no feature \"" + key + "\"; features: " + features(),
+                    statusName(UnknownFeatureException.CODE), "fk_feature_manifest");
+        });
+    }
+
+    // -- instances ------------------------------------------------------------------------
+
+    /** A new instance of {@code feature} in its initial state, on the system clock (fk_create()). */
+    public Instance create(String feature) {
+        Objects.requireNonNull(feature, "feature");
+        byte[] name = utf8(feature);
+        LongByReference out = new LongByReference();
+        check(fk.fk_create(name, new SizeT(name.length), null, new SizeT(0), out), "fk_create");
+        return new Instance(this, feature, out.getValue());
+    }
+
+    /** A new instance with options: a state, a seed, a manual clock, host requests, ... */
+    public Instance create(String feature, CreateOptions options) {
+        Objects.requireNonNull(feature, "feature");
+        Objects.requireNonNull(options, "options");
+        return createWithOptions(feature, options.toJson());
+    }
+
+    /** A new instance with options given as a JSON object (fk_create_with_options()). */
+    public Instance create(String feature, String optionsJson) {
+        Objects.requireNonNull(feature, "feature");
+        require("fk_create_with_options");
+        byte[] name = utf8(feature);
+        byte[] options = utf8(optionsJson);
+        LongByReference out = new LongByReference();
+        check(fk.fk_create_with_options(name, new SizeT(name.length), options, new SizeT(options.length), out),
+                "fk_create_with_options");
+        return new Instance(this, feature, out.getValue());
+    }
+
+    private Instance createWithOptions(String feature, ObjectNode options) {
+        return create(feature, write(options));
+    }
+
+    // -- text -----------------------------------------------------------------------------
+
+    static byte[] utf8(String text) {
+        return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The owned text an fk_ call handed out, decoded, then released with fk_free(). */
+    String ownedText(PointerByReference out, Memory length) {
+        Pointer text = out.getValue();
+        if (text == null) {
+            return null;
+        }
+        try {
+            long size = Fk.readSize(length);
+            return new String(text.getByteArray(0, Math.toIntExact(size)), StandardCharsets.UTF_8);
+        } finally {
+            fk.fk_free(text);
+        }
+    }
+
+    static JsonNode parse(String text) {
+        try {
+            return JSON.readTree(text);
+        } catch (JsonProcessingException error) {
+            throw new InternalException("the library wrote JSON this package cannot read: " + error.getOriginalMessage(),
+                    "FK_ERR_INTERNAL", null);
+        }
+    }
+
+    static String write(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (java.io.IOException error) {
+            throw new IllegalArgumentException("not expressible as JSON: " + error.getMessage(), error);
+        }
+    }
+}
