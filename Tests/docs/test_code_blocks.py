@@ -23,6 +23,8 @@ The docs are README.md, docs/**/*.md, bindings/*/README.md and the DocC catalogs
   scripts/setup makes); other programs must be installed.
 - json: parsed; a scenario (`feature` and `steps`) is also run with `fusion test`.
 - js: `node --check` as an ES module; html: its inline module scripts the same.
+- java: a public class, compiled against bindings/java (bindings/java/build.sh) with
+  warnings as errors, and its `main` run against the built library.
 - text: output, with `<!-- output of: COMMAND -->` before it: the command is run and
   each line of the block must be a line of its output; `<!-- output of a run: …;
   checked by TESTFILE -->` names the test that compares it (numbers masked).
@@ -104,7 +106,7 @@ def params(blocks: list[Block]) -> list[object]:
 
 
 def test_every_block_names_its_language() -> None:
-    known = {"swift", "c", "python", "sh", "json", "js", "html", "text", "sql"}
+    known = {"swift", "c", "python", "sh", "json", "js", "html", "text", "sql", "java"}
     wrong = [f"{block.where}: {block.language or 'no language'}" for block in ALL_BLOCKS if block.language not in known]
     assert not wrong, "blocks whose language this test cannot check: " + "; ".join(wrong)
     assert len(ALL_BLOCKS) > 40
@@ -400,6 +402,35 @@ def test_html_blocks_parse(block: Block, tmp_path: Path) -> None:
     assert parser.scripts, f"{block.where}: no module script"
     for script in parser.scripts:
         node_check(script, block.where, tmp_path)
+
+
+# -- java ---------------------------------------------------------------------------------
+
+JAVA_DEPS = ":".join(f"/usr/share/java/{name}.jar" for name in ("jna", "jackson-databind", "jackson-core",
+                                                                 "jackson-annotations"))
+
+
+@pytest.fixture(scope="module")
+def java_jar() -> str:
+    built = run([str(ROOT / "bindings" / "java" / "build.sh")])
+    assert built.returncode == 0, f"bindings/java/build.sh failed:\n{built.stdout}{built.stderr}"
+    return str(ROOT / built.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("block", params(by_language("java")))
+def test_java_blocks_compile_and_run(block: Block, java_jar: str, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    name = re.search(r"^public (?:final )?class (\w+)", block.code, re.M)
+    assert name, f"{block.where}: a Java block is a public class (with a main method to run)"
+    source = tmp_path / f"{name.group(1)}.java"
+    source.write_text(block.code, encoding="utf-8")
+    classpath = f"{java_jar}:{JAVA_DEPS}"
+    compiled = run(["javac", "--release", "17", "-Xlint:all", "-Werror", "-cp", classpath, "-d", str(tmp_path),
+                    str(source)])
+    assert compiled.returncode == 0, f"{block.where}: does not compile:\n{compiled.stdout}{compiled.stderr}"
+    monkeypatch.setenv("FUSIONKIT_LIBRARY", str(BUILD / "libFusionExamples.so"))
+    ran = run(["java", "-cp", f"{tmp_path}:{classpath}", name.group(1)])
+    assert ran.returncode == 0, f"{block.where}: failed:\n{ran.stdout[-2000:]}{ran.stderr[-3000:]}"
 
 
 # -- text (output) ------------------------------------------------------------------------

@@ -49,6 +49,14 @@ public final class Library {
 
     static final ObjectMapper JSON = new ObjectMapper();
 
+    /**
+     * dlopen flags: JNA's own (RTLD_LAZY | RTLD_LOCAL) and RTLD_NODELETE. JNA closes every
+     * library it opened when the JVM shuts down, and a Swift library must never be
+     * unloaded: its runtime's thread-exit and at-exit handlers would jump into unmapped
+     * code (a SIGSEGV as the JVM exits). RTLD_NODELETE makes that dlclose keep it mapped.
+     */
+    static final int OPEN_FLAGS = 0x1 | (com.sun.jna.Platform.isMac() ? 0x80 : 0x1000);
+
     private final Path path;
     private final Fk fk;
     private final NativeLibrary nativeLibrary;
@@ -78,7 +86,8 @@ public final class Library {
         Fk fk;
         NativeLibrary nativeLibrary;
         try {
-            Map<String, Object> options = Map.of(com.sun.jna.Library.OPTION_STRING_ENCODING, "UTF-8");
+            Map<String, Object> options = Map.of(com.sun.jna.Library.OPTION_STRING_ENCODING, "UTF-8",
+                    com.sun.jna.Library.OPTION_OPEN_FLAGS, OPEN_FLAGS);
             nativeLibrary = NativeLibrary.getInstance(absolute.toString(), options);
             fk = Native.load(absolute.toString(), Fk.class, options);
         } catch (UnsatisfiedLinkError error) {
