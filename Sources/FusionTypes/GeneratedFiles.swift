@@ -2,11 +2,13 @@
 public enum TypesLanguage: String, Sendable, CaseIterable {
     case typescript = "ts"
     case python
+    case java
 }
 
 /// The files generated for one library, by path relative to the output folder:
 /// `fusion-examples.d.ts` for TypeScript, the package `fusion_examples/` (its
-/// `__init__.py` and the PEP 561 marker `py.typed`) for Python.
+/// `__init__.py` and the PEP 561 marker `py.typed`) for Python, `fusion_examples/FusionExamples.java`
+/// for Java.
 public struct GeneratedFiles: Sendable, Equatable {
     public var files: [(path: String, text: String)]
 
@@ -24,6 +26,11 @@ public struct GeneratedFiles: Sendable, Equatable {
                 ("\(module)/__init__.py", PythonWriter.write(types, generator: command, module: module)),
                 ("\(module)/py.typed", "")
             ]
+        case .java:
+            // One file, every type nested in the library's class: package fusion_examples, class FusionExamples.
+            let package = Self.snake(types.libraryName)
+            let className = JavaWriter.className(types.libraryName)
+            files = [("\(package)/\(className).java", JavaWriter.write(types, generator: command, package: package, className: className))]
         }
     }
 

@@ -8,11 +8,11 @@ import FusionTypes
     import Darwin
 #endif
 
-/// `fusion types --lang ts|python [LIB…]`: typed front-end code from a library's manifest.
+/// `fusion types --lang ts|python|java [LIB…]`: typed front-end code from a library's manifest.
 struct Types: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write TypeScript or Python types for a library's features, from its manifest.",
-        usage: "fusion types --lang ts|python [LIB…] [--feature NAME…] [--out DIR | --check DIR]",
+        abstract: "Write TypeScript, Python or Java types for a library's features, from its manifest.",
+        usage: "fusion types --lang ts|python|java [LIB…] [--feature NAME…] [--out DIR | --check DIR]",
         discussion: """
             For each library, the types of its features' states and inputs, read from the \
             library's manifest (so any FusionKit library, built by anyone, and no Swift \
@@ -22,6 +22,8 @@ struct Types: ParsableCommand {
             fusionkit.js, connect<Features>(), and every type the states and inputs use
               python  the package LIB_NAME/ (__init__.py and py.typed): TypedDicts, input \
             unions, and a Library whose create("wifi") is a typed fusionkit.Instance
+              java    LIB_NAME/LibName.java: records, sealed interfaces of input \
+            records, and a class whose wifi() is a typed fusionkit.TypedInstance
 
             Without --out or --check, the one library's types go to standard output. \
             --check DIR writes nothing and exits 7, naming each difference, when the files \
@@ -32,7 +34,7 @@ struct Types: ParsableCommand {
             \(ExitStatus.pointer)
             """)
 
-    @Option(help: ArgumentHelp("The language: ts (TypeScript declarations) or python.", valueName: "ts|python"))
+    @Option(help: ArgumentHelp("The language: ts (TypeScript declarations), python or java.", valueName: "ts|python|java"))
     var lang: String
 
     @Argument(help: ArgumentHelp("The libraries (optional; default: the example library).", valueName: "lib"))
@@ -49,7 +51,7 @@ struct Types: ParsableCommand {
 
     func validate() throws {
         guard TypesLanguage(rawValue: lang) != nil else {
-            throw ValidationError("--lang is ts or python (got \"\(lang)\")")
+            throw ValidationError("--lang is ts, python or java (got \"\(lang)\")")
         }
         if out != nil && check != nil { throw ValidationError("give --out or --check, not both") }
         if let word = LibraryChoice.split(libraries).rest.first {

@@ -23,8 +23,9 @@ The docs are README.md, docs/**/*.md, bindings/*/README.md and the DocC catalogs
   scripts/setup makes); other programs must be installed.
 - json: parsed; a scenario (`feature` and `steps`) is also run with `fusion test`.
 - js: `node --check` as an ES module; html: its inline module scripts the same.
-- java: a public class, compiled against bindings/java (bindings/java/build.sh) with
-  warnings as errors, and its `main` run against the built library.
+- java: a public class, compiled against bindings/java (bindings/java/build.sh) and the
+  generated types of examples/java with warnings as errors, and its `main` run against
+  the built library.
 - text: output, with `<!-- output of: COMMAND -->` before it: the command is run and
   each line of the block must be a line of its output; `<!-- output of a run: …;
   checked by TESTFILE -->` names the test that compares it (numbers masked).
@@ -425,8 +426,10 @@ def test_java_blocks_compile_and_run(block: Block, java_jar: str, tmp_path: Path
     source = tmp_path / f"{name.group(1)}.java"
     source.write_text(block.code, encoding="utf-8")
     classpath = f"{java_jar}:{JAVA_DEPS}"
+    # The committed generated types (examples/java) are compiled with each block, as an app would.
+    generated = sorted(str(path) for path in (ROOT / "examples" / "java").rglob("*.java"))
     compiled = run(["javac", "--release", "17", "-Xlint:all", "-Werror", "-cp", classpath, "-d", str(tmp_path),
-                    str(source)])
+                    str(source), *generated])
     assert compiled.returncode == 0, f"{block.where}: does not compile:\n{compiled.stdout}{compiled.stderr}"
     monkeypatch.setenv("FUSIONKIT_LIBRARY", str(BUILD / "libFusionExamples.so"))
     ran = run(["java", "-cp", f"{tmp_path}:{classpath}", name.group(1)])

@@ -35,6 +35,12 @@ final class Fixtures {
         return JSON.valueToTree(value);
     }
 
+    /** The same JSON value: objects as unordered maps, numbers by value (Jackson's IntNode 3 is not its LongNode 3). */
+    static boolean sameJson(JsonNode a, JsonNode b) {
+        return a.equals((x, y) -> x.isNumber() && y.isNumber()
+                ? x.decimalValue().compareTo(y.decimalValue()) : x.equals(y) ? 0 : 1, b);
+    }
+
     static void waitUntil(BooleanSupplier condition, String what) throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (!condition.getAsBoolean()) {
