@@ -115,6 +115,23 @@ class CallbackTest {
         }
     }
 
+    /** A callback that makes its own round trip, inside the round trip that caused it, on the same thread. */
+    @Test
+    void aRoundTripInsideARoundTripGetsItsOwnState() {
+        try (Instance counter = LIB.create("counter"); Instance answer = LIB.create("answer")) {
+            List<Instance.StateJson> inner = new CopyOnWriteArrayList<>();
+            String longText = "x".repeat(100_000); // the inner state outgrows the thread's first buffer
+            counter.subscribe(v -> inner.add(answer.sendAndReadJson(
+                    "{\"answerChanged\":{\"text\":\"" + longText + v + "\"}}")));
+            for (int i = 1; i <= 3; i++) {
+                Instance.StateJson outer = counter.sendAndReadJson("\"increase\"");
+                assertEquals(new Instance.StateJson("{\"value\":" + i + ",\"isReset\":false,\"alert\":null}", i), outer);
+            }
+            assertEquals(3, inner.size());
+            assertTrue(inner.get(2).json().contains(longText + "3"), inner.get(2).json().substring(0, 40));
+        }
+    }
+
     @Test
     void closingFromInsideACallback() {
         Instance counter = LIB.create("counter");

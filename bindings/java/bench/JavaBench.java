@@ -38,7 +38,7 @@ final class JavaBench {
         Instance counter = lib.create("counter");
         byte[] increase = "\"increase\"".getBytes(StandardCharsets.UTF_8);
         SizeT increaseLength = new SizeT(increase.length);
-        StateBuffer buffer = StateBuffer.forThisThread();
+        StateBuffer buffer = StateBuffer.acquire();
         long handle = counter.handle();
         String[] plainState = {"{\"value\":0,\"isReset\":false,\"alert\":null}"};
         work.put("package", times -> {

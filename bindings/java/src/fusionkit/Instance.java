@@ -173,7 +173,8 @@ public final class Instance implements AutoCloseable {
 
     /**
      * JSON in, JSON and version out, in one call (fk_send_and_read()) into a buffer this
-     * thread reuses; the fastest round trip. A state larger than the buffer is read again
+     * thread reuses (another one for a round trip made inside it, by a callback); the
+     * fastest round trip. A state larger than the buffer is read again
      * into a larger one (with fk_state_into(), so it may be a later version).
      */
     public StateJson sendAndReadJson(String inputJson) {
@@ -182,10 +183,14 @@ public final class Instance implements AutoCloseable {
             sendJson(inputJson);
             return stateJson();
         }
-        StateBuffer buffer = StateBuffer.forThisThread();
-        int status = fk.fk_send_and_read(state.handle(), text, new SizeT(text.length), buffer.struct());
-        check(status, "fk_send_and_read");
-        return buffer.read(() -> fk.fk_state_into(state.handle(), buffer.struct()), this::check);
+        StateBuffer buffer = StateBuffer.acquire();
+        try {
+            int status = fk.fk_send_and_read(state.handle(), text, new SizeT(text.length), buffer.struct());
+            check(status, "fk_send_and_read");
+            return buffer.read(() -> fk.fk_state_into(state.handle(), buffer.struct()), this::check);
+        } finally {
+            buffer.release();
+        }
     }
 
     // -- state ----------------------------------------------------------------------------

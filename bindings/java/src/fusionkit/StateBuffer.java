@@ -6,7 +6,7 @@ import com.sun.jna.Structure;
 import java.nio.charset.StandardCharsets;
 import java.util.function.IntSupplier;
 
-/** An fk_buffer and the memory it points at, one per thread, grown to the largest state read on it. */
+/** An fk_buffer and the memory it points at, kept by a thread and grown to the largest state read into it. */
 final class StateBuffer {
     /** struct fk_buffer { char *data; size_t capacity; size_t length; uint64_t version; } */
     @Structure.FieldOrder({"data", "capacity", "length", "version"})
@@ -17,7 +17,13 @@ final class StateBuffer {
         public long version;
     }
 
-    private static final ThreadLocal<StateBuffer> BY_THREAD = ThreadLocal.withInitial(() -> new StateBuffer(64 * 1024));
+    /**
+     * The buffers of a thread not in use. A round trip takes one and gives it back after it
+     * read it: a callback that makes its own round trip inside another (on the same thread,
+     * during the outer call) takes another buffer, so neither writes over the other's state.
+     */
+    private static final ThreadLocal<java.util.ArrayDeque<StateBuffer>> FREE =
+            ThreadLocal.withInitial(java.util.ArrayDeque::new);
 
     private final FkBuffer struct = new FkBuffer();
     private Memory memory;
@@ -26,8 +32,14 @@ final class StateBuffer {
         allocate(capacity);
     }
 
-    static StateBuffer forThisThread() {
-        return BY_THREAD.get();
+    /** A buffer of this thread for one round trip; {@link #release()} it once read. */
+    static StateBuffer acquire() {
+        StateBuffer free = FREE.get().pollFirst();
+        return free != null ? free : new StateBuffer(64 * 1024);
+    }
+
+    void release() {
+        FREE.get().addFirst(this);
     }
 
     private void allocate(long capacity) {
