@@ -185,9 +185,13 @@ public final class PostgresSessionStore: SessionStore {
     }
 
     public func stillHoldsSessions() -> Bool {
-        if sessionLease.isValid || !sessionLease.holdsAny { return true }
-        lockSlot.close()
-        sessionLease.lose("the lease of \(sessionLease.duration) ran out (the bridge was stopped, or did not hear from the database)")
+        if sessionLease.isValid { return true }
+        // False for as long as the lease is void, also once the sessions were given up
+        // (their sockets are being closed meanwhile: nothing of their copies goes out).
+        if sessionLease.holdsAny {
+            lockSlot.close()
+            sessionLease.lose("the lease of \(sessionLease.duration) ran out (the bridge was stopped, or did not hear from the database)")
+        }
         return false
     }
 

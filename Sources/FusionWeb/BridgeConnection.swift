@@ -126,8 +126,11 @@ final class BridgeConnection: Sendable {
         }
     }
 
-    /// Writes what is queued until the queue ends or a close is written.
-    func runWriter(outbound: WebSocketOutboundWriter, session: BridgeSession) async {
+    /// Writes what is queued until the queue ends or a close is written. `holds` is asked
+    /// before each message: once the bridge may have lost the session to another (its
+    /// lease ran out while it was frozen), nothing of its copy goes out, not even what was
+    /// queued before; the close that follows still does.
+    func runWriter(outbound: WebSocketOutboundWriter, session: BridgeSession, holds: @Sendable () -> Bool) async {
         do {
             for await item in outgoing {
                 switch item {
@@ -135,9 +138,11 @@ final class BridgeConnection: Sendable {
                     pending.withLock {
                         $0.queuedMessages -= 1; $0.queuedBytes -= text.utf8.count
                     }
+                    guard holds() else { continue }
                     try await outbound.write(.text(text))
                 case .flush:
                     pending.withLock { $0.queuedMessages -= 1 }
+                    guard holds() else { continue }
                     for message in flush(session) { try await outbound.write(.text(message)) }
                 case .close(let code, let reason):
                     try await outbound.close(code, reason: reason)

@@ -42,7 +42,7 @@ struct ConnectionHandler: Sendable {
         enum Side { case reader, writer, aborted, timer, expired }
         await withTaskGroup(of: Side.self) { group in
             group.addTask {
-                await connection.runWriter(outbound: outbound, session: session); return .writer
+                await connection.runWriter(outbound: outbound, session: session) { registry.holdsSessions }; return .writer
             }
             group.addTask {
                 await read(inbound, connection: connection, session: session, user: user); return .reader
