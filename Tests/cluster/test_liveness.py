@@ -61,6 +61,16 @@ def increase(client: Client, times: int) -> None:
         assert reply["type"] == "ok", reply
 
 
+def two_bridges_and_a_tab(make_cluster: Callable[..., Cluster]) -> tuple[Cluster, Bridge, Bridge, Client]:
+    """A cluster of two bridges, and a tab on the first with a Counter at 3."""
+    cluster = make_cluster(2, FAST)
+    first, second = cluster.bridges
+    tab = direct(first)
+    tab.create("counter", key="c")
+    increase(tab, 3)
+    return cluster, first, second, tab
+
+
 def epoch_of(cluster: Cluster, session: str) -> int:
     return int(cluster.postgres.psql(f"SELECT epoch FROM fusion_sessions WHERE id = '{session}'"))
 
@@ -160,11 +170,7 @@ class Listener:
 
 def test_a_frozen_bridge_loses_its_sessions_within_the_lease_and_wakes_up_fenced(
         make_cluster: Callable[..., Cluster], tmp_path: Path) -> None:
-    cluster = make_cluster(2, FAST)
-    first, second = cluster.bridges
-    tab = direct(first)
-    tab.create("counter", key="c")
-    increase(tab, 3)
+    cluster, first, second, tab = two_bridges_and_a_tab(make_cluster)
     watcher = direct(first, tab.session, timeout=30)
     watcher.drain(0.2)
     tab_heard, watcher_heard = Listener(tab), Listener(watcher)
@@ -426,11 +432,7 @@ def test_nginx_skips_a_frozen_bridge_for_new_sessions_and_rejoins(
 
 
 def test_a_killed_bridges_session_is_taken_over_at_once(make_cluster: Callable[..., Cluster], tmp_path: Path) -> None:
-    cluster = make_cluster(2, FAST)
-    first, second = cluster.bridges
-    tab = direct(first)
-    tab.create("counter", key="c")
-    increase(tab, 3)
+    cluster, first, second, tab = two_bridges_and_a_tab(make_cluster)
     first.kill()
     killed = time.monotonic()
     taken = direct(second, tab.session)
@@ -441,11 +443,7 @@ def test_a_killed_bridges_session_is_taken_over_at_once(make_cluster: Callable[.
 
 def test_a_stopping_bridge_lets_its_sessions_go_and_a_rejoin_takes_them_at_once(
         make_cluster: Callable[..., Cluster], tmp_path: Path) -> None:
-    cluster = make_cluster(2, FAST)
-    first, second = cluster.bridges
-    tab = direct(first)
-    tab.create("counter", key="c")
-    increase(tab, 3)
+    cluster, first, second, tab = two_bridges_and_a_tab(make_cluster)
     first.signal(signal.SIGTERM)
     stopping = time.monotonic()
     assert close_frame(tab.ws)[0] == 1001
@@ -458,11 +456,7 @@ def test_a_stopping_bridge_lets_its_sessions_go_and_a_rejoin_takes_them_at_once(
 
 
 def test_a_session_asked_of_another_bridge_is_handed_over(make_cluster: Callable[..., Cluster], tmp_path: Path) -> None:
-    cluster = make_cluster(2, FAST)
-    first, second = cluster.bridges
-    tab = direct(first)
-    tab.create("counter", key="c")
-    increase(tab, 3)
+    cluster, first, second, tab = two_bridges_and_a_tab(make_cluster)
     asked = time.monotonic()
     taken = direct(second, tab.session)
     record(tmp_path, "hand-over to the bridge asked", time.monotonic() - asked)
