@@ -20,7 +20,11 @@ import java.util.Map;
  * interleaved rounds in one process; times are medians over rounds, ratios medians of the
  * ratios within each round.
  *
- * <pre>bindings/java/bench.sh [LIBRARY] [ROUNDS] [PER_ROUND]</pre>
+ * <pre>bindings/java/bench.sh [LIBRARY] [ROUNDS] [PER_ROUND] [SAMPLES_JSON]</pre>
+ *
+ * <p>With SAMPLES_JSON, every sample (µs per round trip, per round and workload) is written
+ * there too: Benchmarks/java/run.py runs this several times and keeps them in
+ * Benchmarks/results/java-bench.json, from which docs/performance.md's block is rendered.
  */
 final class JavaBench {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -102,6 +106,15 @@ final class JavaBench {
                 ratio(samples, "plain", "package"));
         System.out.printf("wifi-plain / package   %6.2f×  (target: above 1×, the package faster)%n",
                 ratio(samples, "wifi-plain", "wifi-package"));
+        if (args.length > 3) {
+            Map<String, Object> raw = new LinkedHashMap<>();
+            raw.put("rounds", rounds);
+            raw.put("perRound", perRound);
+            raw.put("wifiPerRound", Math.max(2, perRound / 100));
+            raw.put("java", System.getProperty("java.version"));
+            raw.put("samplesMicroseconds", samples);
+            JSON.writerWithDefaultPrettyPrinter().writeValue(Path.of(args[3]).toFile(), raw);
+        }
         counter.close();
         large.close();
     }
