@@ -30,6 +30,7 @@ import clock_records  # noqa: E402
 import cluster_load  # noqa: E402
 import fusion_bench  # noqa: E402
 import group_commit  # noqa: E402
+import java_bench  # noqa: E402
 import journal_cost  # noqa: E402
 import patch_plot  # noqa: E402
 import python_bench  # noqa: E402
@@ -42,7 +43,7 @@ Render = Callable[[dict[str, Any]], str]
 #: The modules that render blocks: each has DOCUMENT, BLOCK, RESULTS and render, or a
 #: BLOCKS list of such (document, block, results, render) for several.
 MODULES: tuple[ModuleType, ...] = (
-    fusion_bench, python_bench, web_load, time_travel, journal_cost, group_commit, clock_records, reliability, cluster_load)
+    fusion_bench, python_bench, java_bench, web_load, time_travel, journal_cost, group_commit, clock_records, reliability, cluster_load)
 
 
 def blocks() -> list[tuple[str, str, str, Render]]:
