@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fusionkit import FusionError, JournalError
+from fusionkit import FusionError, JournalError, PatchError, apply_patch
 from fusionkit._input import input_json
 from fusionkit._journal_format import encode_line, parse_journal
 from fusionkit._replayable import replayable_options
@@ -101,3 +101,16 @@ def test_input_shorthand(case: dict[str, Any]) -> None:
             input_json(case["input"], fields)
         return
     assert json.loads(input_json(case["input"], fields)) == case["json"]
+
+
+@pytest.mark.parametrize("case", cases("json-patch", "apply"))
+def test_json_patch(case: dict[str, Any]) -> None:
+    before = json.dumps(case["doc"])
+    if "error" in case:
+        with pytest.raises(PatchError):
+            apply_patch(case["doc"], case["patch"])
+    else:
+        after = apply_patch(case["doc"], case["patch"])
+        assert after == case["expected"]
+        assert json.dumps(after, sort_keys=True) == json.dumps(case["expected"], sort_keys=True)  # true is not 1
+    assert json.dumps(case["doc"]) == before, "the document given is not changed"

@@ -6,6 +6,7 @@ import itertools
 import json
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,6 +15,10 @@ from typing import Any
 import websocket  # websocket-client, installed with selenium by scripts/setup
 
 ROOT = Path(__file__).resolve().parents[2]
+
+sys.path.insert(0, str(ROOT / "bindings/python"))
+# JSON Patch as the Python package applies it (its one implementation), for test_protocol.
+from fusionkit.patch import apply_patch as apply_patch  # noqa: E402
 
 
 class Server:
@@ -179,32 +184,3 @@ def close_frame(ws: websocket.WebSocket, timeout: float = 5) -> tuple[int, str]:
             code = int.from_bytes(data[:2], "big") if len(data) >= 2 else 1005
             return code, data[2:].decode()
     raise AssertionError("no close frame")
-
-
-def apply_patch(state: Any, patch: list[dict[str, Any]]) -> Any:
-    """RFC 6902 as the library writes it (add, remove, replace), for checking patches."""
-    import copy
-    state = copy.deepcopy(state)
-    for op in patch:
-        parts = [p.replace("~1", "/").replace("~0", "~") for p in op["path"].split("/")[1:]]
-        if not parts:
-            state = op.get("value")
-            continue
-        parent = state
-        for part in parts[:-1]:
-            parent = parent[int(part)] if isinstance(parent, list) else parent[part]
-        last = parts[-1]
-        if isinstance(parent, list):
-            index = len(parent) if last == "-" else int(last)
-            if op["op"] == "add":
-                parent.insert(index, op["value"])
-            elif op["op"] == "remove":
-                del parent[index]
-            else:
-                parent[index] = op["value"]
-        else:
-            if op["op"] == "remove":
-                del parent[last]
-            else:
-                parent[last] = op["value"]
-    return state

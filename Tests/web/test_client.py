@@ -30,3 +30,18 @@ def test_the_input_shorthand_follows_the_shared_vectors() -> None:
     result = subprocess.run([NODE, str(HERE / "input_vectors.mjs")], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip().endswith(", 0 failed")
+
+
+def test_json_patch_follows_the_shared_vectors() -> None:
+    # Tests/vectors/json-patch, which the Python, Swift and Java tests read too.
+    result = subprocess.run([NODE, str(HERE / "patch_vectors.mjs")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith(", 0 failed")
+
+
+def test_the_pages_query_values_follow_the_shared_vectors() -> None:
+    # examples/web/common.js reads query values by the input shorthand's value rule,
+    # as the shell reads field=value (Tests/vectors/input-shorthand, kind "value").
+    result = subprocess.run([NODE, str(HERE / "query_vectors.mjs")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith(", 0 failed")

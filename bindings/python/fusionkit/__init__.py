@@ -40,6 +40,7 @@ from .errors import (
                      MalformedJSONError,
                      MissingFunctionError,
                      NullArgumentError,
+                     PatchError,
                      UnknownFeatureError,
                      UnknownInputError,
                      UnknownRequestError,
@@ -48,6 +49,7 @@ from .errors import (
 )
 from .journal import JournalWarning
 from .manifest import FeatureSpec, FeatureSummary, InputCase, InputField, LibraryInfo, Manifest, ManifestSummary
+from .patch import apply_patch
 
 __version__ = "0.1.0"
 
@@ -61,4 +63,5 @@ __all__ = [
     "UnknownInputError", "InvalidInputError", "InvalidStateError", "InvalidArgumentError",
     "UnknownSubscriptionError", "InternalError", "UnknownRequestError", "InvalidResponseError",
     "LimitExceededError", "UnsettledError", "BusyError", "LIMITS", "JournalError", "JournalWarning",
+    "PatchError", "apply_patch",
 ]

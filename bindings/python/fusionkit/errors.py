@@ -30,6 +30,7 @@ __all__ = [
     "UnknownRequestError",
     "InvalidResponseError",
     "JournalError",
+    "PatchError",
     "NotInManifestError",
     "error_for_status",
 ]
@@ -188,6 +189,11 @@ def error_for_status(code: int, status: str, message: str, function: str | None 
 class JournalError(FusionError):
     """A journal that cannot be read (damaged, of another feature, in use) or written
     (fusionkit.journal); `status` is None."""
+
+
+class PatchError(FusionError, ValueError):
+    """A JSON Patch that cannot be applied (fusionkit.patch): a missing path, an index
+    out of range, a failed test; `status` is None."""
 
 
 class NotInManifestError(FusionError, KeyError):
