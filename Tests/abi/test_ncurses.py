@@ -126,7 +126,7 @@ def join_flow(term: Terminal) -> None:
     title = box.index("Incorrect Password")
     assert abs((title - left) - (right - title - len("Incorrect Password"))) <= 2, box
     # docs/front-ends.md shows this screen as it is.
-    shown_in_docs = DOCS_SCREEN.read_text().split("<!-- output of a run: examples/c/wifi_screen.c", 1)[1]
+    shown_in_docs = DOCS_SCREEN.read_text().split("<!-- output of a run: examples/c/wifi_screen.c in tmux, 80x24;", 1)[1]
     pictured = shown_in_docs.split("```text\n", 1)[1].split("```", 1)[0]
     assert pictured.rstrip("\n").splitlines() == [line.rstrip() for line in screen.rstrip("\n").splitlines()]
 

@@ -1,7 +1,7 @@
 """Every fenced code block of the docs is run or compiled, so the docs cannot rot.
 
-The docs are README.md, docs/**/*.md, bindings/*/README.md and the DocC catalogs
-(Sources/**/*.docc). A block without a language fails. By language:
+The docs are README.md, docs/**/*.md, bindings/*/README.md, examples/*/README.md and the
+DocC catalogs (Sources/**/*.docc). A block without a language fails. By language:
 
 - swift: the blocks of one file are type-checked together as one module against the
   built FusionKit, FusionExamples and FusionHost (a block with top-level statements is its
@@ -12,27 +12,42 @@ The docs are README.md, docs/**/*.md, bindings/*/README.md and the DocC catalogs
   and must stand in that file as it is.
 - c: compiled against include/fusionkit.h and the built library, warnings as errors, and
   run (a fragment is put in `main`, after its #include lines; one that uses `counter`
-  without declaring it gets a created Counter instance first).
+  without declaring it gets a created Counter instance first). A `printf(…);  /* RESULT */`
+  line must print RESULT (its first line), `...` standing for any text.
 - python: run, from a folder that mirrors the repository (files it writes land there),
   with `fusionkit` importable and, for a fragment that uses `lib` without making it,
-  `lib = fusionkit.load()` first.
-- sh: each command checked without running what must not run in a test (the test
-  script, installs, interactive sessions): `fusion` commands that only read are run and
-  must succeed; any other `fusion` command's options are checked against its --help;
-  scripts and files the command names must exist (`.venv/bin/…` too, which
-  scripts/setup makes); other programs must be installed.
+  `lib = fusionkit.load()` first. A `print(…)  # RESULT` line must print RESULT (the first
+  line it prints), `...` standing for any text.
+- sh: run with bash (`set -eo pipefail`, stdin empty, HOME a fresh folder) in a scratch
+  clone of the checkout, the doc's blocks one after another in the same clone; `fusion` is
+  the suite's debug build on PATH ($FUSION_BIN_DIR, also the clone's .build/debug), so
+  nothing is built again. A command (as `commands` splits a block) that cannot run here is
+  in NOT_RUN with its reason: the README's two commands (CI runs them), servers,
+  full-screen programs, builds and installs; those are checked without running (the
+  program or script exists, the repository paths it names exist, a `fusion` command's
+  options are in its --help), and an entry that no longer names a command of its doc fails.
+  A trailing comment that starts like JSON (`{`, `[`, `"`, a number) is what that command
+  prints, exactly, `...` standing for any text: `fusion send counter increase  # {"value":1,...}`.
+- sql: exactly a statement (a string literal) of Sources/FusionJournalPostgres, its
+  parameters and line breaks included.
 - json: parsed; a scenario (`feature` and `steps`) is also run with `fusion test`.
 - js: `node --check` as an ES module; html: its inline module scripts the same.
 - java: a public class, compiled against bindings/java (bindings/java/build.sh) and the
   generated types of examples/java with warnings as errors, and its `main` run against
   the built library.
-- text: output, with `<!-- output of: COMMAND -->` before it: the command is run and
-  each line of the block must be a line of its output; `<!-- output of a run: …;
-  checked by TESTFILE -->` names the test that compares it (numbers masked).
+- text: output. `<!-- output of: COMMAND -->` before it: the `fusion` COMMAND is run and
+  its output (stdout, then stderr) must be the block, line for line and in order; where
+  output varies, `…` stands for any text within a line, and a line that is only `…` for
+  any number of lines. `<!-- output of a run: DESCRIPTION; checked by FILE -->`: FILE
+  compares the block with a run's output, and counts only if it reads the block by its
+  marker: FILE holds the doc's path and `output of a run: DESCRIPTION`, which no other
+  block of the doc has.
 """
 from __future__ import annotations
 
+import difflib
 import html.parser
+import io
 import json
 import os
 import re
@@ -40,7 +55,8 @@ import shlex
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+import tokenize
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -66,7 +82,7 @@ class Block:
 
 def doc_files() -> list[Path]:
     files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted(ROOT.glob("bindings/*/README.md")),
-             *sorted((ROOT / "Sources").rglob("*.docc/**/*.md"))]
+             *sorted(ROOT.glob("examples/*/README.md")), *sorted((ROOT / "Sources").rglob("*.docc/**/*.md"))]
     return [file for file in files if file.is_file()]
 
 
@@ -211,10 +227,23 @@ def c_program(block: Block) -> str:
     return "\n".join(dict.fromkeys(headers)) + "\n\nint main(void) {\n" + prelude + body + "\nreturn 0;\n}\n"
 
 
+C_RESULT = re.compile(r"^(\s*)printf\(.*;\s*/\*\s*(.*?)\s*\*/\s*$")
+
+
 @pytest.mark.parametrize("block", params(by_language("c")))
 def test_c_blocks_compile_and_run(block: Block, tmp_path: Path) -> None:
+    """Each block compiles and runs; a `printf(…);  /* RESULT */` line prints RESULT (its
+    first line), `...` standing for any text."""
+    lines, results = [], []
+    for line in block.code.splitlines():
+        result = C_RESULT.match(line)
+        if result:
+            lines.append(f'{result.group(1)}printf("\\x1e%d\\n", {len(results)});')
+            results.append((line.strip(), result.group(2)))
+        lines.append(line)
     source = tmp_path / "block.c"
-    source.write_text(f"/* {block.where} */\n" + c_program(block), encoding="utf-8")
+    source.write_text(f"/* {block.where} */\n" + c_program(replace(block, code="\n".join(lines) + "\n")),
+                      encoding="utf-8")
     cc = os.environ.get("CC") or shutil.which("cc") or "gcc"
     built = run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-variable", "-Wno-unused-but-set-variable",
                  f"-I{ROOT / 'include'}", str(source), f"-L{BUILD}", "-lFusionExamples", f"-Wl,-rpath,{BUILD}",
@@ -222,60 +251,181 @@ def test_c_blocks_compile_and_run(block: Block, tmp_path: Path) -> None:
     assert built.returncode == 0, f"{block.where}: does not compile:\n{built.stderr[-3000:]}"
     ran = run([str(tmp_path / "block")], cwd=tmp_path)
     assert ran.returncode == 0, f"{block.where}: exited {ran.returncode}:\n{ran.stdout[-2000:]}{ran.stderr[-2000:]}"
+    printed = marked_outputs(ran.stdout)
+    for number, (line, shown) in enumerate(results):
+        first = printed[number].split("\n", 1)[0]
+        assert result_pattern(shown, "...").fullmatch(first), \
+            f"{block.where}: `{line}` prints\n  {first}\nnot what its comment says:\n  {shown}"
+
+
+# -- results: what a block says a command prints -------------------------------------------
+
+def result_pattern(shown: str, elision: str) -> re.Pattern[str]:
+    """What a result comment or an output block matches: the text as shown, where
+    `elision` stands for any text of one line."""
+    return re.compile(".*?".join(re.escape(part) for part in shown.split(elision)))
+
+
+def lines_pattern(shown: str) -> re.Pattern[str]:
+    """An output block as a pattern over the printed lines, in order: a line that is only
+    `…` stands for any number of lines, and `…` within a line for any text of that line."""
+    parts = []
+    for line in shown.rstrip("\n").split("\n"):
+        if line == "…":
+            parts.append(r"(?:[^\n]*\n)*?")
+        else:
+            parts.append(r"[^\n]*?".join(re.escape(part) for part in line.split("…")) + r"\n")
+    return re.compile("".join(parts))
+
+
+def differs(shown: str, printed: str) -> str:
+    return "\n".join(difflib.unified_diff(shown.splitlines(), printed.splitlines(), "shown", "printed", lineterm=""))
+
+
+MARK = "\x1e"  # printed before each line whose result the test compares
+
+
+def marked_outputs(stdout: str) -> dict[int, str]:
+    """The output after each mark, by the mark's number."""
+    outputs: dict[int, str] = {}
+    for chunk in stdout.split(MARK)[1:]:
+        number, _, output = chunk.partition("\n")
+        outputs[int(number)] = output
+    return outputs
 
 
 # -- python -------------------------------------------------------------------------------
 
-# Blocks that cannot run here, each with why: they are compiled instead.
-PYTHON_NOT_RUN = {
-    "docs/plugin-libraries.md": "it loads the Chores plugin, which Tests/plugins builds and drives",
-}
+def python_results(code: str) -> list[tuple[int, str]]:
+    """(line number, result) of each `print(…)  # RESULT` line: what it prints, `...` for
+    any text."""
+    found = []
+    for token in tokenize.generate_tokens(io.StringIO(code).readline):
+        if token.type == tokenize.COMMENT:
+            line = token.line.strip()
+            if line.startswith("print(") and not line.startswith("#"):
+                found.append((token.start[0], token.string[1:].strip()))
+    return found
+
+
+@pytest.fixture(scope="session")
+def chores_built() -> Path:
+    """examples/plugins/chores built as docs/plugin-libraries.md says (its own package;
+    Tests/plugins builds it the same way): a Python block there loads it."""
+    subprocess.run(["swift", "build", "--product", "Chores"], cwd=ROOT / "examples/plugins/chores", check=True,
+                   capture_output=True)
+    out = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT / "examples/plugins/chores", check=True,
+                         capture_output=True, text=True).stdout.strip()
+    return Path(out)
 
 
 @pytest.mark.parametrize("block", params(by_language("python")))
-def test_python_blocks_run(block: Block, mirror: Path) -> None:
-    code = block.code
+def test_python_blocks_run(block: Block, mirror: Path, request: pytest.FixtureRequest) -> None:
+    """Each block runs, and each `print(…)  # RESULT` line prints its result."""
+    if "libChores" in block.code:
+        request.getfixturevalue("chores_built")
+    lines = block.code.splitlines()
+    results = python_results(block.code)
+    for number, (line, _) in reversed(list(enumerate(results))):
+        indent = re.match(r"\s*", lines[line - 1]).group(0)  # type: ignore[union-attr]
+        lines.insert(line - 1, f"{indent}print({MARK + str(number)!r}, flush=True)")
+    code = "\n".join(lines) + "\n"
     if re.search(r"\blib\b", code) and not re.search(r"^lib\s*=", code, re.M):
         code = "import fusionkit\nlib = fusionkit.load()\n" + code
     if re.search(r"\bfusionkit\b", code) and "import fusionkit" not in code:
         code = "import fusionkit\n" + code
-    reason = PYTHON_NOT_RUN.get(str(block.file.relative_to(ROOT)))
-    if reason:
-        compile(code, block.where, "exec")
-        return
     result = run([sys.executable, "-c", code], cwd=mirror, timeout=120)
     assert result.returncode == 0, f"{block.where}: failed:\n{result.stdout[-2000:]}{result.stderr[-3000:]}"
+    printed = marked_outputs(result.stdout)
+    for number, (line, shown) in enumerate(results):
+        first = printed[number].split("\n", 1)[0]
+        assert result_pattern(shown, "...").fullmatch(first), \
+            f"{block.where}: line {line} prints\n  {first}\nnot what its comment says:\n  {shown}"
 
 
 # -- sh -----------------------------------------------------------------------------------
 
-# `fusion` commands that only read and print: run, and must succeed.
-FUSION_RUN = {"inspect", "send", "test", "replay"}
-REPO_DIRS = ("examples/", "Tests/", "docs/", "scripts/", "bindings/", "include/", "Sources/", "Benchmarks/")
+# Commands of the docs' shell blocks that the test does not run, by doc and command (as
+# `commands` gives it), each with why. They are still checked without running (below); an
+# entry that is no longer a command of its doc fails.
+BUILT_BY_THE_SUITE = "the suite's build is the clone's .build/debug ($FUSION_BIN_DIR): building again takes minutes"
+SERVER = "a server, running until stopped: Tests/web and Tests/cluster start and stop it"
+TEXTUAL = "a full-screen Textual app: Tests/textual drives it with Textual's pilot"
+NCURSES = "a full-screen ncurses program: Tests/abi/test_ncurses.py drives it in tmux"
+GREETER = "needs libGreeter.so, which `swift build` of a new package makes in minutes (Tests/plugins/test_scaffold.py)"
+MINE = "./libMine.so stands for the reader's own library"
+NOT_RUN: dict[tuple[str, str], str] = {
+    ("README.md", "scripts/demo"): "CI runs it (.ci/run, through scripts/test); it builds and starts every front end",
+    ("README.md", "scripts/test"): "CI runs it (.ci/run): it is every test, this one included",
+    ("README.md", ".venv/bin/python3 examples/textual/app.py wifi"): TEXTUAL,
+    ("README.md", "./wifi_screen"): NCURSES,
+    ("docs/c.md", "swift build --product FusionExamples"): BUILT_BY_THE_SUITE,
+    ("docs/c.md", "./wifi_screen"): NCURSES,
+    ("docs/deploy.md", "scripts/cluster --bridges 3 --port 8080"): SERVER,
+    ("docs/deploy.md", "scripts/cluster --tls --auth"): SERVER,
+    ("docs/front-ends.md", "java -cp .build/java/fusionkit.jar:/usr/share/java/jna.jar:/usr/share/java/jackson-databind.jar"
+                           ":/usr/share/java/jackson-core.jar:/usr/share/java/jackson-annotations.jar:.build/java/tests "
+                           "wifiscreen.WifiScreen"):
+        "a Swing window: Tests/java's SwingScreenTest drives it under Xvfb (scripts/test-java)",
+    ("docs/java.md", "swift build --product FusionExamples"): BUILT_BY_THE_SUITE,
+    ("docs/java.md", "scripts/test-java"): "the Java test suite: scripts/test runs it",
+    ("docs/plugin-libraries.md", "swift build"): GREETER,
+    ("docs/plugin-libraries.md", "swift test"): GREETER,
+    ("docs/plugin-libraries.md", "fusion run .build/debug/libGreeter.so greeter"): GREETER,
+    ("docs/plugin-libraries.md", "fusion serve examples/plugins/chores/.build/debug/libChores.so"): SERVER,
+    ("docs/python.md", "swift build --product FusionExamples"): BUILT_BY_THE_SUITE,
+    ("docs/python.md", "pip install bindings/python"):
+        "installs into the Python running the tests; Tests/python/test_wheel.py installs it into a new venv",
+    ("docs/reliability.md", "scripts/test-reliability"): "sanitizer builds, fuzzing and the full soak: CI runs it (.ci/run)",
+    ("docs/scenarios.md", "fusion serve --journal journals/"): SERVER,
+    ("docs/scenarios.md", "R=$(swift build -c release --product FusionExamples --show-bin-path)"):
+        "a release build and a benchmark for a quiet machine: scripts/bench runs them",
+    ("docs/scenarios.md", "cc -O2 -Iinclude Benchmarks/time-travel/time_travel_bench.c -L$R -lFusionExamples "
+                          "-Wl,-rpath,$R -o /tmp/tt"): "needs the release build above",
+    ("docs/scenarios.md", "Benchmarks/time-travel/run.py --bench /tmp/tt --runs 3"):
+        "a benchmark for a quiet machine: scripts/bench runs it",
+    ("docs/security.md", "fusion serve --auth jwt --jwt-key secret.key --jwt-audience fusion --jwt-claim name"): SERVER,
+    ("docs/shell.md", "scripts/install"): "builds the release fusion and links it into ~/.local/bin; the test's fusion "
+                                          "is the suite's debug build, on PATH",
+    ("docs/typed-front-ends.md", "fusion types --lang ts ./libMine.so --out web/types"): MINE,
+    ("docs/typed-front-ends.md", "fusion types --lang python ./libMine.so --out app"): MINE,
+    ("docs/typed-front-ends.md", "fusion types --lang ts ./libMine.so --check web/types"): MINE,
+    ("docs/web.md", "swift build"): BUILT_BY_THE_SUITE,
+    ("docs/web.md", "fusion serve"): SERVER,
+    ("docs/web.md", "fusion serve ./libMine.so --port 0 --static my-pages/"): SERVER,
+    ("docs/web.md", "fusion serve .build/debug/libFusionExamples.so examples/plugins/chores/.build/debug/libChores.so"):
+        SERVER,
+    ("examples/textual/README.md", "scripts/setup"):
+        "installs system packages and the .venv: CI runs it (scripts/test); the test uses the .venv it made",
+    ("examples/textual/README.md", ".venv/bin/python3 examples/textual/app.py"): TEXTUAL,
+    ("examples/textual/README.md", ".venv/bin/python3 examples/textual/app.py counter"): TEXTUAL,
+    ("examples/textual/README.md", ".venv/bin/python3 examples/textual/app.py profile --delay 1 --fail family"): TEXTUAL,
+    ("examples/textual/README.md", ".venv/bin/python3 examples/textual/app.py wifi --manual-clock"): TEXTUAL,
+}
+
+SEPARATOR = re.compile(r"&&|\|\||;|\|")
 
 
-def commands(code: str) -> list[str]:
-    """The block's commands: continuation lines joined, comments dropped, split at
-    `&&`, `||`, `;` and pipes; `VAR=$(command)` gives its command."""
-    joined = re.sub(r"\\\n\s*", " ", code)
+def logical_lines(code: str) -> list[tuple[str, str]]:
+    """(command line, trailing comment) of each line of a block, continuation lines joined."""
     found = []
-    for line in joined.splitlines():
-        line = re.sub(r"(^|\s)#.*$", "", line).strip()
-        for part in re.split(r"&&|\|\||;|\|", line):
-            part = part.strip()
-            assigned = re.match(r"^[A-Za-z_]+=\$\((.*)\)$", part)
-            if assigned:
-                part = assigned.group(1).strip()
-            if part:
-                found.append(part)
+    for line in re.sub(r"\\\n\s*", " ", code).splitlines():
+        parts = re.split(r"(?:^|\s)#", line, maxsplit=1)
+        command, comment = parts[0].strip(), (parts[1].strip() if len(parts) > 1 else "")
+        if command:
+            found.append((command, comment))
     return found
 
 
-def made_earlier(block: Block, name: str) -> bool:
-    """Whether the block's own commands make `name` (an -o output, a --record file, a
-    package from `fusion new`, a build product)."""
-    base = name.removeprefix("./")
-    return bool(re.search(rf"(-o|--record|--journal)\s+\S*{re.escape(base)}(\s|$)", block.code))
+def commands(code: str) -> list[str]:
+    """The block's commands: split at `&&`, `||`, `;` and pipes."""
+    return [part.strip() for line, _ in logical_lines(code) for part in SEPARATOR.split(line) if part.strip()]
+
+
+def is_result(comment: str) -> bool:
+    """A trailing comment that starts like JSON (`{`, `[`, `"`, a number) is what the command
+    prints, `...` standing for any text."""
+    return bool(re.match(r'^[{\["]|^-?\d', comment))
 
 
 def fusion_help(words: list[str]) -> str:
@@ -284,70 +434,140 @@ def fusion_help(words: list[str]) -> str:
     return result.stdout
 
 
-def check_command(command: str, block: Block, mirror: Path) -> None:
+def check_without_running(command: str, block: Block) -> None:
+    """A command the test does not run: its program exists (or is installed), the repository
+    paths it names exist, and a `fusion` command's options are in its --help."""
     where = f"{block.where}: `{command}`"
-    words = shlex.split(command)
+    assigned = re.match(r"^[A-Za-z_]+=\$\((.*)\)$", command)  # VAR=$(COMMAND): COMMAND
+    words = shlex.split(assigned.group(1) if assigned else command)
     while words and re.match(r"^[A-Za-z_]+=", words[0]):
         words = words[1:]
-    if not words:
-        return
     program, args = words[0], words[1:]
-    if program in (".build/debug/fusion", "fusion"):
-        subcommand = args[0] if args else ""
-        # Run when everything it reads is here: not a library or file the reader builds
-        # or writes first (a plugin's .so, a recording made in the lines above).
-        inputs_here = all((mirror / arg).exists() for arg in args[1:]
-                          if not arg.startswith("-") and ("/" in arg or arg.endswith((".so", ".json"))))
-        if subcommand in FUSION_RUN and "--state" not in args and inputs_here:
-            result = run([str(FUSION), *args], cwd=mirror)
-            assert result.returncode == 0, f"{where}: exited {result.returncode}: {result.stderr[-2000:]}"
-            return
-        help_text = fusion_help([subcommand])
+    if program in ("fusion", ".build/debug/fusion"):
+        help_text = fusion_help(args[:1])
         for flag in (arg.split("=")[0] for arg in args if arg.startswith("--")):
-            assert flag in help_text, f"{where}: fusion {subcommand} has no option {flag}"
-        return
-    if program.startswith(("scripts/", "./", "/", ".venv/")):
-        # .venv/bin/python3 and the like: the checkout's Python, which scripts/setup makes.
-        assert (ROOT / program).exists() or made_earlier(block, program), f"{where}: {program} does not exist"
-    elif program == "python3" and args[:1] == ["-m"]:
-        module = args[1]
-        assert run([sys.executable, "-c", f"import importlib.util as u; assert u.find_spec({module!r})"]).returncode == 0, \
-            f"{where}: no module {module}"
-    elif program == "cd" or program.startswith(".build/"):
-        pass  # a folder the block made, or a build product
-    else:
+            assert flag in help_text, f"{where}: fusion {args[0]} has no option {flag}"
+    elif program.startswith(("scripts/", ".venv/", "Benchmarks/")):
+        assert (ROOT / program).exists(), f"{where}: {program} does not exist"
+    elif not program.startswith("./"):
         assert shutil.which(program), f"{where}: {program} is not installed"
     for arg in args:
-        if arg.startswith(REPO_DIRS) and "*" not in arg:
+        if arg.startswith(REPO_DIRS) and "*" not in arg and ".build/" not in arg:
             assert (ROOT / arg).exists(), f"{where}: {arg} does not exist"
 
 
+REPO_DIRS = ("examples/", "Tests/", "docs/", "scripts/", "bindings/", "include/", "Sources/", "Benchmarks/")
+
+
+def test_every_command_not_run_is_in_its_doc() -> None:
+    """The list of commands not run names only commands the docs have."""
+    present = {(str(block.file.relative_to(ROOT)), command) for block in by_language("sh")
+               for command in commands(block.code)}
+    stale = [f"{doc}: `{command}`" for doc, command in NOT_RUN if (doc, command) not in present]
+    assert not stale, "NOT_RUN names commands no doc has any more: " + "; ".join(stale)
+
+
+@pytest.fixture(scope="module")
+def scratch_clones() -> dict[Path, Path]:
+    """The scratch clone of each doc whose shell blocks ran, by doc (see scratch_clone)."""
+    return {}
+
+
+def scratch_clone(doc: Path, clones: dict[Path, Path], bin_dir: Path, folder: Path) -> Path:
+    """A clone of the checkout as it stands (its uncommitted changes and new files too, so
+    the tree matches the build), made when the doc's first shell block runs: the doc's blocks
+    run in it in order, as a reader runs them. Its .build/debug is the suite's build, .venv
+    the checkout's, examples/plugins/chores/.build the plugin's build in the checkout."""
+    if doc not in clones:
+        clone = folder / "clone"
+        subprocess.run(["git", "clone", "--quiet", "--shared", str(ROOT), str(clone)], check=True)
+        changes = subprocess.run(["git", "diff", "HEAD", "--binary"], cwd=ROOT, check=True, capture_output=True).stdout
+        if changes:
+            subprocess.run(["git", "apply", "--whitespace=nowarn"], cwd=clone, input=changes, check=True)
+        new_files = subprocess.run(["git", "ls-files", "--others", "--exclude-standard", "-z"], cwd=ROOT, check=True,
+                                   capture_output=True, text=True).stdout.split("\0")
+        for name in filter(None, new_files):
+            if (ROOT / name).is_file():
+                (clone / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(ROOT / name, clone / name)
+        (clone / ".build").mkdir()
+        (clone / ".build" / "debug").symlink_to(bin_dir)
+        (clone / ".venv").symlink_to(ROOT / ".venv")
+        (clone / "examples/plugins/chores/.build").symlink_to(ROOT / "examples/plugins/chores/.build")
+        (folder / "home").mkdir()
+        clones[doc] = clone
+    return clones[doc]
+
+
+def shell_script(block: Block) -> tuple[str, list[tuple[int, str, str]]]:
+    """The block as a bash script: commands not run are `:` (a no-op), and a numbered mark is
+    printed before each line; with the (number, command line, result) of lines with a result."""
+    doc = str(block.file.relative_to(ROOT))
+    script = ["set -eo pipefail"]
+    results = []
+    for number, (line, comment) in enumerate(logical_lines(block.code)):
+        for part in (part.strip() for part in SEPARATOR.split(line)):
+            if part and (doc, part) in NOT_RUN:
+                assert not is_result(comment), f"{block.where}: `{line}` shows a result the test cannot check"
+                line = line.replace(part, ": " + part, 1)
+        if is_result(comment):
+            results.append((number, line, comment))
+        script += [f"printf '{MARK}%s\\n' {number}", line]
+    return "\n".join(script) + "\n", results
+
+
 @pytest.mark.parametrize("block", params(by_language("sh")))
-def test_shell_blocks_are_checked(block: Block, mirror: Path) -> None:
+def test_shell_blocks_run(block: Block, bin_dir: Path, scratch_clones: dict[Path, Path],
+                          tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """Each shell block runs in a scratch clone (its doc's blocks in order, stdin empty),
+    but for the commands NOT_RUN lists, which are checked without running; a command with
+    a result comment prints that."""
+    doc = str(block.file.relative_to(ROOT))
     found = commands(block.code)
     assert found, f"{block.where}: an empty shell block"
     for command in found:
-        check_command(command, block, mirror)
+        if (doc, command) in NOT_RUN:
+            check_without_running(command, block)
+    if all((doc, command) in NOT_RUN for command in found):
+        return
+    if "libChores" in block.code:
+        request.getfixturevalue("chores_built")
+    clone = scratch_clone(block.file, scratch_clones, bin_dir, tmp_path)
+    script, results = shell_script(block)
+    home = clone.parent / "home"
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": str(home),
+           "PYTHONPATH": str(clone / "bindings/python")}
+    ran = subprocess.run(["bash", "-c", script], cwd=clone, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                         text=True, timeout=300)
+    assert ran.returncode == 0, f"{block.where}: exited {ran.returncode}:\n{script}\n{ran.stdout[-3000:]}" \
+                                f"{ran.stderr[-3000:]}"
+    printed = marked_outputs(ran.stdout)
+    for number, line, shown in results:
+        output = printed[number].rstrip("\n")
+        assert result_pattern(shown, "...").fullmatch(output), \
+            f"{block.where}: `{line}` prints\n  {output}\nnot what its comment says:\n  {shown}"
 
 
 # -- sql ----------------------------------------------------------------------------------
 
-def sql_shape(text: str) -> str:
-    """A statement with its parameters ($1, or a Swift interpolation) as `?`, its spaces as one."""
-    text = re.sub(r"\\\((?:[^()]|\([^()]*\))*\)", "?", text)
-    text = re.sub(r"\$\d+", "?", text)
-    return " ".join(text.split())
+def swift_string_literals(text: str) -> set[str]:
+    """The multi-line string literals of Swift source as their value (the closing
+    delimiter's indentation removed), and the one-line literals."""
+    literals = set()
+    for body, indent in re.findall(r'"""\n(.*?)\n([ \t]*)"""', text, re.S):
+        literals.add("\n".join(line.removeprefix(indent) for line in body.split("\n")))
+    literals |= set(re.findall(r'"((?:[^"\\\n]|\\.)*)"', text))
+    return literals
 
 
 @pytest.mark.parametrize("block", params(by_language("sql")))
 def test_sql_blocks_are_what_the_journal_runs(block: Block) -> None:
-    """A statement shown in the docs is one the PostgreSQL journal sends, word for word."""
+    """A statement shown in the docs is one the PostgreSQL journal sends, exactly: its
+    parameters, words and line breaks as the source has them."""
     statements = set()
     for path in (ROOT / "Sources" / "FusionJournalPostgres").glob("*.swift"):
-        text = path.read_text()
-        literals = re.findall(r'"""\n(.*?)\n\s*"""', text, re.S) + re.findall(r'"((?:[^"\\\n]|\\.)*)"', text)
-        statements |= {sql_shape(literal) for literal in literals}
-    assert sql_shape(block.code) in statements, f"{block.where}: no statement of Sources/FusionJournalPostgres is this one"
+        statements |= swift_string_literals(path.read_text(encoding="utf-8"))
+    assert block.code.rstrip("\n") in statements, f"{block.where}: no statement of Sources/FusionJournalPostgres is this one"
 
 
 # -- json, js, html -----------------------------------------------------------------------
@@ -438,19 +658,32 @@ def test_java_blocks_compile_and_run(block: Block, java_jar: str, tmp_path: Path
 
 # -- text (output) ------------------------------------------------------------------------
 
+CHECKED_ELSEWHERE = re.compile(r"^(output of a run: .*); checked by (\S+)$")
+
+
 @pytest.mark.parametrize("block", params(by_language("text")))
 def test_output_blocks_match_what_is_printed(block: Block) -> None:
-    elsewhere = re.match(r"^output of a run: .*; checked by (\S+)$", block.comment)
+    """`<!-- output of: COMMAND -->`: COMMAND's output (stdout, then stderr), line for line
+    and in order, `…` standing for what varies (see lines_pattern).
+    `<!-- output of a run: DESCRIPTION; checked by FILE -->`: FILE compares it, and reads it
+    by its marker: FILE holds the doc's path and `output of a run: DESCRIPTION`, which
+    names this block only."""
+    doc = str(block.file.relative_to(ROOT))
+    elsewhere = CHECKED_ELSEWHERE.match(block.comment)
     if elsewhere:
-        checker = ROOT / elsewhere.group(1)
+        marker, checker = elsewhere.group(1), ROOT / elsewhere.group(2)
         assert checker.is_file(), f"{block.where}: {checker} does not exist"
-        assert str(block.file.relative_to(ROOT)) in checker.read_text(), f"{block.where}: {checker} does not read it"
+        text = checker.read_text(encoding="utf-8")
+        assert doc in text and marker in text, f"{block.where}: {checker} does not read it by `{doc}` and `{marker}`"
+        same = [other.where for other in ALL_BLOCKS if other is not block and other.file == block.file
+                and other.comment.startswith(marker + ";")]
+        assert not same, f"{block.where}: its marker also names {same}"
         return
     match = re.match(r"^output of: (.+)$", block.comment)
     assert match, f"{block.where}: an output block needs <!-- output of: COMMAND --> before it"
     words = shlex.split(match.group(1))
     assert words[0] == "fusion", f"{block.where}: output of {words[0]} cannot be checked here"
     result = run([str(FUSION), *words[1:]])
-    printed = set((result.stdout + result.stderr).splitlines())
-    missing = [line for line in block.code.splitlines() if line and line not in printed]
-    assert not missing, f"{block.where}: not printed by `{match.group(1)}`: {missing}"
+    printed = result.stdout + result.stderr
+    assert lines_pattern(block.code).fullmatch(printed), \
+        f"{block.where}: not what `{match.group(1)}` prints:\n{differs(block.code, printed)}"
