@@ -1,10 +1,11 @@
 """What every benchmark writes alongside its samples (Benchmarks/results/*.json): when,
-on which CPU, and the file itself. One place, so that the results read alike."""
+on which CPU, the provenance, and the file itself. One place, so that the results read alike."""
 from __future__ import annotations
 
 import datetime
 import json
 import platform
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,11 @@ def filesystem(folder: Path) -> str:
 
 
 def keep(path: Path, raw: dict[str, Any]) -> None:
-    """Writes a benchmark's results to `path` (its folder made if need be)."""
+    """Writes a benchmark's results to `path` (its folder made if need be), with their
+    provenance: the commit, this command line and the machine (provenance.py)."""
+    import provenance
+
+    raw = {**raw, "provenance": provenance.provenance(["python3", *sys.argv])}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(raw, indent=1) + "\n")
     print(f"wrote {path}")

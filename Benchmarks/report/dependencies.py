@@ -1,0 +1,42 @@
+"""What each results file's figures depend on: the paths whose change makes them stale.
+One place; Benchmarks/report/freshness.py checks every file of Benchmarks/results
+against it, and a results file missing here fails that check.
+
+A path is a folder or a file of the checkout, as `git log -- PATH` takes it. Each list
+holds the code the benchmark exercises (the library's sources, the front end it drives),
+the benchmark's own program, and what builds them; not the renderers (a renderer's
+change is seen by Tests/docs/test_measured_blocks.py)."""
+from __future__ import annotations
+
+#: The example library as every benchmark loads it (libFusionExamples.so), and its C ABI.
+LIBRARY = ("Sources/FusionKit", "Sources/FusionABI", "Sources/FusionJSON", "Sources/FusionExamples",
+           "Sources/CFusionKit", "Sources/CFusionLimits", "include")
+#: `fusion serve`: the bridge and the host it loads the library through.
+BRIDGE = (*LIBRARY, "Sources/FusionWeb", "Sources/FusionHost", "Sources/CFFI", "Sources/CFileSync",
+          "Sources/fusion")
+#: The crash journal as the Python package writes and replays it.
+PYTHON = (*LIBRARY, "bindings/python/fusionkit")
+
+#: results file -> the paths its figures depend on.
+DEPENDENCIES: dict[str, tuple[str, ...]] = {
+    "fusion-bench.json": (*LIBRARY, "Benchmarks/fusion-bench", "Benchmarks/heap-probe", "Benchmarks/start"),
+    "python-bench.json": (*PYTHON, "bindings/python/bench.py"),
+    "java-bench.json": (*LIBRARY, "bindings/java", "Benchmarks/java"),
+    "web-load.json": (*BRIDGE, "Benchmarks/web-load"),
+    "time-travel.json": (*LIBRARY, "Benchmarks/time-travel"),
+    "journal-cost.json": (*PYTHON, "Benchmarks/journal/cost.py"),
+    "clock-records.json": (*PYTHON, "Benchmarks/journal/clock_records.py"),
+    "group-commit.json": (*BRIDGE, "Benchmarks/journal/group_commit.py", "Benchmarks/web-load"),
+    "cluster-load.json": (*BRIDGE, "Sources/FusionJournalPostgres", "deploy", "Benchmarks/cluster",
+                          "Benchmarks/web-load"),
+    # The fuzzing, the soak and what CI costs: everything CI builds and runs.
+    "reliability.json": ("Sources", "Tests", "include", "bindings", "examples", "scripts", "Package.swift",
+                         ".ci", "Benchmarks/reliability"),
+}
+
+#: How to measure them again (and render the docs from them).
+REMEASURE: dict[str, str] = {
+    "reliability.json": "scripts/test-reliability, then copy .build-fuzz/reliability.json to Benchmarks/results "
+                        "and run python3 Benchmarks/report/render.py (.ci/run records scripts/test's time too)",
+}
+REMEASURE_DEFAULT = "scripts/bench (every benchmark, release builds; rewrites Benchmarks/results and the docs)"
