@@ -13,7 +13,6 @@ figures, copy its reliability.json to Benchmarks/results/ and run Benchmarks/rep
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -77,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     if os.environ.get("CI_TEST_SECONDS"):  # set by .ci/run: scripts/test's own time before this
         raw["ciTestSeconds"] = int(os.environ["CI_TEST_SECONDS"])
-    args.out.write_text(json.dumps(raw, indent=2) + "\n")
+    results.keep(args.out, raw)  # with its provenance: the commit, the command, the machine
     print(f"wrote {args.out}")
     return 0
 
