@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "FusionJSONTests", dependencies: ["FusionJSON"], swiftSettings: strict),
         .testTarget(name: "FusionKitTests", dependencies: ["FusionKit"], swiftSettings: strict),
         .testTarget(
-            name: "FusionExamplesTests", dependencies: ["FusionKit", "FusionABI", "FusionExamples", "CFusionKit"],
+            name: "FusionExamplesTests", dependencies: ["FusionKit", "FusionABI", "FusionExamples", "CFusionKit", "RuleVectors"],
             swiftSettings: strict),
         // Hosts see a library only through the C ABI: FusionHost, FusionWeb, FusionScenario
         // and fusion must not depend on FusionKit, FusionABI or FusionExamples (CFusionKit

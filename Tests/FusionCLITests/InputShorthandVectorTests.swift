@@ -7,19 +7,29 @@ import Testing
 
 /// The shell client's input syntax (docs/rules/input-shorthand.md) against the shared
 /// vectors in Tests/vectors/input-shorthand, which the Python and web tests read too:
-/// "structured" (a case name and field values, as the other front ends take them) and
-/// "text" (a line typed in `fusion run`).
+/// "structured" (a case name and field values, as the other front ends take them),
+/// "text" (a line typed in `fusion run`) and "value" (one field value as written).
 @Suite struct InputShorthandVectorTests {
     typealias Vector = RuleVector
 
-    @Test func everyKindHasVectors() {
-        #expect(!Vector.cases("input-shorthand", "structured").isEmpty)
-        #expect(!Vector.cases("input-shorthand", "text").isEmpty)
+    @Test func everyKindHasVectors() throws {
+        #expect(try !Vector.cases("input-shorthand", "structured").isEmpty)
+        #expect(try !Vector.cases("input-shorthand", "text").isEmpty)
+        #expect(try !Vector.cases("input-shorthand", "value").isEmpty)
+    }
+
+    /// One value as written, no manifest: what `field=value` stands for once its quotes
+    /// are read (the web page reads its query values by the same vectors).
+    @Test(arguments: try Vector.cases("input-shorthand", "value"))
+    func value(_ vector: Vector) throws {
+        let text = try #require(vector.value["text"]?.stringValue)
+        let value = InputSyntax.value(of: .init(name: "field", value: text, literal: false), schema: nil)
+        #expect(value.isEquivalent(to: try #require(vector.value["json"])), "\(value.jsonText)")
     }
 
     /// A case name and its fields, each field value given as its JSON text (what the
     /// shell makes of `field=value` once typed).
-    @Test(arguments: Vector.cases("input-shorthand", "structured"))
+    @Test(arguments: try Vector.cases("input-shorthand", "structured"))
     func structured(_ vector: Vector) throws {
         let input = try #require(vector.value["input"])
         let written: InputSyntax.Written
@@ -46,7 +56,7 @@ import Testing
         #expect(json.isEquivalent(to: try #require(vector.value["json"])))
     }
 
-    @Test(arguments: Vector.cases("input-shorthand", "text"))
+    @Test(arguments: try Vector.cases("input-shorthand", "text"))
     func text(_ vector: Vector) throws {
         let line = try #require(vector.value["line"]?.stringValue)
         let feature = vector.value["fields"].map(Self.feature(fields:))

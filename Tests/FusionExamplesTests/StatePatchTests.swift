@@ -1,72 +1,15 @@
 import FusionKit
+import RuleVectors
 import Testing
 
 @testable import FusionExamples
-
-/// Applies RFC 6902 add/remove/replace operations, as a front end would.
-enum PatchApplier {
-    struct Failure: Error, CustomStringConvertible { let description: String }
-
-    static func apply(_ operations: [JSONValue], to document: JSONValue) throws -> JSONValue {
-        var result = document
-        for operation in operations {
-            guard let op = operation["op"]?.stringValue, let path = operation["path"]?.stringValue else {
-                throw Failure(description: "bad operation \(operation)")
-            }
-            let tokens = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-                .map { String($0.replacing("~1", with: "/").replacing("~0", with: "~")) }
-            result = try apply(op, Array(tokens), operation["value"], to: result)
-        }
-        return result
-    }
-
-    private static func apply(_ op: String, _ tokens: [String], _ value: JSONValue?, to node: JSONValue) throws -> JSONValue {
-        guard let first = tokens.first else {
-            guard op != "remove", let value else { throw Failure(description: "cannot \(op) the root") }
-            return value
-        }
-        let rest = Array(tokens.dropFirst())
-        switch node {
-        case .object(var members):
-            let index = members.firstIndex { $0.key == first }
-            if rest.isEmpty {
-                switch op {
-                case "remove":
-                    guard let index else { throw Failure(description: "no member \(first)") }
-                    members.remove(at: index)
-                default:
-                    guard let value else { throw Failure(description: "no value") }
-                    if let index { members[index].value = value } else { members.append(JSONMember(first, value)) }
-                }
-            } else {
-                guard let index else { throw Failure(description: "no member \(first)") }
-                members[index].value = try apply(op, rest, value, to: members[index].value)
-            }
-            return .object(members)
-        case .array(var elements):
-            guard let index = Int(first), index <= elements.count else { throw Failure(description: "bad index \(first)") }
-            if rest.isEmpty {
-                switch op {
-                case "remove": elements.remove(at: index)
-                case "add": elements.insert(value ?? .null, at: index)
-                default: elements[index] = value ?? .null
-                }
-            } else {
-                elements[index] = try apply(op, rest, value, to: elements[index])
-            }
-            return .array(elements)
-        default:
-            throw Failure(description: "cannot descend into \(node.kindDescription)")
-        }
-    }
-}
 
 @Suite struct StatePatchTests {
     func json<T: Encodable>(_ value: T) throws -> JSONValue { try JSONValueEncoder().encode(value) }
 
     func expectPatchWorks(_ old: WiFiSettings.State, _ new: WiFiSettings.State) throws -> [JSONValue] {
         let patch = try StateDiff.patch(from: old, to: new)
-        #expect(try PatchApplier.apply(patch, to: json(old)) == json(new))
+        #expect(try JSONPatch.apply(patch, to: json(old)) == json(new))
         return patch
     }
 
@@ -188,7 +131,7 @@ enum PatchApplier {
             Issue.record("no operations")
             return
         }
-        #expect(try PatchApplier.apply(operations, to: before) == JSONParser.parse(store.encodedState().bytes))
+        #expect(try JSONPatch.apply(operations, to: before) == JSONParser.parse(store.encodedState().bytes))
         #expect(try JSONParser.parse(store.patch(since: 2).bytes)["patch"] == [])
         for _ in 0..<(Store<Counter>.patchHistoryLimit + 1) { store.send(.increase) }
         #expect(try JSONParser.parse(store.patch(since: 1).bytes)["state"] != nil)

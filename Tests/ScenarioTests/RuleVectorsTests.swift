@@ -10,11 +10,11 @@ import Testing
 @Suite struct ScenarioComparisonVectorTests {
     typealias Vector = RuleVector
 
-    @Test func everyKindHasVectors() {
-        for kind in ["equal", "differences", "changes"] { #expect(!Vector.cases("scenario-comparison", kind).isEmpty, "\(kind)") }
+    @Test func everyKindHasVectors() throws {
+        for kind in ["equal", "differences", "changes"] { #expect(try !Vector.cases("scenario-comparison", kind).isEmpty, "\(kind)") }
     }
 
-    @Test(arguments: Vector.cases("scenario-comparison", "equal"))
+    @Test(arguments: try Vector.cases("scenario-comparison", "equal"))
     func equality(_ vector: Vector) throws {
         let a = try #require(vector.value["a"])
         let b = try #require(vector.value["b"])
@@ -28,7 +28,7 @@ import Testing
         return place == "the state" ? "" : place
     }
 
-    @Test(arguments: Vector.cases("scenario-comparison", "differences"))
+    @Test(arguments: try Vector.cases("scenario-comparison", "differences"))
     func differences(_ vector: Vector) throws {
         let expected = try #require(vector.value["expected"])
         let actual = try #require(vector.value["actual"])
@@ -40,7 +40,7 @@ import Testing
         #expect(lines.map(Self.place) == paths, "\(lines)")
     }
 
-    @Test(arguments: Vector.cases("scenario-comparison", "changes"))
+    @Test(arguments: try Vector.cases("scenario-comparison", "changes"))
     func changes(_ vector: Vector) throws {
         let found = StateComparison.changes(from: vector.value["before"], to: vector.value["after"]).map(\.path)
         let paths = (vector.value["paths"]?.elements ?? []).compactMap(\.stringValue)

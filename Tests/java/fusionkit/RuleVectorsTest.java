@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,6 +49,26 @@ class RuleVectorsTest {
                     } else {
                         assertEquals(c.get("json"), Fixtures.json(Inputs.structured(given, fields)));
                     }
+                }));
+            }
+        }
+        return tests.stream();
+    }
+
+    @TestFactory
+    Stream<DynamicTest> jsonPatch() throws IOException {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (JsonNode file : files("apply")) {
+            for (JsonNode c : file.path("cases")) {
+                tests.add(DynamicTest.dynamicTest(c.path("name").asText(), () -> {
+                    JsonNode before = c.get("doc").deepCopy();
+                    ArrayNode patch = (ArrayNode) c.get("patch");
+                    if (c.has("error")) {
+                        assertThrows(IllegalArgumentException.class, () -> JsonPatch.apply(c.get("doc"), patch));
+                    } else {
+                        assertEquals(c.get("expected"), JsonPatch.apply(c.get("doc"), patch));
+                    }
+                    assertEquals(before, c.get("doc"), "the document given is not changed");
                 }));
             }
         }

@@ -4,7 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-/** RFC 6902 JSON Patch, applied to a Jackson tree: what a front end following {@link Instance#statePatch} needs. */
+/**
+ * RFC 6902 JSON Patch, applied to a Jackson tree: what a front end following {@link Instance#statePatch} needs. Java's one
+ * implementation, held to the shared vectors in Tests/vectors/json-patch (docs/rules/json-patch.md).
+ */
 public final class JsonPatch {
     private JsonPatch() {
     }
@@ -18,7 +21,8 @@ public final class JsonPatch {
             switch (op) {
                 case "add" -> root = add(root, path, value(operation).deepCopy());
                 case "remove" -> root = remove(root, path);
-                case "replace" -> root = add(remove(root, path), path, value(operation).deepCopy());
+                case "replace" -> root = tokens(path).length == 0 ? value(operation).deepCopy()
+                        : add(remove(root, path), path, value(operation).deepCopy());
                 case "move" -> {
                     String from = text(operation, "from");
                     JsonNode moved = get(root, from);
@@ -58,6 +62,11 @@ public final class JsonPatch {
         }
         if (pointer.charAt(0) != '/') {
             throw new IllegalArgumentException("JSON Pointer must start with '/': \"" + pointer + "\"");
+        }
+        for (int i = pointer.indexOf('~'); i >= 0; i = pointer.indexOf('~', i + 1)) {
+            if (i + 1 == pointer.length() || (pointer.charAt(i + 1) != '0' && pointer.charAt(i + 1) != '1')) {
+                throw new IllegalArgumentException("JSON Pointer has a '~' not followed by 0 or 1: \"" + pointer + "\"");
+            }
         }
         String[] parts = pointer.substring(1).split("/", -1);
         for (int i = 0; i < parts.length; i++) {
@@ -125,7 +134,7 @@ public final class JsonPatch {
     private static JsonNode remove(JsonNode root, String pointer) {
         String[] tokens = tokens(pointer);
         if (tokens.length == 0) {
-            return com.fasterxml.jackson.databind.node.NullNode.getInstance();
+            throw new IllegalArgumentException("JSON Patch: cannot remove the whole document");
         }
         JsonNode parent = parentOf(root, tokens, pointer);
         String last = tokens[tokens.length - 1];
