@@ -186,6 +186,8 @@ class TextualScreen:
                 if isinstance(child, NetworkRow) and child.network_id == fields["id"]:
                     break
                 await pilot.press("down")
+            else:  # a missed step fails here, not by tapping whichever row is highlighted
+                raise AssertionError(f"the highlight never reached {fields['id']!r}: {listing.highlighted_child}")
             await pilot.press("enter")
         elif case == "passwordChanged":
             field = app.screen.query_one("#password", Input)
