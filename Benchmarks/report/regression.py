@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""The smoke run's regression guard: the same-run ratios it measured, against the
+committed results (Benchmarks/results), each allowed to be worse by at most its band.
+
+    python3 Benchmarks/report/regression.py --smoke DIR [--committed DIR] [--build debug|release]
+
+Only ratios measured within one run are compared (a subject next to its baseline, both
+timed in the same rounds), never absolute times: the machine's speed at that moment
+cancels out. The bands, stated here and in docs/performance.md's introduction:
+- a ratio of medians may be worse by at most 25% (MEDIAN_BAND);
+- a ratio of tail figures (a p99) by at most 2× (TAIL_BAND).
+Better is never a failure. A figure is compared only where both measurements mean the
+same thing; otherwise it is listed as not compared, with the reason:
+- what the smoke run builds in debug (scripts/bench --smoke: fusion-bench and `fusion`)
+  times debug code on one side of its ratio, so the C round trips, patch/whole and the
+  bridge's p99 are compared only when the smoke run's programs are release builds
+  (--build release); the library both load is the release build either way;
+- the Python ratios weigh the interpreter's speed against C's: compared only when both
+  ran on the same Python version;
+- the web p99 depends on the load: compared only at the same sessions and rate.
+Exit status 1 if any compared figure is worse than its band allows, printing both numbers."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from figures import median, paired, sig  # noqa: E402
+
+ROOT = HERE.parents[1]
+#: How much worse than committed a ratio of medians may be in the smoke run.
+MEDIAN_BAND = 1.25
+#: How much worse a ratio of tail figures (p99) may be.
+TAIL_BAND = 2.0
+
+Raw = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    results: str
+    value: Callable[[Raw], float | None]
+    higher_is_better: bool
+    band: float
+    #: Why the two results cannot be compared (None: they can), given (committed, smoke, build).
+    incomparable: Callable[[Raw, Raw, str], str | None]
+
+    def limit(self, committed: float) -> float:
+        return committed / self.band if self.higher_is_better else committed * self.band
+
+    def worse(self, committed: float, smoke: float) -> bool:
+        return smoke < self.limit(committed) if self.higher_is_better else smoke > self.limit(committed)
+
+
+def _release_only(_: Raw, __: Raw, build: str) -> str | None:
+    return None if build == "release" else f"the smoke run's program is a {build} build (the committed, release)"
+
+
+def _same_python(committed: Raw, smoke: Raw, _: str) -> str | None:
+    a, b = committed["machine"].get("python"), smoke["machine"].get("python")
+    return None if a == b else f"measured on Python {a}, the smoke run on {b}"
+
+
+def _same_web_load(committed: Raw, smoke: Raw, build: str) -> str | None:
+    def loads(raw: Raw) -> set[tuple[int, int]]:
+        return {(load["sessions"], load["intervalMs"]) for load in raw["loads"]}
+    if not loads(committed) & loads(smoke):
+        return "the smoke run's load differs from every committed load"
+    return _release_only(committed, smoke, build)
+
+
+def _python_ratio(over: str, under: str) -> Callable[[Raw], float]:
+    return lambda raw: median(paired(run[over], run[under]) for run in raw["runs"])
+
+
+def _comparison(key: str) -> Callable[[Raw], float | None]:
+    def value(raw: Raw) -> float | None:
+        found = [c for c in raw["comparisons"] if c["key"] == key]
+        return paired(found[0]["baselineNanos"], found[0]["subjectNanos"]) if found else None
+    return value
+
+
+def _patch(networks: int) -> Callable[[Raw], float | None]:
+    def value(raw: Raw) -> float | None:
+        found = [p for p in raw.get("patch", []) if p["networks"] == networks]
+        return paired(found[0]["patchNanos"], found[0]["wholeNanos"]) if found else None
+    return value
+
+
+def _heap(raw: Raw) -> float | None:
+    return median(r["abiHeapPerInstance"] for r in raw["memory"]) if raw.get("memory") else None
+
+
+def _web_over_abi(raw: Raw) -> float | None:
+    # The smallest load both runs have is compared: the smoke run's one load.
+    load = min(raw["loads"], key=lambda load: load["sessions"])
+    runs = load["runs"]
+    return median(r["webP99Ms"] for r in runs) / median(r["abiP99Ms"] for r in runs)
+
+
+FIGURES: tuple[Figure, ...] = (
+    Figure("C: Counter round trip, Foundation baseline / C ABI", "fusion-bench.json", _comparison("counter"), True,
+           MEDIAN_BAND, _release_only),
+    Figure("C: Wi-Fi state of 1,000 networks, Foundation baseline / C ABI", "fusion-bench.json",
+           _comparison("large"), True, MEDIAN_BAND, _release_only),
+    *(Figure(f"C: patch / whole state at {n:,} networks", "fusion-bench.json", _patch(n), False, MEDIAN_BAND,
+             _release_only) for n in (10, 100, 1000, 10000)),
+    Figure("C ABI: heap per Counter instance (bytes)", "fusion-bench.json", _heap, False, MEDIAN_BAND,
+           lambda _, __, ___: None),
+    Figure("Python: plain Python / package round trip", "python-bench.json", _python_ratio("plain", "package"),
+           True, MEDIAN_BAND, _same_python),
+    Figure("Python: package round trip / bare ctypes call", "python-bench.json",
+           _python_ratio("package", "ctypes"), False, MEDIAN_BAND, _same_python),
+    Figure("Python: plain Python / send_and_read (dict)", "python-bench.json",
+           _python_ratio("plain", "package-dict"), True, MEDIAN_BAND, _same_python),
+    Figure("Web: bridge p99 / C ABI p99", "web-load.json", _web_over_abi, False, TAIL_BAND, _same_web_load),
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    figure: Figure
+    committed: float | None
+    smoke: float | None
+    skipped: str | None
+
+    @property
+    def failed(self) -> bool:
+        return (self.skipped is None and self.committed is not None and self.smoke is not None
+                and self.figure.worse(self.committed, self.smoke))
+
+    def __str__(self) -> str:
+        f = self.figure
+        if self.skipped:
+            return f"not compared  {f.name}: {self.skipped}"
+        assert self.committed is not None and self.smoke is not None
+        way = "at least" if f.higher_is_better else "at most"
+        said = (f"{f.name}: smoke {sig(self.smoke)}, committed {sig(self.committed)} "
+                f"({way} {sig(f.limit(self.committed))} allowed, band {f.band:g}×)")
+        return f"{'WORSE' if self.failed else 'ok':<12}  {said}"
+
+
+def compare(committed: Path, smoke: Path, build: str, figures: tuple[Figure, ...] = FIGURES) -> list[Outcome]:
+    outcomes = []
+    for figure in figures:
+        paths = committed / figure.results, smoke / figure.results
+        if not all(path.is_file() for path in paths):
+            missing = " and ".join(str(path) for path in paths if not path.is_file())
+            outcomes.append(Outcome(figure, None, None, f"no results at {missing}"))
+            continue
+        old, new = (json.loads(path.read_text()) for path in paths)
+        reason = figure.incomparable(old, new, build)
+        a, b = (None, None) if reason else (figure.value(old), figure.value(new))
+        if reason is None and (a is None or b is None):
+            reason = "not in " + ("the committed results" if a is None else "the smoke run's results")
+        outcomes.append(Outcome(figure, a, b, reason))
+    return outcomes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--smoke", type=Path, required=True, help="the smoke run's results folder")
+    parser.add_argument("--committed", type=Path, default=ROOT / "Benchmarks" / "results")
+    parser.add_argument("--build", choices=("debug", "release"), default="debug",
+                        help="how the smoke run built fusion-bench and fusion")
+    args = parser.parse_args(argv)
+    outcomes = compare(args.committed, args.smoke, args.build)
+    for outcome in outcomes:
+        print(outcome)
+    failed = [o for o in outcomes if o.failed]
+    if failed:
+        print(f"\n{len(failed)} figure(s) worse than the committed results by more than their band", file=sys.stderr)
+        return 1
+    print(f"regression guard: {sum(o.skipped is None for o in outcomes)} figure(s) compared, none worse than its band")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""The smoke run's regression guard (Benchmarks/report/regression.py) on made-up results:
+a same-run ratio worse than the committed one by more than its band fails with both
+numbers; within the band, or better, passes; results that do not mean the same thing
+(another Python, a debug program) are not compared, and say why."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "Benchmarks" / "report"))
+
+import regression  # noqa: E402
+
+
+def python_results(package_over_ctypes: float, python: str = "3.11.2") -> dict[str, Any]:
+    run = {"plain": [10e-6] * 3, "package": [package_over_ctypes * 1e-6] * 3, "ctypes": [1e-6] * 3,
+           "package-dict": [2e-6] * 3}
+    return {"machine": {"python": python}, "runs": [run]}
+
+
+def heap_results(heap: float) -> dict[str, Any]:
+    return {"comparisons": [], "memory": [{"abiHeapPerInstance": heap}]}
+
+
+def folders(tmp_path: Path, committed: dict[str, Any], smoke: dict[str, Any]) -> tuple[Path, Path]:
+    for name, files in (("committed", committed), ("smoke", smoke)):
+        (tmp_path / name).mkdir()
+        for file, raw in files.items():
+            (tmp_path / name / file).write_text(json.dumps(raw))
+    return tmp_path / "committed", tmp_path / "smoke"
+
+
+def outcome(outcomes: list[regression.Outcome], name: str) -> regression.Outcome:
+    return next(o for o in outcomes if o.figure.name == name)
+
+
+BARE = "Python: package round trip / bare ctypes call"
+HEAP = "C ABI: heap per Counter instance (bytes)"
+
+
+def test_a_ratio_worse_than_its_band_fails_with_both_numbers(tmp_path: Path) -> None:
+    committed, smoke = folders(tmp_path, {"python-bench.json": python_results(1.2)},
+                               {"python-bench.json": python_results(2.4)})
+    found = outcome(regression.compare(committed, smoke, "debug"), BARE)
+    assert found.failed and "smoke 2.40, committed 1.20 (at most 1.50 allowed" in str(found)
+    done = subprocess.run([sys.executable, str(ROOT / "Benchmarks/report/regression.py"), "--committed",
+                           str(committed), "--smoke", str(smoke)], capture_output=True, text=True)
+    assert done.returncode == 1 and "WORSE" in done.stdout
+
+
+def test_within_the_band_or_better_passes(tmp_path: Path) -> None:
+    committed, smoke = folders(tmp_path, {"python-bench.json": python_results(1.2), "fusion-bench.json": heap_results(1000)},
+                               {"python-bench.json": python_results(1.45), "fusion-bench.json": heap_results(700)})
+    outcomes = regression.compare(committed, smoke, "debug")
+    assert not outcome(outcomes, BARE).failed and not outcome(outcomes, HEAP).failed
+    assert outcome(outcomes, BARE).skipped is None and outcome(outcomes, HEAP).skipped is None
+
+
+def test_heap_per_instance_over_its_band_fails(tmp_path: Path) -> None:
+    committed, smoke = folders(tmp_path, {"fusion-bench.json": heap_results(1000)},
+                               {"fusion-bench.json": heap_results(1300)})
+    assert outcome(regression.compare(committed, smoke, "debug"), HEAP).failed
+
+
+def test_results_that_mean_different_things_are_not_compared(tmp_path: Path) -> None:
+    committed, smoke = folders(tmp_path, {"python-bench.json": python_results(1.2, python="3.11.7")},
+                               {"python-bench.json": python_results(9.0)})
+    found = outcome(regression.compare(committed, smoke, "debug"), BARE)
+    assert not found.failed and found.skipped == "measured on Python 3.11.7, the smoke run on 3.11.2"
+    patch = outcome(regression.compare(committed, smoke, "debug"), "C: patch / whole state at 1,000 networks")
+    assert patch.skipped is not None and not patch.failed
+
+
+def test_a_tail_ratio_has_the_wider_band(tmp_path: Path) -> None:
+    def web(p99: float) -> dict[str, Any]:
+        runs = [{"webP99Ms": p99, "abiP99Ms": 0.01}]
+        return {"loads": [{"sessions": 50, "intervalMs": 100, "runs": runs}]}
+    committed, smoke = folders(tmp_path, {"web-load.json": web(1.0)}, {"web-load.json": web(1.9)})
+    name = "Web: bridge p99 / C ABI p99"
+    assert not outcome(regression.compare(committed, smoke, "release"), name).failed
+    (smoke / "web-load.json").write_text(json.dumps(web(2.1)))
+    assert outcome(regression.compare(committed, smoke, "release"), name).failed
