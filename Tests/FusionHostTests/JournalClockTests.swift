@@ -1,6 +1,7 @@
 import Foundation
-import FusionHost
 import Testing
+
+@testable import FusionHost
 
 /// A journaled session on the system clock runs on a manual clock moved in real time;
 /// the journal writes a move only when it can change what a replay does (an effect's
@@ -33,8 +34,9 @@ import Testing
         try resumed.instance.destroy()
     }
 
-    /// The Wi-Fi page's live scan on the real-time clock until its first scan and half a
-    /// second more, then an input; the final state. The journal is closed on return.
+    /// The Wi-Fi page's live scan on the real-time clock until its first scan and until
+    /// the journal holds time back (ticks after it, no scan due), then an input; the final
+    /// state. The journal is closed on return.
     private func scanForAWhile(path: String, groupCommit: Bool) async throws -> InstanceState {
         let committer = groupCommit ? JournalCommitter() : nil
         let journal = try JournaledInstance(
@@ -42,7 +44,9 @@ import Testing
         #expect(journal.realTime)
         try await journal.send("\"screenAppeared\"")
         #expect(await Support.eventually { ((try? journal.instance.version()) ?? 0) >= 2 }, "the first scan, two seconds in")
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(
+            await Support.eventually { journal.applying.withLock { $0.heldTime } > 0 },
+            "real time passes that the journal holds back: no scan is due")
         try await journal.send("\"screenDisappeared\"")
         let final = try journal.instance.state()
         journal.close()

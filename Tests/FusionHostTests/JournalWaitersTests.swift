@@ -1,6 +1,7 @@
 import Dispatch
-import FusionHost
 import Testing
+
+@testable import FusionHost
 
 /// A record that several callers wait for: the send that wrote it, and `close`, which
 /// waits for the last record to be durable. Both are woken once the store says it is
@@ -46,18 +47,23 @@ import Testing
             location: HeldLocation(store: store), library: library, feature: "counter", options: ["clock": "manual"],
             startedBy: "JournalWaitersTests")
         let sent = Task { try await journal.send("\"increase\"") }
-        while store.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(50))  // the send now waits for its record
+        #expect(await Support.eventually { Self.waiters(of: journal) == 1 }, "the send waits for its record")
         let closed = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             journal.close()  // waits for the same record
             closed.signal()
         }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await Support.eventually { Self.waiters(of: journal) == 2 }, "close waits for it too")
         store.release()
         #expect(closed.wait(timeout: .now() + 5) == .success, "close was never woken")
         try await sent.value  // the send was woken too, and applied its input
         #expect(try journal.instance.state().json.contains("\"value\":1"))
         try journal.instance.destroy()
+    }
+
+    /// How many callers wait for a record's sync: the event the test waits for, where
+    /// a sleep would only make it likely.
+    static func waiters(of journal: JournaledInstance) -> Int {
+        journal.applying.withLock { $0.waiters.values.reduce(0) { $0 + $1.count } }
     }
 }
