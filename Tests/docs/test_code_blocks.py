@@ -349,20 +349,20 @@ def test_python_blocks_run(block: Block, mirror: Path, request: pytest.FixtureRe
 # `commands` gives it), each with why. They are still checked without running (below); an
 # entry that is no longer a command of its doc fails.
 BUILT_BY_THE_SUITE = "the suite's build is the clone's .build/debug ($FUSION_BIN_DIR): building again takes minutes"
-SERVER = "a server, running until stopped: Tests/web and Tests/cluster start and stop it"
+CLUSTER = "the cluster (bridges, PostgreSQL, nginx), running until stopped: Tests/cluster starts and stops it"
 TEXTUAL = "a full-screen Textual app: Tests/textual drives it with Textual's pilot"
 NCURSES = "a full-screen ncurses program: Tests/abi/test_ncurses.py drives it in tmux"
 GREETER = "needs libGreeter.so, which `swift build` of a new package makes in minutes (Tests/plugins/test_scaffold.py)"
 MINE = "./libMine.so stands for the reader's own library"
 NOT_RUN: dict[tuple[str, str], str] = {
-    ("README.md", "scripts/demo"): "CI runs it (.ci/run, through scripts/test); it builds and starts every front end",
+    ("README.md", "scripts/demo"): "CI runs it first (.ci/run, stdin empty); it builds and starts every front end",
     ("README.md", "scripts/test"): "CI runs it (.ci/run): it is every test, this one included",
     ("README.md", ".venv/bin/python3 examples/textual/app.py wifi"): TEXTUAL,
     ("README.md", "./wifi_screen"): NCURSES,
     ("docs/c.md", "swift build --product FusionExamples"): BUILT_BY_THE_SUITE,
     ("docs/c.md", "./wifi_screen"): NCURSES,
-    ("docs/deploy.md", "scripts/cluster --bridges 3 --port 8080"): SERVER,
-    ("docs/deploy.md", "scripts/cluster --tls --auth"): SERVER,
+    ("docs/deploy.md", "scripts/cluster --bridges 3 --port 8080"): CLUSTER,
+    ("docs/deploy.md", "scripts/cluster --tls --auth"): CLUSTER,
     ("docs/front-ends.md", "java -cp .build/java/fusionkit.jar:/usr/share/java/jna.jar:/usr/share/java/jackson-databind.jar"
                            ":/usr/share/java/jackson-core.jar:/usr/share/java/jackson-annotations.jar:.build/java/tests "
                            "wifiscreen.WifiScreen"):
@@ -372,29 +372,25 @@ NOT_RUN: dict[tuple[str, str], str] = {
     ("docs/plugin-libraries.md", "swift build"): GREETER,
     ("docs/plugin-libraries.md", "swift test"): GREETER,
     ("docs/plugin-libraries.md", "fusion run .build/debug/libGreeter.so greeter"): GREETER,
-    ("docs/plugin-libraries.md", "fusion serve examples/plugins/chores/.build/debug/libChores.so"): SERVER,
     ("docs/python.md", "swift build --product FusionExamples"): BUILT_BY_THE_SUITE,
     ("docs/python.md", "pip install bindings/python"):
         "installs into the Python running the tests; Tests/python/test_wheel.py installs it into a new venv",
     ("docs/reliability.md", "scripts/test-reliability"): "sanitizer builds, fuzzing and the full soak: CI runs it (.ci/run)",
-    ("docs/scenarios.md", "fusion serve --journal journals/"): SERVER,
     ("docs/scenarios.md", "R=$(swift build -c release --product FusionExamples --show-bin-path)"):
         "a release build and a benchmark for a quiet machine: scripts/bench runs them",
     ("docs/scenarios.md", "cc -O2 -Iinclude Benchmarks/time-travel/time_travel_bench.c -L$R -lFusionExamples "
                           "-Wl,-rpath,$R -o /tmp/tt"): "needs the release build above",
     ("docs/scenarios.md", "Benchmarks/time-travel/run.py --bench /tmp/tt --runs 3"):
         "a benchmark for a quiet machine: scripts/bench runs it",
-    ("docs/security.md", "fusion serve --auth jwt --jwt-key secret.key --jwt-audience fusion --jwt-claim name"): SERVER,
+    ("docs/security.md", "fusion serve --auth jwt --jwt-key secret.key --jwt-audience fusion --jwt-claim name"):
+        "secret.key is the reader's signing key; Tests/auth starts the bridge with its own",
     ("docs/shell.md", "scripts/install"): "builds the release fusion and links it into ~/.local/bin; the test's fusion "
                                           "is the suite's debug build, on PATH",
     ("docs/typed-front-ends.md", "fusion types --lang ts ./libMine.so --out web/types"): MINE,
     ("docs/typed-front-ends.md", "fusion types --lang python ./libMine.so --out app"): MINE,
     ("docs/typed-front-ends.md", "fusion types --lang ts ./libMine.so --check web/types"): MINE,
     ("docs/web.md", "swift build"): BUILT_BY_THE_SUITE,
-    ("docs/web.md", "fusion serve"): SERVER,
-    ("docs/web.md", "fusion serve ./libMine.so --port 0 --static my-pages/"): SERVER,
-    ("docs/web.md", "fusion serve .build/debug/libFusionExamples.so examples/plugins/chores/.build/debug/libChores.so"):
-        SERVER,
+    ("docs/web.md", "fusion serve ./libMine.so --port 0 --static my-pages/"): MINE,
     ("examples/textual/README.md", "scripts/setup"):
         "installs system packages and the .venv: CI runs it (scripts/test); the test uses the .venv it made",
     ("examples/textual/README.md", ".venv/bin/python3 examples/textual/app.py"): TEXTUAL,
@@ -499,18 +495,43 @@ def scratch_clone(doc: Path, clones: dict[Path, Path], bin_dir: Path, folder: Pa
     return clones[doc]
 
 
+# A server (`fusion serve`) is started, its first line printed, and stopped: it started.
+SERVE_BRIEFLY = """
+serve_briefly() {
+    local fifo pid line=""
+    fifo=$(mktemp -u) && mkfifo "$fifo"
+    "$@" >"$fifo" 2>&1 &
+    pid=$!
+    exec 3<"$fifo" && rm "$fifo"
+    read -t 60 -r line <&3 || true
+    if ! kill -0 "$pid" 2>/dev/null; then
+        printf '%s\\n' "$line" && cat <&3 && wait "$pid" && echo "stopped by itself"
+        return 1
+    fi
+    kill "$pid" && wait "$pid" || true
+    exec 3<&-
+    printf '%s\\n' "$line"
+}
+"""
+
+
 def shell_script(block: Block) -> tuple[str, list[tuple[int, str, str]]]:
-    """The block as a bash script: commands not run are `:` (a no-op), and a numbered mark is
-    printed before each line; with the (number, command line, result) of lines with a result."""
+    """The block as a bash script: commands not run are `:` (a no-op), servers are served
+    briefly, and a numbered mark is printed before each line; with the (number, command
+    line, result) of lines with a result."""
     doc = str(block.file.relative_to(ROOT))
-    script = ["set -eo pipefail"]
+    script = ["set -eo pipefail", SERVE_BRIEFLY]
     results = []
     for number, (line, comment) in enumerate(logical_lines(block.code)):
+        served = False
         for part in (part.strip() for part in SEPARATOR.split(line)):
             if part and (doc, part) in NOT_RUN:
                 assert not is_result(comment), f"{block.where}: `{line}` shows a result the test cannot check"
                 line = line.replace(part, ": " + part, 1)
-        if is_result(comment):
+            elif part.startswith("fusion serve"):
+                line = line.replace(part, "serve_briefly " + part, 1)
+                served = True
+        if is_result(comment) or (served and comment.startswith("Serving ")):
             results.append((number, line, comment))
         script += [f"printf '{MARK}%s\\n' {number}", line]
     return "\n".join(script) + "\n", results
