@@ -188,7 +188,9 @@ class Instance(Subscriptions, TimeTravel, HostRequests, Generic[StateT, InputT])
         buffers = self._buffers
         buffer = buffers.pop() if buffers else self._new_buffer()
         call = self._send_and_read_call
-        status = call(buffer.ref, data) if call is not None and 0 not in data else self._send_and_read_other(buffer, data)
+        # No NUL check (send_and_read_json's `0 in text`): the shorthand's JSON never holds a
+        # raw NUL, a cached name being an identifier and json's encoder escaping the rest.
+        status = call(buffer.ref, data) if call is not None else self._send_and_read_other(buffer, data)
         if not status:
             text = buffer.memory.value
             if text:
