@@ -120,7 +120,9 @@ typedef int32_t fk_status;
 #define FK_ERR_INVALID_ARGUMENT      9  /* Any other argument out of its range. */
 #define FK_ERR_UNKNOWN_SUBSCRIPTION 10  /* No such subscription on this instance. */
 #define FK_ERR_INTERNAL             11  /* The library failed on its own (for example, a state
-                                           holding a number JSON cannot express). */
+                                           holding a number JSON cannot express). For tests,
+                                           FUSIONKIT_FAULT=state-internal in the environment
+                                           (read once) makes fk_state() fail with it. */
 #define FK_ERR_UNKNOWN_REQUEST      12  /* No open host request with that id: never made,
                                            already answered, or cancelled. */
 #define FK_ERR_INVALID_RESPONSE     13  /* A response that does not fit what the request asked
@@ -130,7 +132,9 @@ typedef int32_t fk_status;
 #define FK_ERR_UNSETTLED            15  /* An effect of an instance on a manual clock waits on
                                            something other than that clock and the host's
                                            answers, so it cannot settle; the message names
-                                           the feature and the effects. */
+                                           the feature and the effects. For tests,
+                                           FUSIONKIT_FAULT=stray-effect adds the feature
+                                           "fault.stray" whose input "stray" does so. */
 #define FK_ERR_BUSY                 16  /* The instance has work under way that the call cannot
                                            wait for or start again (a host request open, an
                                            effect the feature does not restart); the message

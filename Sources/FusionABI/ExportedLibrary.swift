@@ -30,7 +30,7 @@ let manifestSummaryBytes: [UInt8] = JSONWriter.serialize(
 /// The exported feature called `name` (described on first use), or an error listing the
 /// ones there are.
 func exportedFeature(named name: String) throws(FusionError) -> FeatureDefinition {
-    guard let definition = exportedLibrary.feature(named: name) else {
+    guard let definition = exportedLibrary.feature(named: name) ?? InjectedFault.feature(named: name) else {
         let known = exportedLibrary.featureSummaries.map(\.name).joined(separator: ", ")
         throw FusionError(.unknownFeature, "unknown feature \"\(name)\"; this library has: \(known)")
     }

@@ -54,6 +54,7 @@ import FusionKit
     abiCall { () throws(FusionError) in
         let target = try InstanceTable.shared.lookup(instance)
         guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
+        try InjectedFault.checkState()
         let (bytes, version) = try target.stateJSON()
         outJSON.pointee = try CArguments.owned(bytes)
         outLength?.pointee = bytes.count

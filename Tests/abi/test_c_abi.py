@@ -20,6 +20,7 @@ LIMITS = ROOT / "Tests/abi/c/limits.c"
 SOAK = ROOT / "Tests/abi/c/soak.c"
 MANIFESTS = ROOT / "Tests/abi/c/manifests.c"
 JSON_REFUSALS = ROOT / "Tests/abi/c/json_refusals.c"
+FAULTS = ROOT / "Tests/abi/c/faults.c"
 FUZZ = ROOT / "Tests/fuzz"
 WIFI_EXAMPLE = ROOT / "examples/c/wifi_connect.c"
 PROFILE_EXAMPLE = ROOT / "examples/c/profile_host.c"
@@ -128,6 +129,18 @@ def test_limits_have_defaults_settings_and_refuse_with_a_status(compile_c):
     result = run(compile_c(LIMITS))
     assert result.returncode == 0, result.stdout + result.stderr
     assert passed_count(result) >= 39
+
+
+@pytest.mark.parametrize("fault", ["state-internal", "stray-effect", "none"])
+def test_injected_faults_give_internal_and_unsettled(compile_c, fault: str):
+    """FK_ERR_INTERNAL and FK_ERR_UNSETTLED from the real library, through
+    FUSIONKIT_FAULT (include/fusionkit.h): faults.c asserts each status exactly."""
+    env = clean_env()
+    if fault != "none":
+        env["FUSIONKIT_FAULT"] = fault
+    result = subprocess.run([str(compile_c(FAULTS)), fault], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert passed_count(result) >= 3
 
 
 def test_soak_many_threads_on_one_instance_then_flat_memory(compile_c):
