@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from fusion_cli import ROOT, run
+from status_producers import asserts_exactly, takes_fixture
 
 COUNTER_0 = '{"value":0,"isReset":false,"alert":null}'
 COUNTER_2 = '{"value":2,"isReset":false,"alert":null}'
@@ -27,8 +28,6 @@ PRODUCED_BY = {
     OUT_OF_DATE: "test_oneshot.py::test_stale_generated_types_exit_7_naming_the_difference",
     USAGE: "test_oneshot.py::test_command_line_mistakes_exit_64",
 }
-NAMES = {OK: "OK", FAILURE: "FAILURE", UNKNOWN_FEATURE: "UNKNOWN_FEATURE", BAD_INPUT: "BAD_INPUT", LIBRARY: "LIBRARY",
-         STATE_FILE: "STATE_FILE", JOURNAL: "JOURNAL", OUT_OF_DATE: "OUT_OF_DATE", USAGE: "USAGE"}
 
 
 def assert_one_line_error(result, code: int, *words: str) -> None:
@@ -90,10 +89,10 @@ def test_every_exit_status_is_produced_by_a_test() -> None:
     assert documented == sorted(PRODUCED_BY), documented
     for code, test in PRODUCED_BY.items():
         module, name = test.split("::")
-        head, tail = (Path(__file__).parent / module).read_text().split(f"def {name}(", 1)
-        body = tail.split("\ndef ", 1)[0]
-        exact = re.compile(rf"returncode == {NAMES[code]}\b|, {NAMES[code]}\b|returncode == {code}\b|\({NAMES[code]},")
-        assert exact.search(body), f"{test} does not assert exit status {code} exactly"
+        path = Path(__file__).parent / module
+        # Its body runs the real `fusion` and compares the exit status with `==` (Tests/status_producers.py).
+        assert takes_fixture(path, name, "fusion"), f"{test} does not run fusion"
+        assert asserts_exactly(path, name, code), f"{test} does not assert exit status {code} exactly"
 
 
 def test_inspect_lists_features_inputs_fields_and_state(fusion):

@@ -393,10 +393,13 @@ def test_sigterm_closes_every_socket_with_a_reason(server: Server) -> None:
 
 # ---------------------------------------------------------------------------------
 # Every status and close code the protocol documents, each produced by a test that
-# asserts it exactly. The index below names the test for each; a row added to the
-# document without a test (or a test for a row that is gone) fails the first test.
+# asserts it exactly: its body compares the status (or the close code) with `==`, read
+# from its syntax tree (Tests/status_producers.py). The index below names the test for
+# each; a row added to the document or a status to the bridge without a test (or a test
+# for a row that is gone) fails test_every_documented_status_and_close_code_is_produced_by_a_test.
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "web-protocol.md"
+BRIDGE_SOURCES = ROOT / "Sources" / "FusionWeb"
 
 PRODUCED_BY = {
     "BRIDGE_MALFORMED_MESSAGE": "test_every_refusal_says_why_and_changes_nothing",
@@ -429,6 +432,13 @@ PRODUCED_BY = {
     "close 4001": "Tests/auth/test_tokens.py::test_a_token_that_expires_while_connected_closes_the_connection_and_cannot_rejoin",
 }
 
+# Statuses the bridge names in its code but never sends (BridgeError.swift says so for
+# each): they close the socket with 4000 instead, which is documented and tested.
+NEVER_SENT = ("BRIDGE_SESSION_MOVED", "BRIDGE_JOURNAL_UNCERTAIN")
+# The close codes NIOWebSocket names, as the bridge's code uses them.
+NAMED_CLOSE_CODES = {"normalClosure": 1000, "goingAway": 1001, "policyViolation": 1008, "messageTooLarge": 1009,
+                     "unexpectedServerError": 1011}
+
 
 def documented() -> list[str]:
     """The `BRIDGE_*` rows of the Errors table and the codes of the Closing table."""
@@ -440,21 +450,48 @@ def documented() -> list[str]:
     return statuses + [f"close {code}" for code in codes]
 
 
+def in_the_bridge() -> tuple[set[str], set[int]]:
+    """The statuses the bridge's sources spell out, and the close codes they close with."""
+    sources = "\n".join(path.read_text() for path in sorted(BRIDGE_SOURCES.glob("*.swift")))
+    statuses = set(re.findall(r'"(BRIDGE_[A-Z_]+)"', sources))
+    codes = {int(code) for code in re.findall(r"codeNumber: (\d{4})", sources)}
+    codes |= {NAMED_CLOSE_CODES[name] for name in re.findall(r"close\(\.(\w+),", sources) if name in NAMED_CLOSE_CODES}
+    return statuses, codes
+
+
+def doc_comment_of(status: str) -> str:
+    """The `///` comment above the declaration in BridgeError.swift that spells `status`."""
+    lines = (BRIDGE_SOURCES / "BridgeError.swift").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if f'"{status}"' in line)
+    while at > 0 and not lines[at - 1].strip().startswith("///"):
+        at -= 1  # the declaration's first line, above the status's
+    comment = []
+    while at > 0 and lines[at - 1].strip().startswith("///"):
+        at -= 1
+        comment.insert(0, lines[at].strip().removeprefix("///"))
+    return " ".join(comment)
+
+
 def test_every_documented_status_and_close_code_is_produced_by_a_test() -> None:
+    from status_producers import asserts_exactly, takes_fixture
+
     rows = documented()
     assert len(rows) == len(set(rows)) and len(rows) >= 15, rows
     assert set(rows) == set(PRODUCED_BY), set(rows) ^ set(PRODUCED_BY)
-    module = globals()
+    # The document's list is the code's: every status the bridge can send, every close code it uses.
+    statuses, codes = in_the_bridge()
+    for status in NEVER_SENT:
+        assert "never sent" in doc_comment_of(status).lower(), f"{status}: is it sent? then document it"
+    assert statuses - set(NEVER_SENT) == {row for row in rows if row.startswith("BRIDGE_")}, statuses ^ set(rows)
+    assert {f"close {code}" for code in codes} <= set(rows), codes
     for row, named in PRODUCED_BY.items():
-        file, test = named.split("::") if "::" in named else (None, named)
-        assert file is not None or callable(module.get(test)), f"{row}: no test {test} here"
-        text = (ROOT / file).read_text() if file else Path(__file__).read_text()
-        assert f"def {test}(" in text, f"{row}: no test {test} in {file}"
-        head, tail = text.split(f"def {test}(", 1)
-        source = head.rsplit("\n\n\n", 1)[-1] + tail.split("\ndef ", 1)[0]  # its decorators, its body
-        wanted = row.split()[-1].strip("()") if row.startswith("close") else row
-        # The test names what it produces: the status, or the close code it asserts.
-        assert wanted in source or (wanted == "none" and "handshake" in source), (row, test)
+        file, test = named.split("::") if "::" in named else ("Tests/web/test_protocol.py", named)
+        path = ROOT / file
+        # It talks to a real bridge (a server, a cluster's, a signed-in one).
+        assert takes_fixture(path, test, "server", "serve", "make_cluster", "hs_server"), (row, named)
+        # (none): the test asserts that no close frame came (`close is None`).
+        wanted: str | int | None = row if not row.startswith("close") else None if row == "close (none)" else int(row[6:])
+        assert asserts_exactly(path, test, wanted), f"{named} does not assert {row} exactly"
 
 
 def test_a_library_without_an_optional_function_is_unsupported_for_it(serve, bare_library: Path) -> None:
