@@ -7,7 +7,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import web_load
 from figures import count, median, sig
+from verdicts import judged
 
 RESULTS = "cluster-load.json"
 #: The PostgreSQL journal adds at most this to the p99 of input-to-ok, at the load measured.
@@ -21,10 +23,6 @@ EXAMPLE_SESSIONS, EXAMPLE_RATE = 100_000, 10_000
 def _span(values: list[float], unit: str = "") -> str:
     low, high = sig(min(values)), sig(max(values))
     return (low if low == high else f"{low}–{high}") + unit
-
-
-def _verdict(held: list[bool]) -> str:
-    return "met" if all(held) else f"NOT met (held in {sum(held)} of {len(held)} runs)"
 
 
 def render_latency(raw: dict[str, Any]) -> str:
@@ -63,7 +61,7 @@ def render_latency(raw: dict[str, Any]) -> str:
         "",
         f"- The PostgreSQL journal adds {', '.join(sig(a) + ' ms' for a in added)} to the p99 (run by run, against no "
         f"journal in the same round); target at most {ADDED_P99_MS:g} ms at this load in every run: "
-        f"{_verdict([a <= ADDED_P99_MS for a in added])}.",
+        f"{judged([a <= ADDED_P99_MS for a in added])}.",
     ]
     if alone:
         over = sum(r["p99Ms"] > ADDED_P99_MS for r in alone)
@@ -76,15 +74,17 @@ def render_latency(raw: dict[str, Any]) -> str:
     lines += [
         f"- After `kill -9` of its bridge, a client rejoining through nginx held its state again after "
         f"{', '.join(sig(s) + ' s' for s in back)} ({len(back)} kills, median {sig(median(back))} s); target within "
-        f"{BACK_WITHIN_S:g} s every time: {_verdict([s <= BACK_WITHIN_S for s in back])}.",
+        f"{BACK_WITHIN_S:g} s every time: {judged([s <= BACK_WITHIN_S for s in back], 'kills')}.",
         f"- Inputs refused in all these runs: {errors}.",
     ]
     return "\n".join(lines)
 
 
-def model(raw: dict[str, Any]) -> dict[str, float]:
+def model(raw: dict[str, Any], web: dict[str, Any]) -> dict[str, float]:
+    """The capacity model: memory per idle session from web-load.json (the one figure
+    docs/performance.md shows too), inputs and commits from the cluster's capacity runs."""
     capacity = raw["capacity"]
-    idle = median(r["idleSessionBytes"] for r in raw["runs"]["postgres"])
+    idle = median(web["idleSessionBytes"])
     return {
         "idleBytes": idle,
         "sessionsPerGiB": 2**30 / idle,
@@ -94,8 +94,9 @@ def model(raw: dict[str, Any]) -> dict[str, float]:
     }
 
 
-def render_capacity(raw: dict[str, Any]) -> str:
-    m = model(raw)
+def render_capacity(both: dict[str, dict[str, Any]]) -> str:
+    raw, web = both[RESULTS], both[web_load.RESULTS]
+    m = model(raw, web)
     by_memory = math.ceil(EXAMPLE_SESSIONS / (m["sessionsPerGiB"] * 4))
     by_rate = math.ceil(EXAMPLE_RATE / m["inputsPerSecond"])
     lines = [
@@ -104,14 +105,16 @@ def render_capacity(raw: dict[str, Any]) -> str:
         "",
         "| what one bridge takes | measured |",
         "|---|---|",
-        f"| memory per idle session (a Counter) | {count(m['idleBytes'])} bytes: {count(m['sessionsPerGiB'])} sessions per GiB |",
+        f"| memory per idle session (a Counter; `Benchmarks/web-load/run.py`'s {count(web['idleSessions'])} idle "
+        f"sessions, the median of {len(web['idleSessionBytes'])} runs, as in docs/performance.md) "
+        f"| {count(m['idleBytes'])} bytes: {count(m['sessionsPerGiB'])} sessions per GiB |",
         f"| inputs per second, every session sending as fast as its `ok`s come back | {count(m['inputsPerSecond'])} "
         f"(`ok` p99 {sig(m['saturatedP99'])} ms) |",
         f"| PostgreSQL transactions per input, at that load (records that wait for their connection share one) "
         f"| {sig(m['commitsPerInput'])} |",
         "",
         f"So {count(EXAMPLE_SESSIONS)} sessions at {count(EXAMPLE_RATE)} inputs per second need "
-        f"{max(by_memory, by_rate)} bridges of this size ({by_memory} for the sessions' memory at 4 GiB each, "
+        f"{max(by_memory, by_rate)} bridge{'' if max(by_memory, by_rate) == 1 else 's'} of this size ({by_memory} for the sessions' memory at 4 GiB each, "
         f"{by_rate} for the inputs), and PostgreSQL to commit up to {count(EXAMPLE_RATE)} transactions per second "
         "(one per input while inputs find their connection idle), about "
         f"{count(EXAMPLE_RATE * m['commitsPerInput'])} with bridges as loaded as this one. A session's memory grows with its feature's state; measure your own features "
@@ -122,5 +125,5 @@ def render_capacity(raw: dict[str, Any]) -> str:
 
 BLOCKS = [
     ("docs/performance.md", "cluster-load", RESULTS, render_latency),
-    ("docs/deploy.md", "cluster-capacity", RESULTS, render_capacity),
+    ("docs/deploy.md", "cluster-capacity", (RESULTS, web_load.RESULTS), render_capacity),
 ]

@@ -46,9 +46,5 @@ def count(value: float) -> str:
     return f"{round(value):,}"
 
 
-def verdict(met: bool) -> str:
-    return "met" if met else "NOT met"
-
-
 def listing(items: Iterable[str]) -> str:
     return ", ".join(items)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from figures import median, paired, sig, times, verdict
+from figures import median, paired, sig, times
+from verdicts import judge
 
 DOCUMENT, BLOCK, RESULTS = "docs/performance.md", "java-bench", "java-bench.json"
 
@@ -57,7 +58,7 @@ def render(raw: dict[str, Any]) -> str:
     for name, over, under, good, target in TARGETS:
         per_run = [paired(run[over], run[under]) for run in samples]
         lines.append(f"- {name}: {', '.join(times(r) for r in per_run)} (run by run); target {target} "
-                     f"in every run: {verdict(all(good(r) for r in per_run))}.")
+                     f"in every run: {judge(per_run, good)}.")
     return "\n".join(lines)
 
 

@@ -82,6 +82,19 @@ def stamp(path: Path, command: list[str]) -> None:
     path.write_text(json.dumps(raw, indent=1) + "\n")
 
 
+def sentence(name: str, raw: dict[str, Any]) -> str:
+    """How a rendered block says where its figures came from (the line under each block)."""
+    found = raw.get("provenance")
+    if not found:
+        return (f"`{name}`: no provenance recorded (measured before results carried their commit); "
+                "`Benchmarks/report/freshness.py` counts it as stale.")
+    command = " ".join(arg.replace(f"{ROOT}/", "") for arg in found["command"])
+    dirty = " with uncommitted changes" if found.get("dirty") else ""
+    m = found["machine"]
+    return (f"`{name}`: measured on commit {found['commit'][:12]}{dirty} by `{command}`, on {m['cpu']} "
+            f"({m['cores']} cores, {m['memory']}), {m['os']}, Linux {m['kernel']}, {m['swift']}, Python {m['python']}.")
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 3 or argv[1] != "--":
         print(__doc__, file=sys.stderr)

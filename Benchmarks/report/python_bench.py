@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from figures import median, paired, sig, times, verdict
+from figures import median, paired, sig, times
+from verdicts import judge
 
 DOCUMENT, BLOCK, RESULTS = "docs/performance.md", "python-bench", "python-bench.json"
 
@@ -46,7 +47,7 @@ def render(raw: dict[str, Any]) -> str:
     def said(index: int) -> str:
         name, _, _, good, target = TARGETS[index]
         per_run = ", ".join(times(r[index]) for r in ratios)
-        return f"per run: {per_run}; target {target} {every}: {verdict(all(good(r[index]) for r in ratios))}"
+        return f"per run: {per_run}; target {target} {every}: {judge((r[index] for r in ratios), good)}"
 
     machine = raw["machine"]
     runs_said = (f"{len(runs)} consecutive runs, each of {raw['rounds']} interleaved rounds of "

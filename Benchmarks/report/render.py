@@ -9,7 +9,20 @@ in Benchmarks/results: every figure, ratio and verdict between a block's markers
 
 A benchmark writes its raw results (every sample), then runs this; Tests/docs runs
 --check, so that a hand edit of a measured block, or a result committed without its
-block, fails.
+block, fails. Under every block goes the provenance of the results it was rendered from
+(provenance.sentence: the commit, the command, the machine).
+
+Adding a renderer (a new benchmark's block):
+1. The benchmark writes Benchmarks/results/NAME.json through results.keep (or scripts/bench
+   stamps it: `measure FILE COMMAND...`), and dependencies.py declares the paths it depends on.
+2. A module here, Benchmarks/report/NAME.py, defines DOCUMENT ("docs/….md"), BLOCK (the
+   marker's name), RESULTS ("NAME.json") and render(raw) -> str, the block's text from the
+   parsed file; or BLOCKS, a list of (document, block, results, render) for several blocks.
+   RESULTS may be a tuple of file names: render then gets {file name: parsed file}.
+   Verdicts come from verdicts.py (the one rule), numbers are written by figures.py.
+3. It is imported and added to MODULES below, the document gets the
+   <!-- BLOCK:begin --> <!-- BLOCK:end --> markers, and `python3 Benchmarks/report/render.py`
+   fills them; Tests/docs/test_measured_blocks.py then holds the docs to the results.
 """
 from __future__ import annotations
 
@@ -33,20 +46,26 @@ import group_commit  # noqa: E402
 import java_bench  # noqa: E402
 import journal_cost  # noqa: E402
 import patch_plot  # noqa: E402
+import provenance  # noqa: E402
 import python_bench  # noqa: E402
 import reliability  # noqa: E402
 import time_travel  # noqa: E402
 import web_load  # noqa: E402
 
 ROOT = HERE.parents[1]
-Render = Callable[[dict[str, Any]], str]
+Render = Callable[[Any], str]
 #: The modules that render blocks: each has DOCUMENT, BLOCK, RESULTS and render, or a
 #: BLOCKS list of such (document, block, results, render) for several.
 MODULES: tuple[ModuleType, ...] = (
     fusion_bench, python_bench, java_bench, web_load, time_travel, journal_cost, group_commit, clock_records, reliability, cluster_load)
 
 
-def blocks() -> list[tuple[str, str, str, Render]]:
+def results_names(results: str | tuple[str, ...]) -> tuple[str, ...]:
+    """The results files a block is rendered from."""
+    return (results,) if isinstance(results, str) else results
+
+
+def blocks() -> list[tuple[str, str, str | tuple[str, ...], Render]]:
     found = []
     for module in MODULES:
         if hasattr(module, "BLOCKS"):
@@ -80,10 +99,13 @@ def rendered(results: Path, root: Path) -> dict[Path, str]:
         loaded: dict[str, Any] = json.loads(path.read_text())
         return loaded
 
-    for document, block, results_name, render in blocks():
+    for document, block, names, render in blocks():
         path = root / document
         text = files.get(path) or path.read_text()
-        files[path] = replace_block(text, block, render(raw(results_name)), str(path))
+        loaded = {name: raw(name) for name in results_names(names)}
+        body = render(loaded[names] if isinstance(names, str) else loaded)
+        said = "\n".join(provenance.sentence(name, each) for name, each in loaded.items())
+        files[path] = replace_block(text, block, f"{body}\n\n{said}", str(path))
     for name, results_name, render in FILES:
         files[root / name] = render(raw(results_name))
     return files
