@@ -17,14 +17,16 @@ import Testing
         let path = try Support.temporaryDirectory().appendingPathComponent("vector.journal").path
         if let journal = vector.value["journal"]?.elements {
             // A journal of this library holding the vector's records, which the session resumes.
-            let made = try JournaledInstance(path: path, library: library, feature: feature, options: ["clock": "manual"], startedBy: "vectors")
+            let made = try JournaledInstance(
+                path: path, library: library, feature: feature, options: ["clock": "manual"], startedBy: "vectors")
             made.close()
             try made.instance.destroy()
             let file = try #require(try JournalFile.open(existing: path)).file
             for record in journal { try file.append(record) }
             file.close()
         }
-        let session = try JournaledInstance(path: path, library: library, feature: feature, options: ["clock": "manual"], startedBy: "vectors")
+        let session = try JournaledInstance(
+            path: path, library: library, feature: feature, options: ["clock": "manual"], startedBy: "vectors")
         for event in try #require(vector.value["events"]?.elements) {
             let (kind, value) = try #require(event.members?.first.map { ($0.key, $0.value) })
             for _ in 0..<(event["times"]?.integerValue ?? 1) {

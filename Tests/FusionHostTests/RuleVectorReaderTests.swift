@@ -17,7 +17,7 @@ import Testing
         let folder = try folder(with: [
             "a.json": #"{"kind":"read","cases":[{"name":"one"},{"name":"two"}]}"#,
             "b.json": #"{"kind":"write","cases":[{"name":"three"}]}"#,
-            "notes.txt": "not a vector file, not read",
+            "notes.txt": "not a vector file, not read"
         ])
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(try RuleVector.cases(in: folder, "read").map(\.description) == ["a.json: one", "a.json: two"])
@@ -27,7 +27,7 @@ import Testing
         #"{"kind":"read","cases":[{"name":"one"}],"#,  // not JSON
         #"{"cases":[{"name":"one"}]}"#,  // no kind
         #"{"kind":"read","cases":{"name":"one"}}"#,  // cases not an array
-        #"{"kind":"read","cases":[{"about":"no name"}]}"#,
+        #"{"kind":"read","cases":[{"about":"no name"}]}"#
     ])
     func aMalformedFileFailsWhateverKindIsAskedFor(_ text: String) throws {
         let folder = try folder(with: ["good.json": #"{"kind":"read","cases":[{"name":"one"}]}"#, "bad.json": text])

@@ -146,7 +146,8 @@ public enum JSONPatch {
     private static func remove(_ path: String, from root: JSONValue) throws(Failure) -> (document: JSONValue, value: JSONValue) {
         let tokens = try pointer(path)
         guard !tokens.isEmpty else { throw Failure("cannot remove the whole document") }
-        let (document, removed) = try changing(root, tokens[...], path) { (container: JSONValue, last: String) throws(Failure) -> (JSONValue, JSONValue?) in
+        let (document, removed) = try changing(root, tokens[...], path) {
+            (container: JSONValue, last: String) throws(Failure) -> (JSONValue, JSONValue?) in
             switch container {
             case .array(var elements):
                 let removed = elements.remove(at: try index(last, in: elements, path, forAdd: false))
