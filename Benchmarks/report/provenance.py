@@ -89,7 +89,16 @@ def sentence(name: str, raw: dict[str, Any]) -> str:
         return (f"`{name}`: no provenance recorded (measured before results carried their commit); "
                 "`Benchmarks/report/freshness.py` counts it as stale.")
     command = " ".join(arg.replace(f"{ROOT}/", "") for arg in found["command"])
-    dirty = " with uncommitted changes" if found.get("dirty") else ""
+    from dependencies import DEPENDENCIES
+
+    declared = DEPENDENCIES.get(name, ())
+    touched = [path for path in found.get("uncommitted", [])
+               if any(path == d or path.startswith(f"{d}/") for d in declared)]
+    dirty = ""
+    if touched:
+        dirty = f" with uncommitted changes to what it depends on ({', '.join(touched[:3])}{' …' if len(touched) > 3 else ''})"
+    elif found.get("dirty"):
+        dirty = " (uncommitted changes elsewhere only)"
     m = found["machine"]
     return (f"`{name}`: measured on commit {found['commit'][:12]}{dirty} by `{command}`, on {m['cpu']} "
             f"({m['cores']} cores, {m['memory']}), {m['os']}, Linux {m['kernel']}, {m['swift']}, Python {m['python']}.")

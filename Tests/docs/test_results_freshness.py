@@ -123,3 +123,17 @@ def test_every_committed_results_file_declares_its_dependencies() -> None:
     for name, paths in dependencies.DEPENDENCIES.items():
         missing = [p for p in paths if not (ROOT / p).exists()]
         assert not missing, f"{name} depends on paths that do not exist: {missing}"
+
+
+def test_a_block_says_its_commit_and_whether_it_measured_uncommitted_code() -> None:
+    machine = {"cpu": "AMD EPYC", "cores": 2, "memory": "23.5 GiB", "os": "Debian", "kernel": "6.1",
+               "swift": "Swift 6.3.1", "python": "3.11.2"}
+    found = {"commit": "a" * 40, "dirty": True, "uncommitted": ["docs/web.md"], "machine": machine,
+             "command": [str(ROOT / "Benchmarks/web-load/run.py"), "--runs", "3"]}
+    said = provenance.sentence("web-load.json", {"provenance": found})
+    assert said.startswith("`web-load.json`: measured on commit aaaaaaaaaaaa (uncommitted changes elsewhere only) "
+                           "by `Benchmarks/web-load/run.py --runs 3`, on AMD EPYC (2 cores, 23.5 GiB)")
+    found["uncommitted"] = ["Sources/FusionWeb/Bridge.swift"]
+    assert "with uncommitted changes to what it depends on (Sources/FusionWeb/Bridge.swift)" in \
+        provenance.sentence("web-load.json", {"provenance": found})
+    assert "no provenance recorded" in provenance.sentence("web-load.json", {})
