@@ -112,6 +112,27 @@ def test_a_call_cut_off_by_a_dropped_connection_rejects_in_chromium(browser: Bro
     assert run(b, "const s = bridge.status; bridge.close(); return s;") == "reconnecting"
 
 
+def test_a_reconnect_the_bridge_refuses_is_reported_in_chromium(browser: Browser, serve) -> None:
+    """A close with 1008 and no error before it (the Origin check) ends the reconnecting
+    with the client's own BRIDGE_REFUSED."""
+    b = browser
+    open_page(b)
+    origin = b.server.url.rstrip("/")
+    other = serve("--allow-origin", origin)
+    assert run(b, f"""
+        window.bridge = await fk.connect({json.dumps(other.ws_url)}, {{ storage: null, minDelay: 20, maxDelay: 100 }});
+        window.refused = new Promise((resolve) => bridge.onError(resolve));
+        return bridge.status;
+    """) == "open"
+    other.stop(signal.SIGKILL)  # dropped with no word (SIGTERM's shutdown would answer a reconnect)
+    b.wait_for("the client to reconnect", lambda: run(b, "return bridge.status;"), lambda s: s == "reconnecting")
+    # The same address again, now without the page's origin among those it allows.
+    again = Server(other.fusion, port=other.port)
+    b.servers.append(again)
+    reported = run(b, "const error = await window.refused; return [error.status, bridge.status];")
+    assert reported == ["BRIDGE_REFUSED", "closed"], reported
+
+
 class NotJSONServer:
     """A WebSocket server that welcomes a client as `fusion serve` would, then answers
     its first message with a text frame that is not JSON."""
@@ -188,14 +209,20 @@ PRODUCED_BY = {
     "CLIENT_CLOSED": "test_calls_after_close_and_on_a_destroyed_instance_are_refused_in_chromium",
     "CLIENT_DISCONNECTED": "test_a_call_cut_off_by_a_dropped_connection_rejects_in_chromium",
     "CLIENT_MALFORMED_MESSAGE": "test_a_frame_that_is_not_json_is_reported_in_chromium",
+    # The client's own name for a close with 1008 that no error explained.
+    "BRIDGE_REFUSED": "test_a_reconnect_the_bridge_refuses_is_reported_in_chromium",
     # Calls made while reconnecting: the page shows it after a server restart.
     "CLIENT_NOT_CONNECTED": "test_browser.py::test_the_page_survives_a_server_restart",
 }
 
 
 def in_the_client() -> set[str]:
+    """The CLIENT_ statuses the client's sources spell, and the BRIDGE_ ones it makes up
+    itself (the bridge's sources never spell them)."""
     sources = [CLIENT / "fusionkit.js", *sorted((CLIENT / "fusionkit").glob("*.js"))]
-    return {status for path in sources for status in re.findall(r'"(CLIENT_[A-Z_]+)"', path.read_text())}
+    spelled = {status for path in sources for status in re.findall(r'"((?:CLIENT|BRIDGE)_[A-Z_]+)"', path.read_text())}
+    bridge = "\n".join(path.read_text() for path in (ROOT / "Sources" / "FusionWeb").glob("*.swift"))
+    return {status for status in spelled if status.startswith("CLIENT_") or f'"{status}"' not in bridge}
 
 
 def test_every_client_status_is_produced_in_chromium_by_a_test() -> None:
@@ -204,10 +231,14 @@ def test_every_client_status_is_produced_in_chromium_by_a_test() -> None:
     statuses = in_the_client()
     assert len(statuses) >= 10 and statuses == set(PRODUCED_BY), statuses ^ set(PRODUCED_BY)
     # The documentation lists the same statuses.
+    client_only = {status for status in statuses if status.startswith("CLIENT_")}
     typings = (CLIENT / "fusionkit.d.ts").read_text().split(" * A refusal.", 1)[1].split("*/", 1)[0]
-    assert set(re.findall(r"`(CLIENT_[A-Z_]+)`", typings)) == statuses, "fusionkit.d.ts's FusionError comment"
-    readme = (CLIENT / "README.md").read_text().split("`FusionError` has `status`", 1)[1].split("\n\n", 1)[0]
-    assert set(re.findall(r"`(CLIENT_[A-Z_]+)`", readme)) == statuses, "bindings/web/README.md's FusionError paragraph"
+    assert set(re.findall(r"`(CLIENT_[A-Z_]+)`", typings)) == client_only, "fusionkit.d.ts's FusionError comment"
+    readme = (CLIENT / "README.md").read_text()
+    paragraph = readme.split("`FusionError` has `status`", 1)[1].split("\n\n", 1)[0]
+    assert set(re.findall(r"`(CLIENT_[A-Z_]+)`", paragraph)) == client_only, "bindings/web/README.md's FusionError paragraph"
+    for status in statuses - client_only:
+        assert f"`{status}`" in readme.split("## Connections", 1)[1], f"bindings/web/README.md's Connections: {status}"
     for status, named in PRODUCED_BY.items():
         file, test = named.split("::") if "::" in named else (Path(__file__).name, named)
         path = Path(__file__).parent / file
