@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark (not a test): a Counter round trip from Python through the fusionkit
-package, next to the same Counter written in plain Python with `json`, and next to its
-floor, in one process.
+package, next to the same Counter written in plain Python with `json`, and next to the
+bare ctypes call it makes, in one process.
 
 Each round times every workload once, in a rotating order, within a fraction of a second.
 Every sample is kept (Benchmarks/results/python-bench.json with --results); the block of
