@@ -82,11 +82,14 @@ def test_help_headings_name_no_file(fusion):
 # --- inspect ----------------------------------------------------------------------------
 
 def test_every_exit_status_is_produced_by_a_test() -> None:
-    """docs/shell.md's table, the --help table (above) and the tests agree: each status
-    is produced by a test that asserts it by its exact number."""
+    """docs/shell.md's table, the code's ExitStatus, the --help table (above) and the
+    tests agree: each status is produced by a test that asserts it by its exact number."""
     table = (ROOT / "docs" / "shell.md").read_text().split("**Errors and exit codes.**", 1)[1]
     documented = [int(code) for code in re.findall(r"^\| (\d+) \|", table.split("\n\n", 2)[1], re.M)]
     assert documented == sorted(PRODUCED_BY), documented
+    # The code's list (Sources/fusion/CLIError.swift's ExitStatus) is the same.
+    statuses = (ROOT / "Sources" / "fusion" / "CLIError.swift").read_text().split("enum ExitStatus", 1)[1].split("\n\n", 1)[0]
+    assert sorted(int(code) for code in re.findall(r"^\s*case \w+ = (\d+)", statuses, re.M)) == sorted(PRODUCED_BY)
     for code, test in PRODUCED_BY.items():
         module, name = test.split("::")
         path = Path(__file__).parent / module
