@@ -27,18 +27,21 @@ import Testing
         return ""
     }
 
-    private static func network(_ id: String, _ connectivity: JSONValue, bars: JSONValue? = nil, percent: JSONValue? = nil) -> JSONValue {
+    private static func network(
+        _ id: String, _ connectivity: JSONValue, bars: JSONValue? = nil, percent: JSONValue? = nil, label: JSONValue? = nil
+    ) -> JSONValue {
         var members = [
             JSONMember("id", .string(id)), JSONMember("name", .string(id.uppercased())), JSONMember("isSecured", true),
             JSONMember("connectivity", connectivity)
         ]
         if let bars { members.append(JSONMember("signalBars", bars)) }
         if let percent { members.append(JSONMember("signalPercent", percent)) }
+        if let label { members.append(JSONMember("securityLabel", label)) }
         return .object(members)
     }
 
     @Test func wifiRecomputesEverySignalAndTheSelectedNetwork() throws {
-        let lying = Self.network("a", 0, bars: 3, percent: 100)
+        let lying = Self.network("a", 0, bars: 3, percent: 100, label: "WPA2/WPA3 Personal")
         let state = try restored(
             WiFiSettings.self,
             [
@@ -47,9 +50,14 @@ import Testing
                     "destination": [
                         "detail": ["network": lying, "forgetAlertIsPresented": false, "forgetAlert": AlertText.forgetJSON("A")]
                     ],
-                    "isScanning": false, "selectedNetwork": lying, "otherNetworks": []
+                    "isScanning": false, "selectedNetwork": lying, "otherNetworks": [], "otherNetworksHeading": "Networks",
+                    "signalBarsMaximum": 5
                 ]
             ])
+        #expect(state["foundNetworks"]?.elements?.first?["securityLabel"] == "Secured")
+        #expect(state["destination"]?["detail"]?["network"]?["securityLabel"] == "Secured")
+        #expect(state["otherNetworksHeading"] == "Other Networks")
+        #expect(state["signalBarsMaximum"] == 3)
         #expect(state["foundNetworks"]?.elements?.first?["signalBars"] == 0)
         #expect(state["foundNetworks"]?.elements?.first?["signalPercent"] == 0)
         #expect(state["foundNetworks"]?.elements?.last?["signalBars"] == 2)
@@ -67,7 +75,10 @@ import Testing
         #expect(state["foundNetworks"]?.elements?.first?["signalBars"] == 3)
         #expect(state["foundNetworks"]?.elements?.first?["signalPercent"] == 90)
         #expect(state["selectedNetwork"]?["signalBars"] == 3)
+        #expect(state["selectedNetwork"]?["securityLabel"] == "Secured")
         #expect(state["otherNetworks"] == [])
+        #expect(state["otherNetworksHeading"] == "Other Networks")
+        #expect(state["signalBarsMaximum"] == 3)
     }
 
     @Test func wifiRefusesAMissingFieldItCannotDeriveAndNamesIt() {

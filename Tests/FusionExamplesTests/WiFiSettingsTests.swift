@@ -177,6 +177,55 @@ import Testing
         #expect(store.state.destination == nil)
     }
 
+    /// What every screen draws and none may decide: the security words, the heading over
+    /// the networks, and how many bars there are.
+    @Test func theStateSaysTheWordsAndTheScaleEveryScreenDraws() {
+        let store = makeStore()
+        #expect(store.state.otherNetworks.map(\.securityLabel) == ["Secured", "Open", "Secured"])
+        #expect(store.state.otherNetworksHeading == "Networks")
+        #expect(store.state.signalBarsMaximum == 3)
+        #expect(store.state.foundNetworks.allSatisfy { (0...store.state.signalBarsMaximum).contains($0.signalBars) })
+        store.send(.networkTapped(id: "cafe"))
+        #expect(store.state.selectedNetwork?.securityLabel == "Open")
+        #expect(store.state.otherNetworksHeading == "Other Networks")
+        store.send(.wifiToggled(isOn: false))
+        #expect(store.state.otherNetworksHeading == "Networks")  // nothing shown apart
+        store.send(.wifiToggled(isOn: true))
+        #expect(store.state.otherNetworksHeading == "Other Networks")
+        store.send(.infoButtonTapped(id: "cafe"))
+        store.send(.forgetNetworkButtonTapped)
+        store.send(.confirmForgetNetworkButtonTapped)
+        #expect(store.state.otherNetworksHeading == "Networks")
+    }
+
+    @Test func theSecurityLabelFollowsIsSecured() {
+        var network = Network(id: "n", name: "N", isSecured: false)
+        #expect(network.securityLabel == "Open")
+        network.isSecured = true
+        #expect(network.securityLabel == "Secured")
+    }
+
+    @Test func joinWhileJoiningIsIgnoredAndDoesNotStartTheJoinAgain() async {
+        let clock = ManualClock()
+        let store = makeStore(clock: clock)
+        store.send(.networkTapped(id: "work"))
+        store.send(.passwordChanged(password: "hunter2"))
+        store.send(.joinButtonTapped)
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(500))
+        let version = store.version
+        store.send(.joinButtonTapped)  // Join is disabled
+        #expect(store.version == version)
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .milliseconds(500))  // one second after the first tap
+        await store.waitUntil(version: version + 1)
+        guard case .connect(let screen)? = store.state.destination else {
+            Issue.record("connect screen gone")
+            return
+        }
+        #expect(screen.incorrectPasswordAlertIsPresented && screen.isJoinEnabled)
+    }
+
     @Test func childInputsWithoutTheirScreenAreIgnored() {
         let store = makeStore()
         store.send(.joinButtonTapped)

@@ -121,10 +121,10 @@ def run_document(lib: fusionkit.Library, document: dict[str, Any]) -> ScenarioRe
 def test_expect_is_partial_for_objects_and_exact_for_arrays(lib: fusionkit.Library) -> None:
     wifi = {"feature": "wifi", "options": {"settings": {"liveScan": False}}}
     ok = run_document(lib, {**wifi, "steps": [{"expect": {"otherNetworks": [
-        {"id": "blob", "name": "Blob's WiFi", "isSecured": True, "connectivity": 0.9, "signalBars": 3, "signalPercent": 90},
-        {"id": "blob-jr", "name": "Blob Jr's WiFi", "isSecured": True, "connectivity": 0.6, "signalBars": 2, "signalPercent": 60},
-        {"id": "blob-sr", "name": "Blob Sr's WiFi", "isSecured": True, "connectivity": 0.3, "signalBars": 1, "signalPercent": 30},
-        {"id": "cafe", "name": "Café Guest", "isSecured": False, "connectivity": 0.5, "signalBars": 2, "signalPercent": 50}]}}]})
+        {"id": "blob", "name": "Blob's WiFi", "isSecured": True, "connectivity": 0.9, "signalBars": 3, "signalPercent": 90, "securityLabel": "Secured"},
+        {"id": "blob-jr", "name": "Blob Jr's WiFi", "isSecured": True, "connectivity": 0.6, "signalBars": 2, "signalPercent": 60, "securityLabel": "Secured"},
+        {"id": "blob-sr", "name": "Blob Sr's WiFi", "isSecured": True, "connectivity": 0.3, "signalBars": 1, "signalPercent": 30, "securityLabel": "Secured"},
+        {"id": "cafe", "name": "Café Guest", "isSecured": False, "connectivity": 0.5, "signalBars": 2, "signalPercent": 50, "securityLabel": "Open"}]}}]})
     assert ok.passed, ok.report()
     # An array element is compared whole: naming only some of its fields is a difference.
     partial = run_document(lib, {**wifi, "steps": [{"expect": {"otherNetworks": [
@@ -201,7 +201,7 @@ def test_exhaustive_names_a_change_by_its_path_a_path_above_or_below(lib: fusion
     below = run_document(lib, {**base, "steps": [{**tap, "expect": {"destination": {"connect": {"isConnecting": False}}}}]})
     assert below.passed, below.report()
     exact = run_document(lib, {**base, "steps": [{**tap, "expect": {"destination": {"connect": {
-        "network": {"id": "blob", "name": "Blob's WiFi", "isSecured": True, "connectivity": 0.9, "signalBars": 3, "signalPercent": 90}, "password": "",
+        "network": {"id": "blob", "name": "Blob's WiFi", "isSecured": True, "connectivity": 0.9, "signalBars": 3, "signalPercent": 90, "securityLabel": "Secured"}, "password": "",
         "isConnecting": False, "incorrectPasswordAlertIsPresented": False, "incorrectPasswordAlert": {
             "title": "Incorrect Password", "message": "The password for “Blob's WiFi” is not correct.", "actionLabel": "OK",
             "cancelLabel": None}, "isJoinEnabled": True, "isPasswordEditable": True}}}}]})
@@ -209,7 +209,8 @@ def test_exhaustive_names_a_change_by_its_path_a_path_above_or_below(lib: fusion
     unnamed = run_document(lib, {**base, "steps": [tap]})
     assert unnamed.differences == [
         'destination changed (null → {"connect":{"network":{"id":"blob","name":"Blob\'s WiFi","isSecured":true,'
-        '"connectivity":0.9,"signalBars":3,"signalPercent":90},"password":"","isConnecting":false,'
+        '"connectivity":0.9,"signalBars":3,"signalPercent":90,"securityLabel":"Secured"},"password":"",'
+        '"isConnecting":false,'
         '"incorrectPasswordAlertIsPresented":false,"incorrectPasswordAlert":{"title":"Incorrect Password",'
         '"message":"The password for “Blob\'s WiFi” is not correct.","actionLabel":"OK","cancelLabel":null},'
         '"isJoinEnabled":true,"isPasswordEditable":true}}) '

@@ -59,7 +59,7 @@ public struct ConnectToNetwork: Feature {
 
         /// Recomputes the derived fields, the network's included.
         mutating func deriveValues() {
-            network.deriveSignal()
+            network.deriveValues()
             deriveFlags()
         }
 

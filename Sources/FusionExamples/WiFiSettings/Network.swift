@@ -4,16 +4,25 @@ import FusionKit
 public struct Network: Codable, Equatable, Sendable, Identifiable {
     public var id: String
     public var name: String
-    public var isSecured: Bool
+    public var isSecured: Bool {
+        didSet { securityLabel = Self.securityLabel(isSecured) }
+    }
     /// Signal strength, from 0 (none) to 1 (full).
     public var connectivity: Double {
         didSet { (signalBars, signalPercent) = Self.signal(connectivity) }
     }
-    /// Derived from `connectivity`: the bars a settings screen lights, 0 to 3. Every
-    /// front end draws these rather than mapping the strength itself (seed 002).
+    /// Derived from `connectivity`: the bars a settings screen lights, 0 to
+    /// `signalBarsMaximum`. Every front end draws these rather than mapping the strength
+    /// itself (seed 002).
     public private(set) var signalBars: Int
     /// Derived from `connectivity`: the strength in whole percent, 0 to 100.
     public private(set) var signalPercent: Int
+    /// Derived from `isSecured`: the words every screen shows for it, "Secured" or "Open"
+    /// (a screen may add a lock icon, but not words of its own).
+    public private(set) var securityLabel: String
+
+    /// The most bars `signalBars` lights: how many bars a screen draws.
+    public static let signalBarsMaximum = 3
 
     public init(id: String, name: String, isSecured: Bool = true, connectivity: Double = 1) {
         self.id = id
@@ -21,19 +30,24 @@ public struct Network: Codable, Equatable, Sendable, Identifiable {
         self.isSecured = isSecured
         self.connectivity = connectivity
         (signalBars, signalPercent) = Self.signal(connectivity)
+        securityLabel = Self.securityLabel(isSecured)
     }
 
-    /// Sets `signalBars` and `signalPercent` from `connectivity` again: a state given from
-    /// outside says what it likes about them.
-    mutating func deriveSignal() {
+    /// Sets the derived fields (`signalBars`, `signalPercent`, `securityLabel`) from the
+    /// rest again: a state given from outside says what it likes about them.
+    mutating func deriveValues() {
         (signalBars, signalPercent) = Self.signal(connectivity)
+        securityLabel = Self.securityLabel(isSecured)
     }
+
+    /// The one wording of a network's security, chosen here for every screen.
+    static func securityLabel(_ isSecured: Bool) -> String { isSecured ? "Secured" : "Open" }
 
     /// The bars and percent for a strength: a third of full lights one bar more
     /// (anything above 0 lights at least one), out-of-range strengths are clamped.
     static func signal(_ connectivity: Double) -> (bars: Int, percent: Int) {
         let strength = connectivity.isNaN ? 0 : min(1, max(0, connectivity))
-        let bars = Int((strength * 3 - 0.001).rounded(.up))
+        let bars = Int((strength * Double(signalBarsMaximum) - 0.001).rounded(.up))
         return (max(0, bars), Int((strength * 100).rounded()))
     }
 
@@ -49,8 +63,8 @@ public struct Network: Codable, Equatable, Sendable, Identifiable {
     static let passersBy = ["Starbucks", "Library", "Airport Free", "Hotel Lobby", "Neighbour 5G", "Printer-3F"]
 }
 
-/// The signal fields are the feature's to compute: a saved network may leave them out
-/// (states saved before they existed do).
+/// The signal fields and the label are the feature's to compute: a saved network may leave
+/// them out (states saved before they existed do).
 extension Network: DerivedFields {
-    public static let derivedFields: Set<String> = ["signalBars", "signalPercent"]
+    public static let derivedFields: Set<String> = ["signalBars", "signalPercent", "securityLabel"]
 }

@@ -40,7 +40,7 @@ public struct NetworkDetail: Feature {
 
     public var initialState: State { State(network: Network.samples[0]) }
 
-    public func deriveValues(in state: inout State) { state.network.deriveSignal() }
+    public func deriveValues(in state: inout State) { state.network.deriveValues() }
 
     public func transform(_ input: Input, state: State) -> [Action] {
         switch input {

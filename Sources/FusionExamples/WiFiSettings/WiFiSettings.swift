@@ -71,6 +71,12 @@ public struct WiFiSettings: Feature {
         public var selectedNetwork: Network?
         /// Derived: the other networks, in the order found; empty when Wi-Fi is off.
         public var otherNetworks: [Network] = []
+        /// Derived: the heading over `otherNetworks`, "Other Networks" below a selected
+        /// network and "Networks" when none is, in every screen's words.
+        public fileprivate(set) var otherNetworksHeading = WiFiSettings.networksHeading
+        /// Derived: how many bars a screen draws for a network's `signalBars`
+        /// (`Network.signalBarsMaximum`), so that no screen hard-codes the scale.
+        public fileprivate(set) var signalBarsMaximum = Network.signalBarsMaximum
 
         public init(foundNetworks: [Network] = Network.samples, selectedNetworkID: String? = nil, isOn: Bool = true) {
             self.foundNetworks = foundNetworks
@@ -79,7 +85,9 @@ public struct WiFiSettings: Feature {
             WiFiSettings.derive(&self)
         }
 
-        public static let derivedFields: Set<String> = ["selectedNetwork", "otherNetworks"]
+        public static let derivedFields: Set<String> = [
+            "selectedNetwork", "otherNetworks", "otherNetworksHeading", "signalBarsMaximum"
+        ]
     }
 
     private let connect: ConnectToNetwork
@@ -101,13 +109,13 @@ public struct WiFiSettings: Feature {
     /// Every derived value again: each network's signal, the open screen's, then the
     /// selected network and the others (from the networks just recomputed).
     public func deriveValues(in state: inout State) {
-        for index in state.foundNetworks.indices { state.foundNetworks[index].deriveSignal() }
+        for index in state.foundNetworks.indices { state.foundNetworks[index].deriveValues() }
         switch state.destination {
         case .connect(var child):
             child.deriveValues()
             state.destination = .connect(child)
         case .detail(var child):
-            child.network.deriveSignal()
+            child.network.deriveValues()
             state.destination = .detail(child)
         case nil:
             break
@@ -236,15 +244,23 @@ public struct WiFiSettings: Feature {
         return wasConnecting ? .cancel(id: ConnectToNetwork.joinEffect) : .none
     }
 
-    /// Recomputes `selectedNetwork` and `otherNetworks` from the rest (after every action).
+    /// The heading over the networks when none is selected, and below a selected one.
+    static let networksHeading = "Networks"
+    static let otherNetworksHeading = "Other Networks"
+
+    /// Recomputes `selectedNetwork`, `otherNetworks` and the fields drawn from them from
+    /// the rest (after every action).
     public static func derive(_ state: inout State) {
+        state.signalBarsMaximum = Network.signalBarsMaximum
         guard state.isOn else {
             state.selectedNetwork = nil
             state.otherNetworks = []
+            state.otherNetworksHeading = networksHeading
             return
         }
         state.selectedNetwork = state.foundNetworks.first { $0.id == state.selectedNetworkID }
         state.otherNetworks = state.foundNetworks.filter { $0.id != state.selectedNetworkID }
+        state.otherNetworksHeading = state.selectedNetwork == nil ? networksHeading : otherNetworksHeading
     }
 
     /// One tick of the live scan: a signal changes, a network appears, or one goes

@@ -237,7 +237,7 @@ public final class FusionExamples {
         }
     }
 
-    public record Network(String id, String name, boolean isSecured, double connectivity, long signalBars, long signalPercent) implements Json.Value {
+    public record Network(String id, String name, boolean isSecured, double connectivity, long signalBars, long signalPercent, String securityLabel) implements Json.Value {
         public static Network fromJson(JsonNode json) {
             return new Network(
                     Json.string(Json.field(json, "id")),
@@ -245,12 +245,13 @@ public final class FusionExamples {
                     Json.bool(Json.field(json, "isSecured")),
                     Json.number(Json.field(json, "connectivity")),
                     Json.integer(Json.field(json, "signalBars")),
-                    Json.integer(Json.field(json, "signalPercent")));
+                    Json.integer(Json.field(json, "signalPercent")),
+                    Json.string(Json.field(json, "securityLabel")));
         }
 
         @Override
         public JsonNode toJsonNode() {
-            return Json.object("id", Json.of(id), "name", Json.of(name), "isSecured", Json.of(isSecured), "connectivity", Json.of(connectivity), "signalBars", Json.of(signalBars), "signalPercent", Json.of(signalPercent));
+            return Json.object("id", Json.of(id), "name", Json.of(name), "isSecured", Json.of(isSecured), "connectivity", Json.of(connectivity), "signalBars", Json.of(signalBars), "signalPercent", Json.of(signalPercent), "securityLabel", Json.of(securityLabel));
         }
     }
 
@@ -336,7 +337,7 @@ public final class FusionExamples {
     }
 
     /** The state of "wifi". */
-    public record WiFiSettingsState(boolean isOn, List<Network> foundNetworks, String selectedNetworkID, WiFiSettingsDestination destination, boolean isScanning, Network selectedNetwork, List<Network> otherNetworks) implements Json.Value {
+    public record WiFiSettingsState(boolean isOn, List<Network> foundNetworks, String selectedNetworkID, WiFiSettingsDestination destination, boolean isScanning, Network selectedNetwork, List<Network> otherNetworks, String otherNetworksHeading, long signalBarsMaximum) implements Json.Value {
         public static WiFiSettingsState fromJson(JsonNode json) {
             return new WiFiSettingsState(
                     Json.bool(Json.field(json, "isOn")),
@@ -345,12 +346,14 @@ public final class FusionExamples {
                     Json.optional(Json.field(json, "destination"), v0 -> WiFiSettingsDestination.fromJson(v0)),
                     Json.bool(Json.field(json, "isScanning")),
                     Json.optional(Json.field(json, "selectedNetwork"), v0 -> Network.fromJson(v0)),
-                    Json.list(Json.field(json, "otherNetworks"), v0 -> Network.fromJson(v0)));
+                    Json.list(Json.field(json, "otherNetworks"), v0 -> Network.fromJson(v0)),
+                    Json.string(Json.field(json, "otherNetworksHeading")),
+                    Json.integer(Json.field(json, "signalBarsMaximum")));
         }
 
         @Override
         public JsonNode toJsonNode() {
-            return Json.object("isOn", Json.of(isOn), "foundNetworks", Json.list(foundNetworks, v0 -> Json.of(v0)), "selectedNetworkID", Json.of(selectedNetworkID), "destination", Json.of(destination), "isScanning", Json.of(isScanning), "selectedNetwork", Json.of(selectedNetwork), "otherNetworks", Json.list(otherNetworks, v0 -> Json.of(v0)));
+            return Json.object("isOn", Json.of(isOn), "foundNetworks", Json.list(foundNetworks, v0 -> Json.of(v0)), "selectedNetworkID", Json.of(selectedNetworkID), "destination", Json.of(destination), "isScanning", Json.of(isScanning), "selectedNetwork", Json.of(selectedNetwork), "otherNetworks", Json.list(otherNetworks, v0 -> Json.of(v0)), "otherNetworksHeading", Json.of(otherNetworksHeading), "signalBarsMaximum", Json.of(signalBarsMaximum));
         }
     }
 

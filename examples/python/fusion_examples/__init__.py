@@ -137,6 +137,7 @@ class Network(TypedDict):
     connectivity: float
     signalBars: int
     signalPercent: int
+    securityLabel: str
 
 
 class AlertText(TypedDict):
@@ -187,6 +188,8 @@ class WiFiSettingsState(TypedDict):
     isScanning: bool
     selectedNetwork: Network | None
     otherNetworks: list[Network]
+    otherNetworksHeading: str
+    signalBarsMaximum: int
 
 
 class WiFiSettingsInputWifiToggledFields(TypedDict):

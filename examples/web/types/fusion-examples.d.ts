@@ -74,6 +74,7 @@ export interface Network {
     connectivity: number;
     signalBars: number;
     signalPercent: number;
+    securityLabel: string;
 }
 
 export interface AlertText {
@@ -117,6 +118,8 @@ export namespace WiFiSettings {
         isScanning: boolean;
         selectedNetwork: Network | null;
         otherNetworks: Network[];
+        otherNetworksHeading: string;
+        signalBarsMaximum: number;
     }
 
     /** An input of "wifi". */
