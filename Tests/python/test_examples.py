@@ -64,8 +64,8 @@ def test_wifi(env: dict[str, str]) -> None:
     assert after[0].endswith("selected=None, connect screen, incorrect-password alert")
     assert after[1].endswith("selected='blob', no screen")
     # Signal bars and whether Join is enabled are the feature's, read from the state.
-    assert out[1] == ("networks: Blob's WiFi (secured, 3 of 3 bars), Blob Jr's WiFi (secured, 2 of 3 bars), "
-                      "Blob Sr's WiFi (secured, 1 of 3 bars), Café Guest (2 of 3 bars)"), out[1]
+    assert out[1] == ("Networks: Blob's WiFi (Secured, 3 of 3 bars), Blob Jr's WiFi (Secured, 2 of 3 bars), "
+                      "Blob Sr's WiFi (Secured, 1 of 3 bars), Café Guest (Open, 2 of 3 bars)"), out[1]
     joining = [line for line in out if line.startswith("join with")]
     assert len(joining) == 2 and all(line.endswith("connect screen, connecting, join disabled") for line in joining)
     assert out[-1] == "joined Blob's WiFi"

@@ -193,6 +193,15 @@ def test_wifi_connects_after_a_wrong_password(browser: Browser) -> None:
     # The bars are the feature's (network.signalBars), drawn as given.
     bars = {row.get_attribute("data-id"): b.find("signal", row).get_attribute("data-level") for row in b.find_all("network-row")}
     assert bars == {"blob": "3", "blob-jr": "2", "blob-sr": "1", "cafe": "2"}
+    # As many bars as the state's signalBarsMaximum, the lit ones as signalBars; the
+    # words and the heading are the state's too (securityLabel, otherNetworksHeading).
+    lit = {row.get_attribute("data-id"): [bar.get_attribute("class") == "lit" for bar in
+                                          b.find("signal", row).find_elements("css selector", "i")]
+           for row in b.find_all("network-row")}
+    assert lit["blob-sr"] == [True, False, False] and lit["blob"] == [True, True, True]
+    labels = {row.get_attribute("data-id"): b.find("signal", row).get_attribute("aria-label") for row in b.find_all("network-row")}
+    assert labels["blob"] == "Secured, signal 3 of 3" and labels["cafe"] == "Open, signal 2 of 3"
+    assert b.find("networks-heading").get_attribute("textContent") == "Networks"
 
     # A wrong password: joining for a second, then the alert.
     tapped = join(b, "blob-jr", "Blob Jr's WiFi", "wrong")
@@ -223,6 +232,7 @@ def test_wifi_connects_after_a_wrong_password(browser: Browser) -> None:
     assert b.text("network-name", selected) == "Blob Jr's WiFi"
     assert "✓" in selected.text
     b.wait_for("blob-jr to leave the other rows", lambda: row_ids(b), lambda ids: ids == ["blob", "blob-sr", "cafe"])
+    assert b.find("networks-heading").get_attribute("textContent") == "Other Networks"
     assert not b.visible("incorrect-password-alert")
     b.screenshot("wifi-selected")
     assert_no_js_errors(b)
@@ -237,7 +247,7 @@ def test_wifi_forgets_after_confirmation_and_toggles(browser: Browser) -> None:
     b.click('[data-test="selected-network"] [data-test="network-name"]')
     b.expect_shown("detail-sheet")
     b.expect_text("detail-name", "Blob Jr's WiFi")
-    assert b.text("detail-security") == "WPA2/WPA3 Personal"
+    assert b.text("detail-security") == "Secured"
     assert b.text("detail-signal") == "60 %"
     assert b.text("detail-id") == "blob-jr"
     b.click("done")

@@ -161,18 +161,23 @@ static void place_cursor(screen *s) {
 ** Drawing
 */
 
-/* The signal as three bars, lit as many as the state's signalBars. */
-static void signal_bars(long bars, char out[32]) {
-    snprintf(out, 32, "%s", glyphs->open);
-    for (long i = 0; i < 3; i++) strcat(out, i < bars ? glyphs->lit[i] : glyphs->unlit);
+/* The most bars a row has room for, whatever the state says its scale is. */
+#define MAX_BARS 8
+
+/* The signal as the state's signalBarsMaximum bars, lit as many as the network's
+** signalBars; the lit glyphs grow along the scale. */
+static void signal_bars(long bars, long maximum, char out[64]) {
+    if (maximum > MAX_BARS) maximum = MAX_BARS;
+    snprintf(out, 64, "%s", glyphs->open);
+    for (long i = 0; i < maximum; i++) strcat(out, i < bars ? glyphs->lit[i * 3 / maximum] : glyphs->unlit);
     strcat(out, glyphs->close);
 }
 
 /* A network's row. The bars and the lock keep their columns at the right of the row
 ** (48 and 53 where there is room) whatever the width; the name gets what is left. */
-static void draw_row(int y, const json *network, bool selected, bool under_cursor) {
-    char bars[32], name[256];
-    signal_bars(integer(network, "signalBars"), bars);
+static void draw_row(int y, const json *network, long bars_maximum, bool selected, bool under_cursor) {
+    char bars[64], name[256];
+    signal_bars(integer(network, "signalBars"), bars_maximum, bars);
     int row_width = COLS > 62 ? 60 : COLS - 2;
     int bars_x = COLS - 2 - (text_columns(bars) + 2 + text_columns(glyphs->lock));
     if (bars_x > 48) bars_x = 48;
@@ -363,19 +368,20 @@ static void draw_connect(const json *connect, int top, int left, int width, int 
     }
 }
 
-static void draw_detail(const json *detail, int top, int left, int width, int height) {
+static void draw_detail(const json *detail, long bars_maximum, int top, int left, int width, int height) {
     const json *network = member(detail, "network");
-    char line[300], bars[32], name[256];
+    char line[300], bars[64], name[256];
     draw_box(top, left, height, width);
     cut_text(text(network, "name"), width - 4 - 10, glyphs->ellipsis, name, sizeof name);
     snprintf(line, sizeof line, "Network \"%s\"", name);
     attron(A_BOLD);
     put(top + 1, left + 2, line, width - 4);
     attroff(A_BOLD);
-    snprintf(line, sizeof line, "Security: %s",
-             !flag(network, "isSecured") ? "Open" : text_is_utf8 ? "Secured 🔒" : "Secured");
+    /* The feature's words, and the lock drawn beside them as in the rows. */
+    snprintf(line, sizeof line, "Security: %s%s%s", text(network, "securityLabel"), flag(network, "isSecured") ? " " : "",
+             flag(network, "isSecured") ? glyphs->lock : "");
     put(top + 3, left + 2, line, width - 4);
-    signal_bars(integer(network, "signalBars"), bars);
+    signal_bars(integer(network, "signalBars"), bars_maximum, bars);
     snprintf(line, sizeof line, "Signal:   %s  %ld%%", bars, integer(network, "signalPercent"));
     put(top + 4, left + 2, line, width - 4);
     put(top + 6, left + 2, "[ Forget This Network ]", 0);
@@ -414,7 +420,7 @@ static int list_lines(const json *state, list_line lines[MAX_ROWS + 4]) {
         lines[n++] = (list_line){NULL, false, NULL, false, -1};
     }
     if (flag(state, "isOn")) {
-        lines[n++] = (list_line){row > 0 ? "Other Networks" : "Networks", true, NULL, false, -1};
+        lines[n++] = (list_line){text(state, "otherNetworksHeading"), true, NULL, false, -1};
         const json *others = member(state, "otherNetworks");
         if (others && others->type == J_ARRAY)
             for (const json *o = others->first; o && row < MAX_ROWS; o = o->next)
@@ -478,7 +484,8 @@ static void draw(const screen *s) {
         if (lines[i].network && lines[i].row == s->cursor && i >= space) first = i - space + 1;
     for (int i = first; i < count && i - first < space; i++) {
         int y = 3 + i - first;
-        if (lines[i].network) draw_row(y, lines[i].network, lines[i].selected, lines[i].row == s->cursor);
+        if (lines[i].network)
+            draw_row(y, lines[i].network, integer(state, "signalBarsMaximum"), lines[i].selected, lines[i].row == s->cursor);
         else if (lines[i].text) {
             if (lines[i].bold) attron(A_BOLD);
             put(y, 1, lines[i].text, 0);
@@ -495,7 +502,7 @@ static void draw(const screen *s) {
     if (kind != SHOWS_LIST)
         for (int y_sheet = top; y_sheet < bottom; y_sheet++) { move(y_sheet, 0); clrtoeol(); }
     if (is_object(connect)) draw_connect(connect, top, left, width, height);
-    else if (is_object(detail)) draw_detail(detail, top, left, width, height);
+    else if (is_object(detail)) draw_detail(detail, integer(state, "signalBarsMaximum"), top, left, width, height);
     if (s->message[0]) put(bottom + 1, 1, s->message, 0);
     attron(A_DIM);
     for (int i = 0; i < help.count; i++) put(bottom + 2 + i, 1, help.lines[i], 0);
@@ -557,8 +564,11 @@ static bool handle_key(screen *s, int kind, wint_t key) {
             if (enter || escape) send_input(s, "\"incorrectPasswordAlertDismissed\"");
             return true;
         }
+        /* Enter is the Join button: it sends only while the state says Join is enabled
+        ** (dimmed otherwise). Keys edit the state's password, and only while the state
+        ** says the field takes them: the terminal has no text field to hold one. */
         if (escape) send_input(s, "\"destinationDismissed\"");
-        else if (enter) send_input(s, "\"joinButtonTapped\"");
+        else if (enter && flag(connect, "isJoinEnabled")) send_input(s, "\"joinButtonTapped\"");
         else if ((backspace || character) && flag(connect, "isPasswordEditable")) {
             const char *password = text(connect, "password");
             size_t length = strlen(password);

@@ -70,8 +70,10 @@ def main() -> int:
             return version
 
         show("start")
-        print("networks:", ", ".join(f"{n['name']} ({'secured, ' if n['isSecured'] else ''}{n['signalBars']} of 3 bars)"
-                                     for n in wifi.state["otherNetworks"]))
+        state = wifi.state  # the heading, the security words and the bars' scale are the feature's
+        print(f"{state['otherNetworksHeading']}:", ", ".join(
+            f"{n['name']} ({n['securityLabel']}, {n['signalBars']} of {state['signalBarsMaximum']} bars)"
+            for n in state["otherNetworks"]))
         wifi.send({"networkTapped": {"id": "blob"}})
         show("tapped Blob's WiFi")
         wifi.send({"passwordChanged": {"password": "hunter2"}})

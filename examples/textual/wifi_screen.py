@@ -1,7 +1,10 @@
 """The Wi-Fi settings screen of seed 003, drawn from the `wifi` feature's state.
 
-The list: the on/off switch, the selected network apart ("MY NETWORK"), the others
-below, each with its signal bars (the state's `signalBars`) and a lock when secured.
+The list: the on/off switch, the selected network apart ("My Network"), the others
+below under the state's `otherNetworksHeading`, each with its signal bars (`signalBars`
+lit of the state's `signalBarsMaximum`) and a lock when secured; the detail sheet says
+the network's `securityLabel`. Join and the password field take input only while the
+state's `isJoinEnabled` and `isPasswordEditable` say so.
 Enter (or a click) on a row sends `networkTapped`, `i` (or the row's "(i)") sends
 `infoButtonTapped`, `w` (or a click on the switch) sends `wifiToggled`. Over it, as the state's `destination` says: the connect sheet
 (password, Join, joining) or the detail sheet (Forget This Network), and their alerts.
@@ -31,11 +34,16 @@ Network = fusion_examples.Network
 Send = Callable[[WiFiInput], None]
 
 
-def signal_bars(bars: int) -> Text:
-    """Three bars, the first `bars` of them lit (the state's `signalBars`, 0 to 3)."""
+BAR_GLYPHS = "▂▄▆"
+
+
+def signal_bars(bars: int, maximum: int) -> Text:
+    """`maximum` bars (the state's `signalBarsMaximum`), the first `bars` of them lit (the
+    network's `signalBars`); the glyphs grow along the scale."""
     text = Text()
-    for level, glyph in enumerate("▂▄▆", start=1):
-        text.append(glyph, style="bold" if level <= bars else "grey35")
+    for index in range(maximum):
+        glyph = BAR_GLYPHS[index * len(BAR_GLYPHS) // maximum]
+        text.append(glyph, style="bold" if index < bars else "grey35")
     return text
 
 
@@ -66,14 +74,14 @@ class InfoButton(Label):
 class NetworkRow(ListItem):
     """One network: check mark when selected, name, lock, signal bars, info."""
 
-    def __init__(self, network: Network, *, selected: bool) -> None:
+    def __init__(self, network: Network, bars_maximum: int, *, selected: bool) -> None:
         self.network_id = network["id"]
         super().__init__(
             Horizontal(
                 Label("✓" if selected else " ", classes="check"),
                 Label(network["name"], classes="name"),
                 Label("🔒" if network["isSecured"] else "", classes="lock"),
-                Label(signal_bars(network["signalBars"]), classes="bars"),
+                Label(signal_bars(network["signalBars"], bars_maximum), classes="bars"),
                 InfoButton(network["id"]),
             ),
             classes="network selected" if selected else "network",
@@ -193,7 +201,10 @@ class ConnectSheet(Sheet):
     @on(Input.Submitted, "#password")
     @on(Button.Pressed, "#join")
     def join(self) -> None:
-        self.send("joinButtonTapped")
+        # Enter in the field is the Join button: sent only while the state says Join is enabled.
+        connect = self._connect()
+        if connect is not None and connect["isJoinEnabled"]:
+            self.send("joinButtonTapped")
 
     @on(Button.Pressed, "#cancel")
     def cancel_pressed(self) -> None:
@@ -233,9 +244,9 @@ class DetailSheet(Sheet):
         self.query_one("#title", Label).update(network["name"])
         facts = Text()
         facts.append("Security  ", style="dim")
-        facts.append("secured 🔒" if network["isSecured"] else "open")
+        facts.append(network["securityLabel"] + (" 🔒" if network["isSecured"] else ""))
         facts.append("\nSignal    ", style="dim")
-        facts.append_text(signal_bars(network["signalBars"]))
+        facts.append_text(signal_bars(network["signalBars"], self.state["signalBarsMaximum"]))
         facts.append(f" {network['signalPercent']}%")
         self.query_one("#facts", Static).update(facts)
 
@@ -349,8 +360,9 @@ class WiFiScreen(FeatureScreen[WiFiState, WiFiInput]):
         self._draw_layers(state)
 
     async def _draw_networks(self, state: WiFiState) -> None:
-        selected, others = state["selectedNetwork"], state["otherNetworks"]
-        rows = (selected and _row_key(selected), tuple(_row_key(network) for network in others))
+        selected, others, maximum = state["selectedNetwork"], state["otherNetworks"], state["signalBarsMaximum"]
+        rows = (selected and _row_key(selected), tuple(_row_key(network) for network in others),
+                state["otherNetworksHeading"], maximum)
         if rows == self._drawn_rows:
             return
         self._drawn_rows = rows
@@ -359,10 +371,10 @@ class WiFiScreen(FeatureScreen[WiFiState, WiFiInput]):
         keep = highlighted.network_id if isinstance(highlighted, NetworkRow) else None
         items: list[ListItem] = []
         if selected is not None:
-            items += [SectionHeader("MY NETWORK"), NetworkRow(selected, selected=True)]
+            items += [SectionHeader("My Network"), NetworkRow(selected, maximum, selected=True)]
         if others:
-            items.append(SectionHeader("OTHER NETWORKS" if selected is not None else "NETWORKS"))
-            items += [NetworkRow(network, selected=False) for network in others]
+            items.append(SectionHeader(state["otherNetworksHeading"]))
+            items += [NetworkRow(network, maximum, selected=False) for network in others]
         await networks.clear()
         await networks.extend(items)
         rows_at = [index for index, item in enumerate(items) if isinstance(item, NetworkRow)]

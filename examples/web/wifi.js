@@ -19,6 +19,7 @@ const page = new Page();
 const toggle = $('[data-test="wifi-toggle"]');
 const toggleRow = $('[data-role="toggle-row"]');
 const networksSection = $('[data-test="networks-section"]');
+const networksHeading = $('[data-test="networks-heading"]');
 const networksList = $('[data-role="networks"]');
 const scanning = $('[data-test="scanning"]');
 
@@ -44,7 +45,7 @@ const forgetMessage = $('[data-role="forget-message"]');
 const confirmForget = $('[data-test="confirm-forget"]');
 const cancelForget = $('[data-test="cancel-forget"]');
 
-const LOCK = `<svg class="lock" data-test="lock" viewBox="0 0 12 16" role="img" aria-label="Secured"><path d="M3.2 7V5a2.8 2.8 0 0 1 5.6 0v2" fill="none" stroke="currentColor" stroke-width="1.7"/><rect x="1" y="7" width="10" height="8.2" rx="2" fill="currentColor"/></svg>`;
+const LOCK = `<svg class="lock" data-test="lock" viewBox="0 0 12 16" aria-hidden="true"><path d="M3.2 7V5a2.8 2.8 0 0 1 5.6 0v2" fill="none" stroke="currentColor" stroke-width="1.7"/><rect x="1" y="7" width="10" height="8.2" rx="2" fill="currentColor"/></svg>`;
 const INFO = `<svg viewBox="0 0 22 22" aria-hidden="true"><circle cx="11" cy="11" r="9.6" fill="none" stroke="currentColor" stroke-width="1.5"/><circle cx="11" cy="6.9" r="1.25" fill="currentColor"/><rect x="10.05" y="9.4" width="1.9" height="6.6" rx="0.95" fill="currentColor"/></svg>`;
 
 // ---------------------------------------------------------------------------------
@@ -72,18 +73,21 @@ function makeRow(network, selected) {
 /**
  * @param {HTMLElement} row
  * @param {Network} network
+ * @param {number} maximum  how many bars the feature says there are (state.signalBarsMaximum)
  */
-function updateRow(row, network) {
+function updateRow(row, network, maximum) {
     row.dataset.id = network.id;
     // The parts makeRow made.
     setText(/** @type {Element} */ (row.querySelector('[data-test="network-name"]')), network.name);
     /** @type {Element} */ (row.querySelector(".info-button")).setAttribute("aria-label", `About ${network.name}`);
     const icons = /** @type {HTMLElement} */ (row.querySelector(".icons"));
-    const level = String(network.signalBars);
-    const key = `${network.isSecured}:${level}`;
+    const level = network.signalBars;
+    const key = `${network.securityLabel}:${level}:${maximum}`;
     if (icons.dataset.key !== key) {
         icons.dataset.key = key;
-        icons.innerHTML = `${network.isSecured ? LOCK : ""}<span class="bars" data-test="signal" data-level="${level}" role="img" aria-label="Signal ${level} of 3"><i></i><i></i><i></i></span>`;
+        // A bar per step of the feature's scale; the first `level` of them are lit.
+        const bars = Array.from({ length: maximum }, (_, index) => `<i class="${index < level ? "lit" : ""}" style="height: ${Math.round(14 * (index + 1) / maximum)}px"></i>`).join("");
+        icons.innerHTML = `${network.isSecured ? LOCK : ""}<span class="bars" data-test="signal" data-level="${level}" role="img" aria-label="${network.securityLabel}, signal ${level} of ${maximum}">${bars}</span>`;
     }
     icons.title = `Signal ${network.signalPercent} %`;
 }
@@ -92,9 +96,10 @@ function updateRow(row, network) {
  * Draws `networks` into `list` in order, keeping each network's row (and focus).
  * @param {HTMLElement} list
  * @param {Network[]} networks
+ * @param {number} maximum
  * @param {boolean} animate
  */
-function renderList(list, networks, animate) {
+function renderList(list, networks, maximum, animate) {
     // Its children are the rows makeRow made.
     const rows = new Map([.../** @type {HTMLCollectionOf<HTMLElement>} */ (list.children)].map((row) => [row.dataset.id, row]));
     /** @type {HTMLElement | null} */
@@ -107,7 +112,7 @@ function renderList(list, networks, animate) {
             row = makeRow(network, false);
             if (animate) row.classList.add("appearing");
         }
-        updateRow(row, network);
+        updateRow(row, network, maximum);
         /** @type {ChildNode | null} */
         const expected = previous ? previous.nextSibling : list.firstChild;
         if (row !== expected) list.insertBefore(row, expected);
@@ -119,8 +124,11 @@ function renderList(list, networks, animate) {
 /** @type {HTMLElement | null} */
 let selectedRow = null;
 
-/** @param {Network | null} network */
-function renderSelected(network) {
+/**
+ * @param {Network | null} network
+ * @param {number} maximum
+ */
+function renderSelected(network, maximum) {
     if (!network) {
         selectedRow?.remove();
         selectedRow = null;
@@ -131,7 +139,7 @@ function renderSelected(network) {
         selectedRow = makeRow(network, true);
         toggleRow.after(selectedRow);
     }
-    updateRow(selectedRow, network);
+    updateRow(selectedRow, network, maximum);
 }
 
 // ---------------------------------------------------------------------------------
@@ -143,9 +151,10 @@ let drawn = false;
 /** @param {WiFiState} state */
 function render(state) {
     toggle.checked = state.isOn;
-    renderSelected(state.selectedNetwork);
+    renderSelected(state.selectedNetwork, state.signalBarsMaximum);
     networksSection.hidden = !state.isOn;
-    renderList(networksList, state.otherNetworks, drawn);
+    setText(networksHeading, state.otherNetworksHeading);
+    renderList(networksList, state.otherNetworks, state.signalBarsMaximum, drawn);
     scanning.hidden = !state.isScanning;
 
     const destination = /** @type {EitherCase<NonNullable<WiFiState["destination"]>> | null} */ (state.destination);
@@ -175,7 +184,7 @@ function render(state) {
         setText(forgetMessage, detail.forgetAlert.message);
         setText(confirmForget, detail.forgetAlert.actionLabel);
         setText(cancelForget, detail.forgetAlert.cancelLabel ?? "");
-        setText(detailSecurity, detail.network.isSecured ? "WPA2/WPA3 Personal" : "None");
+        setText(detailSecurity, detail.network.securityLabel);
         setText(detailSignal, `${detail.network.signalPercent} %`);
         setText(detailID, detail.network.id);
     }
@@ -192,8 +201,12 @@ toggle.addEventListener("change", () => {
 });
 
 join.addEventListener("click", () => page.send("joinButtonTapped"));
+// Enter is the Join button: it sends only while the state says Join is enabled (the
+// feature would ignore it otherwise, but a screen does not send what it shows as off).
 password.addEventListener("keydown", (/** @type {KeyboardEvent} */ event) => {
-    if (event.key === "Enter") page.send("joinButtonTapped");
+    if (event.key !== "Enter") return;
+    const connect = /** @type {EitherCase<NonNullable<WiFiState["destination"]>> | null | undefined} */ (page.instance?.state?.destination)?.connect;
+    if (connect?.isJoinEnabled) page.send("joinButtonTapped");
 });
 $('[data-test="cancel"]').addEventListener("click", () => page.send("destinationDismissed"));
 $('[data-test="alert-ok"]').addEventListener("click", () => page.send("incorrectPasswordAlertDismissed"));

@@ -70,7 +70,8 @@ class SwingScreenTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"wifi-wrong-password", "wifi-dismiss-while-joining", "wifi-right-password",
-        "wifi-forget-network", "wifi-info-button", "wifi-off", "wifi-open-network", "wifi-secured-network"})
+        "wifi-forget-network", "wifi-info-button", "wifi-off", "wifi-open-network", "wifi-secured-network",
+        "wifi-join-while-disabled"})
     void theScenarioPlayedThroughTheScreen(String name) throws Exception {
         boolean required = "required".equals(System.getProperty("fusionkit.test.display"));
         assumeFalse(!required && GraphicsEnvironment.isHeadless(), "no display (scripts/test-java runs this under Xvfb)");

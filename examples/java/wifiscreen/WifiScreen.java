@@ -57,6 +57,7 @@ public final class WifiScreen {
     private final JLabel passwordAlertText = new JLabel();
     private final JButton passwordAlertOk = named(new JButton("OK"), "alert-ok");
     private final JLabel detailTitle = named(new JLabel(), "detail-title");
+    private final JLabel detailSecurity = named(new JLabel(), "detail-security");
     private final JButton back = named(new JButton("Back"), "back");
     private final JButton forget = named(new JButton("Forget This Network"), "forget");
     private final JPanel forgetAlert = named(new JPanel(), "forget-alert");
@@ -70,6 +71,12 @@ public final class WifiScreen {
         this.wifi = wifi;
         toggle.addActionListener(event -> send(new WiFiSettingsInput.WifiToggled(toggle.isSelected())));
         join.addActionListener(event -> send(new WiFiSettingsInput.JoinButtonTapped()));
+        // Enter in the field is the Join button: it sends only while the state has Join enabled.
+        password.addActionListener(event -> {
+            if (join.isEnabled()) {
+                send(new WiFiSettingsInput.JoinButtonTapped());
+            }
+        });
         cancel.addActionListener(event -> send(new WiFiSettingsInput.DestinationDismissed()));
         back.addActionListener(event -> send(new WiFiSettingsInput.DestinationDismissed()));
         passwordAlertOk.addActionListener(event -> send(new WiFiSettingsInput.IncorrectPasswordAlertDismissed()));
@@ -105,7 +112,7 @@ public final class WifiScreen {
         passwordAlert.add(passwordAlertText);
         passwordAlert.add(passwordAlertOk);
 
-        JPanel detail = column(detailTitle, row(forget, back), forgetAlert);
+        JPanel detail = column(detailTitle, detailSecurity, row(forget, back), forgetAlert);
         forgetAlert.setLayout(new BoxLayout(forgetAlert, BoxLayout.Y_AXIS));
         forgetAlert.setBorder(BorderFactory.createTitledBorder("Alert"));
         forgetAlert.add(forgetAlertText);
@@ -138,12 +145,14 @@ public final class WifiScreen {
         try {
             toggle.setSelected(state.isOn());
             networks.removeAll();
+            int barsMaximum = (int) state.signalBarsMaximum();
             if (state.selectedNetwork() != null) {
-                networks.add(networkRow(state.selectedNetwork(), true));
+                networks.add(networkRow(state.selectedNetwork(), true, barsMaximum));
             }
-            if (state.isOn()) {
+            if (state.isOn() && !state.otherNetworks().isEmpty()) {
+                networks.add(named(new JLabel(state.otherNetworksHeading()), "networks-heading"));
                 for (Network network : state.otherNetworks()) {
-                    networks.add(networkRow(network, false));
+                    networks.add(networkRow(network, false, barsMaximum));
                 }
             }
             networks.revalidate();
@@ -153,7 +162,7 @@ public final class WifiScreen {
                 drawConnect(connect.value());
                 show("connect");
             } else if (destination instanceof WiFiSettingsDestination.Detail detail) {
-                drawDetail(detail.value());
+                drawDetail(detail.value(), (int) state.signalBarsMaximum());
                 show("detail");
             } else {
                 show("list");
@@ -175,8 +184,11 @@ public final class WifiScreen {
                 connect.incorrectPasswordAlert());
     }
 
-    private void drawDetail(NetworkDetailState detail) {
+    private void drawDetail(NetworkDetailState detail, int barsMaximum) {
         detailTitle.setText(detail.network().name());
+        detailSecurity.setText("Security: " + detail.network().securityLabel());
+        detailSecurity.setIcon(detail.network().isSecured() ? new LockIcon() : null);
+        detailSecurity.setToolTipText("Signal " + detail.network().signalBars() + " of " + barsMaximum);
         drawAlert(forgetAlert, forgetAlertText, forgetConfirm, forgetCancel, detail.forgetAlertIsPresented(), detail.forgetAlert());
     }
 
@@ -195,14 +207,14 @@ public final class WifiScreen {
         cards.show(sheets, card);
     }
 
-    private Component networkRow(Network network, boolean selected) {
+    private Component networkRow(Network network, boolean selected, int barsMaximum) {
         JButton name = named(new JButton((selected ? "✓ " : "") + network.name()), (selected ? "selected:" : "network:") + network.id());
         name.setBorderPainted(false);
         name.addActionListener(event -> send(new WiFiSettingsInput.NetworkTapped(network.id())));
-        JLabel bars = named(new JLabel(new BarsIcon((int) network.signalBars())), "bars:" + network.id());
+        JLabel bars = named(new JLabel(new BarsIcon((int) network.signalBars(), barsMaximum)), "bars:" + network.id());
         bars.setToolTipText(network.signalPercent() + "%");
         JLabel lock = named(new JLabel(network.isSecured() ? new LockIcon() : null), "lock:" + network.id());
-        lock.setToolTipText(network.isSecured() ? "secured" : null);
+        lock.setToolTipText(network.securityLabel());
         JButton info = named(new JButton("i"), "info:" + network.id());
         info.addActionListener(event -> send(new WiFiSettingsInput.InfoButtonTapped(network.id())));
         JPanel row = row(name, Box.createHorizontalGlue(), lock, bars, info);
@@ -213,20 +225,20 @@ public final class WifiScreen {
         return row;
     }
 
-    /** Signal bars: three, as many filled as the state's signalBars. */
-    record BarsIcon(int filled) implements javax.swing.Icon {
+    /** Signal bars: the state's signalBarsMaximum of them, as many filled as the network's signalBars. */
+    record BarsIcon(int filled, int maximum) implements javax.swing.Icon {
         @Override
         public void paintIcon(Component c, java.awt.Graphics g, int x, int y) {
-            for (int bar = 0; bar < 3; bar++) {
+            for (int bar = 0; bar < maximum; bar++) {
                 g.setColor(bar < filled ? java.awt.Color.DARK_GRAY : java.awt.Color.LIGHT_GRAY);
-                int height = 4 + bar * 4;
+                int height = 12 * (bar + 1) / maximum;
                 g.fillRect(x + bar * 6, y + 12 - height, 4, height);
             }
         }
 
         @Override
         public int getIconWidth() {
-            return 18;
+            return 6 * maximum;
         }
 
         @Override
