@@ -8,7 +8,15 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, ListView, Switch
 from textual.widgets._footer import FooterKey
-from wifi_screen import ConnectSheet, DetailSheet, ForgetAlert, IncorrectPasswordAlert, NetworkRow, WiFiScreen
+from wifi_screen import (
+    ConnectSheet,
+    DetailSheet,
+    ForgetAlert,
+    IncorrectPasswordAlert,
+    NetworkRow,
+    SectionHeader,
+    WiFiScreen,
+)
 
 
 def shown(screen: WiFiScreen) -> dict[str, object]:
@@ -16,12 +24,17 @@ def shown(screen: WiFiScreen) -> dict[str, object]:
 
 
 def rows(screen: WiFiScreen) -> list[tuple[str, bool, str, str]]:
-    """(name, in MY NETWORK, lock, bars) for each row shown, top to bottom."""
+    """(name, in "My Network", lock, bars) for each row shown, top to bottom."""
     result = []
     for row in screen.query_one("#networks", ListView).query(NetworkRow):
         result.append((row.shown_name(), row.has_class("selected"), str(row.query_one(".lock", Label).content),
                        str(row.query_one(".bars", Label).content)))
     return result
+
+
+def headings(screen: WiFiScreen) -> list[str]:
+    """The list's section headings, top to bottom."""
+    return [str(item.query_one(Label).content) for item in screen.query_one("#networks", ListView).query(SectionHeader)]
 
 
 def highlighted(screen: WiFiScreen) -> str | None:
@@ -67,6 +80,8 @@ def test_the_list_shows_each_network_with_its_bars_and_lock() -> None:
             assert isinstance(bars, Content)
             lit.append(sum(len(bars.plain[span.start:span.end]) for span in bars.spans if "bold" in str(span.style)))
         assert lit == [3, 2, 1, 2]
+        # The heading is the state's otherNetworksHeading: nothing is selected yet.
+        assert headings(screen) == ["Networks"]
         assert shown(screen) == {"screen": "list", "selected": None, "alert": None, "joining": False}
         assert screen.query_one("#wifi-switch", Switch).value is True
 
@@ -129,10 +144,13 @@ def test_forget_asks_for_confirmation() -> None:
         await tap(pilot, screen, "Café Guest")  # open: joined at once
         await until(pilot, lambda: shown(screen)["selected"] == "Café Guest", "Café Guest selected")
         assert shown(screen)["screen"] == "list"
+        assert headings(screen) == ["My Network", "Other Networks"]  # the second is the state's
 
         await tap(pilot, screen, "Café Guest")  # the selected network: its details
         await until(pilot, lambda: isinstance(app.screen, DetailSheet), "the detail sheet")
         assert str(app.screen.query_one("#title", Label).content) == "Café Guest"
+        # The network's securityLabel, as every screen words it.
+        assert str(app.screen.query_one("#facts").content).startswith("Security  Open\n")  # type: ignore[attr-defined]
         assert shown(screen) == {"screen": "detail", "selected": "Café Guest", "alert": None, "joining": False}
 
         await click(pilot, "#forget")
