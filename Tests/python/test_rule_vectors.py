@@ -13,6 +13,7 @@ from fusionkit import FusionError, JournalError, PatchError, apply_patch
 from fusionkit._input import input_json
 from fusionkit._journal_format import encode_line, parse_journal
 from fusionkit._replayable import replayable_options
+from fusionkit.journal import JournaledInstance
 from fusionkit.scenario._comparison import changes, exact_differences, expect_differences, format_path, json_equal
 
 VECTORS = Path(__file__).parents[1] / "vectors"
@@ -134,6 +135,7 @@ def test_journal_records(case: dict[str, Any], lib: fusionkit.Library, tmp_path:
             for record in case["journal"]:
                 file.write(encode_line(record))
     with lib.create(case["feature"], journal=path, clock="manual") as instance:
+        assert isinstance(instance, JournaledInstance)
         for event in case["events"]:
             (kind, value), *times = event.items()
             for _ in range(times[0][1] if times else 1):
