@@ -18,7 +18,7 @@ function refuses(what, status, run) {
 }
 
 assert.deepEqual(Object.keys(fusionkit).sort(),
-    ["Bridge", "FusionError", "Instance", "PatchError", "applyPatch", "connect", "jsonEqual", "normalizeInput", "parsePointer"]);
+    ["Bridge", "FusionError", "Instance", "PatchError", "applyPatch", "connect", "instanceKey", "jsonEqual", "normalizeInput", "parsePointer"]);
 const patchError = refuses("a test operation that fails", "CLIENT_BAD_PATCH",
     () => applyPatch({ a: 1 }, [{ op: "test", path: "/a", value: 2 }]));
 assert.ok(patchError instanceof PatchError);

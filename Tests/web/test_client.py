@@ -45,3 +45,11 @@ def test_the_pages_query_values_follow_the_shared_vectors() -> None:
     result = subprocess.run([NODE, str(HERE / "query_vectors.mjs")], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip().endswith(", 0 failed")
+
+
+def test_the_instance_key_a_page_gets_without_naming_one() -> None:
+    # bridge.instance(feature, {options}) names the instance by the feature and its
+    # options (bindings/web/fusionkit/instance-key.js): no page has a rule of its own.
+    result = subprocess.run([NODE, str(HERE / "instance_key.mjs")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == "ok"

@@ -150,6 +150,11 @@ export class PatchError extends FusionError {
  *  is. Anything else throws a FusionError with status `CLIENT_BAD_ARGUMENT`. */
 export function normalizeInput(input: string | Record<string, JSONValue>, fields?: Record<string, JSONValue>): JSONValue;
 
+/** The key `Bridge.instance` asks for when given none: the feature's name without options,
+ *  else the name and the options in name order ("wifi.liveScan-false"; a `state` by its
+ *  hash), at most 64 characters of A–Z a–z 0–9 _ . - (longer: the name and a hash). */
+export function instanceKey(feature: string, options?: CreateOptions): string;
+
 /** RFC 6901: the reference tokens of a pointer ("" → [], "/a~1b/0" → ["a/b", "0"]). */
 export function parsePointer(pointer: string): string[];
 
@@ -187,8 +192,9 @@ export class Bridge<F extends FeatureMap<F> = AnyFeatures> {
     manifest(): Promise<Manifest>;
     /** A new instance (always new; with `key` it is named by it, and a taken key is an error). */
     create<N extends keyof F & string>(feature: N, args?: { key?: string; options?: CreateOptions }): Promise<Instance<F[N]["state"], F[N]["input"]>>;
-    /** The session's instance named `key` (default: the feature's name), made if there is
-     *  none: after a reload the page gets its old instance back. `options` apply only when it is made. */
+    /** The session's instance named `key` (default: `instanceKey(feature, options)`, the
+     *  feature's name with the options when there are any), made if there is none: after a
+     *  reload the page gets its old instance back. `options` apply only when it is made. */
     instance<N extends keyof F & string>(feature: N, args?: { key?: string | null; options?: CreateOptions }): Promise<Instance<F[N]["state"], F[N]["input"]>>;
     /** Calls fn(status) now and on every change; returns a function that stops it. */
     onStatus(fn: (status: Status) => void): () => void;

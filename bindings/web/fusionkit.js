@@ -14,10 +14,12 @@
 //
 // This file is the public face; the parts are modules of one concept each in
 // fusionkit/ (docs/layout.md): errors, patch (JSON Pointer/Patch), listeners, storage,
-// input (the input shorthand), bridge (the connection), instance, host-requests.
+// input (the input shorthand), bridge (the connection), instance, instance-key (the key
+// bridge.instance() asks for), host-requests.
 
 export { FusionError, PatchError } from "./fusionkit/errors.js";
 export { applyPatch, jsonEqual, parsePointer } from "./fusionkit/patch.js";
 export { normalizeInput } from "./fusionkit/input.js";
 export { Bridge, connect } from "./fusionkit/bridge.js";
 export { Instance } from "./fusionkit/instance.js";
+export { instanceKey } from "./fusionkit/instance-key.js";

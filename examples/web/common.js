@@ -120,48 +120,6 @@ export function optionsFromQuery(search = location.search, base = {}) {
     return Object.keys(options).length > 0 ? options : undefined;
 }
 
-/**
- * A short stable hash (FNV-1a, 32 bits) as 8 hex digits.
- * @param {string} text
- */
-function hash(text) {
-    let value = 0x811c9dc5;
-    for (let i = 0; i < text.length; i++) {
-        value ^= text.charCodeAt(i);
-        value = Math.imul(value, 0x01000193) >>> 0;
-    }
-    return value.toString(16).padStart(8, "0");
-}
-
-/**
- * The instance key for a feature made with these options: the feature's name alone
- * without options, else the name and the options ("wifi.liveScan-false"), so pages
- * asking for different options never share an instance, and pages asking for the same
- * (a demo page and the generic page) do. At most 64 characters of A–Z a–z 0–9 _ . -.
- * @param {string} feature
- * @param {CreateOptions} [options]
- * @returns {string}
- */
-export function keyFor(feature, options) {
-    const clean = (/** @type {string} */ text) => String(text).replace(/[^A-Za-z0-9_.-]/g, "_");
-    if (!options || Object.keys(options).length === 0) return clean(feature).slice(0, 64);
-    const parts = [];
-    for (const name of Object.keys(options).sort()) {
-        const value = options[name];
-        if (name === "settings" && value && typeof value === "object") {
-            const settings = /** @type {{[name: string]: JSONValue}} */ (value); // CreateOptions.settings
-            for (const setting of Object.keys(settings).sort()) parts.push(`${setting}-${JSON.stringify(settings[setting])}`);
-        } else if (name === "state") {
-            parts.push(`state-${hash(JSON.stringify(value))}`);
-        } else {
-            parts.push(`${name}-${typeof value === "string" ? value : JSON.stringify(value)}`);
-        }
-    }
-    const key = clean(`${feature}.${parts.join(".")}`);
-    if (key.length <= 64) return key;
-    return `${clean(feature).slice(0, 50)}.${hash(JSON.stringify(options))}`;
-}
-
 // ---------------------------------------------------------------------------------
 // The page chrome: status line and error area (markup in each page's HTML)
 
@@ -299,7 +257,9 @@ export class Page {
         await this.connect();
         let instance;
         try {
-            instance = await /** @type {import("/fusionkit.js").Bridge<F>} */ (this.bridge).instance(feature, { key: key ?? keyFor(feature, options), options });
+            // Without a key the bridge client names the instance from the feature and the
+            // options (instanceKey in fusionkit.js), so a reload finds it again.
+            instance = await /** @type {import("/fusionkit.js").Bridge<F>} */ (this.bridge).instance(feature, { key, options });
         } catch (error) {
             this.showError(error);
             throw error;

@@ -1,5 +1,5 @@
 // The generic page: any feature of any library, driven from its manifest.
-import { $, $$, h, Page, optionsFromQuery, keyFor, setText, FusionError } from "/common.js";
+import { $, $$, h, Page, optionsFromQuery, setText, FusionError } from "/common.js";
 
 /** @typedef {import("/fusionkit.js").JSONValue} JSONValue */
 /** @typedef {import("/fusionkit.js").CreateOptions} CreateOptions */
@@ -366,7 +366,9 @@ async function start() {
     setText($('[data-test="summary"]'), feature.summary ?? "");
 
     const options = optionsFromQuery();
-    const key = params.get("key") ?? keyFor(feature.name, options);
+    // Without ?key=, bridge.instance names it from the feature and options (instanceKey),
+    // as every demo page does: the same options find the same instance.
+    const key = params.get("key") ?? undefined;
     setText($('[data-test="options"]'), options ? JSON.stringify(options) : "none");
     fillOptionsForm(options);
     hostRequests = options?.requests === "host";

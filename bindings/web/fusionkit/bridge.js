@@ -5,6 +5,7 @@
 import { FusionError, badArgument, messageOf, notConnected } from "./errors.js";
 import { failUnsure, randomToken, settleUnsure } from "./exactly-once.js";
 import { Instance } from "./instance.js";
+import { instanceKey } from "./instance-key.js";
 import { emit, listen } from "./listeners.js";
 import { isContainer } from "./patch.js";
 import { STORAGE_KEY, defaultStorage, readStorage, writeStorage } from "./storage.js";
@@ -117,11 +118,13 @@ export class Bridge {
         return this._create(feature, key, options, false);
     }
 
-    /** The instance named `key` (default: the feature's name), made if the session has
-     *  none: after a reload the page gets its instance back. `options` apply only when
-     *  it is made. */
-    instance(feature, { key = feature, options } = {}) {
-        return this._create(feature, key, options, true);
+    /** The instance named `key`, made if the session has none: after a reload the page
+     *  gets its instance back. `options` apply only when it is made. Without `key`, the
+     *  key is instanceKey(feature, options): the feature's name, with the options when
+     *  there are any, so that different options never share an instance (null: none,
+     *  the server names it). */
+    instance(feature, { key, options } = {}) {
+        return this._create(feature, key === undefined ? instanceKey(feature, options) : key, options, true);
     }
 
     /** Calls fn(status) now and on every change; returns a function that stops it. */
