@@ -33,7 +33,8 @@ enum LargeStateWorkloads {
     }
 
     /// One network's connectivity changes; the cost of the whole new state as JSON
-    /// next to the cost of the patch from the old state.
+    /// next to the cost of what `fk_state_patch` answers for the old state's version
+    /// (`StatePatch.json`: the patch as JSON text).
     static func patchScaling(rounds: Int) -> [PatchRow] {
         [10, 100, 1000, 10_000].map { count in
             let old = state(networks: count)
@@ -41,13 +42,18 @@ enum LargeStateWorkloads {
             new.foundNetworks[count / 2].connectivity = 0.99
             WiFiSettings.derive(&new)
             let iterations = max(3, 20_000 / count)
+            let full = (try? JSONStreamEncoder().encode(new).count) ?? 0
+            let answer = {
+                try StatePatch.json(from: (old, 1), to: new, version: 2) {
+                    (try JSONStreamEncoder().encode(new), 2)
+                }
+            }
             let comparison = Comparison(
                 key: "patch-\(count)", name: "\(count)", subject: "patch", baseline: "whole", iterations: iterations,
-                runSubject: { n in for _ in 0..<n { _ = try? StateDiff.patch(from: old, to: new) } },
+                runSubject: { n in for _ in 0..<n { _ = try? answer() } },
                 runBaseline: { n in for _ in 0..<n { _ = try? JSONStreamEncoder().encode(new) } })
             let result = Harness.measure(comparison, rounds: rounds)
-            let patch = (try? StateDiff.patch(from: old, to: new)).map { JSONWriter.serialize(.array($0)).count } ?? 0
-            let full = (try? JSONStreamEncoder().encode(new).count) ?? 0
+            let patch = (try? answer())?.bytes.count ?? 0
             return PatchRow(networks: count, whole: result.baseline, patch: result.subject, patchBytes: patch, wholeBytes: full)
         }
     }

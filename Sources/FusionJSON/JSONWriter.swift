@@ -85,6 +85,20 @@ public struct JSONWriter {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// Appends JSON text written elsewhere (by an encoder), as it is.
+    public mutating func writeJSON(_ text: [UInt8]) {
+        bytes.append(contentsOf: text)
+    }
+
+    /// Appends the bytes of another writer.
+    public mutating func writeJSON(_ other: JSONWriter) {
+        bytes.append(contentsOf: other.bytes)
+    }
+
+    public mutating func writeBool(_ value: Bool) {
+        writeRaw(value ? "true" : "false")
+    }
+
     /// `Int` without generic arithmetic: the common case, kept fast.
     public mutating func writeInteger(_ value: Int) {
         JSONWriter.appendInteger(value, to: &bytes)

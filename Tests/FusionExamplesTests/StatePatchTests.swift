@@ -5,7 +5,9 @@ import Testing
 @testable import FusionExamples
 
 @Suite struct StatePatchTests {
-    func json<T: Encodable>(_ value: T) throws -> JSONValue { try JSONValueEncoder().encode(value) }
+    /// The JSON text the library writes, read back: what a patch is applied to and compared
+    /// with (the text is the contract; `1.0` and `1` are one number in it).
+    func json<T: Encodable>(_ value: T) throws -> JSONValue { try JSONParser.parse(JSONStreamEncoder().encode(value)) }
 
     func expectPatchWorks(_ old: WiFiSettings.State, _ new: WiFiSettings.State) throws -> [JSONValue] {
         let patch = try StateDiff.patch(from: old, to: new)

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The byte ranges of a struct's stored fields, nested structs' fields included: where
 /// two values of the type must hold the same bits to be the same value. Not the padding
 /// between fields, which copying a value leaves undefined. Comparing these ranges is how
@@ -63,6 +69,13 @@ enum IdentityRanges {
     /// Whether two values hold the same bits, all of them: then they are the same value
     /// (padding that differs only means a slower answer elsewhere).
     static func sameBits<T>(_ a: T, _ b: T) -> Bool {
-        withUnsafeBytes(of: a) { x in withUnsafeBytes(of: b) { y in x.elementsEqual(y) } }
+        withUnsafeBytes(of: a) { x in withUnsafeBytes(of: b) { y in sameBits(x.baseAddress, y.baseAddress, count: x.count) } }
+    }
+
+    /// `sameBits` for two values in place: no copies (and no retains) of either.
+    @inline(__always)
+    static func sameBits(_ a: UnsafeRawPointer?, _ b: UnsafeRawPointer?, count: Int) -> Bool {
+        guard count > 0, let a, let b else { return true }
+        return a == b || memcmp(a, b, count) == 0
     }
 }

@@ -4,14 +4,54 @@
 /// element, and only what changed is encoded. So a change to one network among
 /// thousands costs a comparison pass and one small encode, not a whole state.
 ///
-/// Applying the patch to the JSON of `old` (as `JSONValueEncoder` writes it) gives the
-/// JSON of `new`.
+/// The operations are written as JSON text straight away (leaves by the writer, other
+/// values by the stream encoder and its plans): no `JSONValue` tree is built on the way.
+/// Applying the patch to the JSON of `old` (as the encoders write it) gives the JSON of
+/// `new`.
 public enum StateDiff {
+    /// The operations as JSON text, a JSON array.
+    public static func patchJSON<T: Encodable>(from old: T, to new: T) throws -> [UInt8] {
+        var operations = try operations(from: old, to: new)
+        operations.finish()
+        return operations.writer.bytes
+    }
+
+    /// The operations, parsed (for tests and tools; the library writes `patchJSON`).
     public static func patch<T: Encodable>(from old: T, to new: T) throws -> [JSONValue] {
+        guard case .array(let operations) = try JSONParser.parse(patchJSON(from: old, to: new)) else { return [] }
+        return operations
+    }
+
+    /// The operations written so far, the array not yet closed: `Store.patch` writes them
+    /// into its answer as they are.
+    static func operations<T: Encodable>(from old: T, to new: T) throws -> PatchOperations {
         var differ = Differ()
         try differ.diff(old, new, path: "")
         return differ.operations
     }
+}
+
+/// RFC 6902 operations as JSON text: "[" then each operation, "," between them.
+struct PatchOperations {
+    var writer = JSONWriter(reservingCapacity: 128)
+    private(set) var count = 0
+
+    init() { writer.writeRaw("[") }
+
+    /// Opens an operation up to its value: `{"op":OP,"path":PATH` and, when it has one, `,"value":`.
+    mutating func begin(_ op: StaticString, _ path: String, hasValue: Bool = true) {
+        if count > 0 { writer.writeRaw(",") }
+        count += 1
+        writer.writeRaw("{\"op\":\"")
+        writer.writeRaw(op)
+        writer.writeRaw("\",\"path\":")
+        writer.writeString(path)
+        if hasValue { writer.writeRaw(",\"value\":") } else { writer.writeRaw("}") }
+    }
+
+    mutating func end() { writer.writeRaw("}") }
+
+    mutating func finish() { writer.writeRaw("]") }
 }
 
 /// Arrays whose elements can be compared without encoding them.
@@ -91,7 +131,7 @@ private extension Equatable {
 }
 
 struct Differ {
-    var operations: [JSONValue] = []
+    var operations = PatchOperations()
 
     mutating func diff<T: Encodable>(_ old: T, _ new: T, path: String) throws {
         // The same bits are the same value: no need to ask `==`, which for a struct holding
@@ -99,7 +139,11 @@ struct Differ {
         if IdentityRanges.sameBits(old, new) { return }
         // Numbers, booleans and strings: compared and replaced, without casts or captures.
         if let equal = Self.leavesEqual(old, new) {
-            if !equal { try replace(path, with: new) }
+            if !equal {
+                operations.begin("replace", path)
+                Self.writeLeaf(new, to: &operations.writer)
+                operations.end()
+            }
             return
         }
         // A struct written member by member: walk its stored properties in memory. (Asked
@@ -148,10 +192,12 @@ struct Differ {
             return
         }
         for index in stride(from: prefix + oldMiddle - 1, through: prefix, by: -1) {
-            operations.append(["op": "remove", "path": .string(path + "/\(index)")])
+            operations.begin("remove", path + "/\(index)", hasValue: false)
         }
         for index in prefix..<(prefix + newMiddle) {
-            operations.append(["op": "add", "path": .string(path + "/\(index)"), "value": try Self.json(new.element(at: index))])
+            operations.begin("add", path + "/\(index)")
+            try Self.write(new.element(at: index), to: &operations.writer)
+            operations.end()
         }
     }
 
@@ -179,13 +225,17 @@ struct Differ {
         case (.nested(let a), .nested(let b)):
             try diffCaptured(a, b, path: path, new: new)
         default:
-            operations.append(["op": "replace", "path": .string(path), "value": try Self.json(new)])
+            operations.begin("replace", path)
+            try Self.write(new, to: &operations.writer)
+            operations.end()
         }
     }
 
     private mutating func diffCaptured(_ old: Captured, _ new: Captured, path: String, new part: Captured.Part) throws {
         if try diffAlike(old, new, path: path) { return }
-        operations.append(["op": "replace", "path": .string(path), "value": try Self.json(part)])
+        operations.begin("replace", path)
+        try Self.write(part, to: &operations.writer)
+        operations.end()
     }
 
     /// Two captured values of one shape, compared part by part: structs with the same
@@ -211,10 +261,9 @@ struct Differ {
         _ type: any Encodable.Type, _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, path: @autoclosure () -> String
     ) throws {
         func open<F: Encodable>(_: F.Type) throws {
-            let oldField = old.assumingMemoryBound(to: F.self)
-            let newField = new.assumingMemoryBound(to: F.self)
-            if IdentityRanges.sameBits(oldField.pointee, newField.pointee) { return }
-            try diff(oldField.pointee, newField.pointee, path: path())
+            // Compared where they are: loading them first would copy (and retain) both.
+            if IdentityRanges.sameBits(old, new, count: MemoryLayout<F>.size) { return }
+            try diff(old.assumingMemoryBound(to: F.self).pointee, new.assumingMemoryBound(to: F.self).pointee, path: path())
         }
         try open(type)
     }
@@ -232,26 +281,56 @@ struct Differ {
     }
 
     private mutating func replace<T: Encodable>(_ path: String, with value: T) throws {
-        operations.append(["op": "replace", "path": .string(path), "value": try JSONValueEncoder().encode(value)])
+        operations.begin("replace", path)
+        try Self.writeValue(value, to: &operations.writer)
+        operations.end()
     }
 
-    private static func json(_ value: any Encodable) throws -> JSONValue {
-        try JSONValueEncoder().encode(value)
+    /// A JSON leaf (`leavesEqual` said `T` is one), written as the encoders write it.
+    private static func writeLeaf<T>(_ value: T, to writer: inout JSONWriter) {
+        if T.self == String.self { return writer.writeString(unsafeBitCast(value, to: String.self)) }
+        if T.self == Int.self { return writer.writeInteger(unsafeBitCast(value, to: Int.self)) }
+        if T.self == Double.self { return writer.writeDouble(unsafeBitCast(value, to: Double.self)) }
+        if T.self == Bool.self { return writer.writeBool(unsafeBitCast(value, to: Bool.self)) }
     }
 
-    private static func json(_ part: Captured.Part) throws -> JSONValue {
+    private static func writeValue<T: Encodable>(_ value: T, to writer: inout JSONWriter) throws {
+        if leavesEqual(value, value) != nil { return writeLeaf(value, to: &writer) }
+        writer.writeJSON(try JSONStreamEncoder().encode(value))
+    }
+
+    private static func write(_ value: any Encodable, to writer: inout JSONWriter) throws {
+        func open<T: Encodable>(_ value: T) throws { try writeValue(value, to: &writer) }
+        try open(value)
+    }
+
+    private static func write(_ part: Captured.Part, to writer: inout JSONWriter) throws {
         switch part {
-        case .null: return .null
-        case .value(let value): return try json(value)
-        case .nested(let captured): return try json(captured)
+        case .null: writer.writeRaw("null")
+        case .value(let value): try write(value, to: &writer)
+        case .nested(let captured): try write(captured, to: &writer)
         }
     }
 
-    private static func json(_ captured: Captured) throws -> JSONValue {
+    private static func write(_ captured: Captured, to writer: inout JSONWriter) throws {
         switch captured {
-        case .keyed(let fields): return .object(try fields.map { JSONMember($0.key, try json($0.value)) })
-        case .unkeyed(let parts): return .array(try parts.map { try json($0) })
-        case .single(let part): return try json(part)
+        case .keyed(let fields):
+            writer.writeRaw("{")
+            for (index, field) in fields.enumerated() {
+                if index > 0 { writer.writeRaw(",") }
+                writer.writeString(field.key)
+                writer.writeRaw(":")
+                try write(field.value, to: &writer)
+            }
+            writer.writeRaw("}")
+        case .unkeyed(let parts):
+            writer.writeRaw("[")
+            for (index, part) in parts.enumerated() {
+                if index > 0 { writer.writeRaw(",") }
+                try write(part, to: &writer)
+            }
+            writer.writeRaw("]")
+        case .single(let part): try write(part, to: &writer)
         case .opaque: throw JSONCodingError(path: [], reason: "a nested value could not be captured for a patch")
         }
     }

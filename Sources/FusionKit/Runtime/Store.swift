@@ -331,33 +331,18 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// into the state at N), or `{"from":null,"to":N,"state":{…}}` when V is not one
     /// of the recent versions kept (a front end that missed too much gets it all).
     public func patch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
-        let (now, nowVersion, base) = lock.withLock { () -> (F.State, UInt64, F.State?) in
+        let (now, nowVersion, base) = lock.withLock { () -> (F.State, UInt64, (state: F.State, version: UInt64)?) in
             if history == nil { history = [(currentVersion, current)] }
-            let base = history?.last(where: { $0.version == version })?.state
+            let base = history?.last(where: { $0.version == version }).map { (state: $0.state, version: version) }
             return (current, currentVersion, base)
         }
-        var writer = JSONWriter()
-        if let base {
-            let operations: [JSONValue]
-            do {
-                operations = version == nowVersion ? [] : try StateDiff.patch(from: base, to: now)
-            } catch {
-                throw FusionError(.internalError, "the state of \"\(F.name)\" cannot be written as JSON: \(error)")
-            }
-            writer.write([
-                "from": .integer(Int(truncatingIfNeeded: version)), "to": .integer(Int(truncatingIfNeeded: nowVersion)),
-                "patch": .array(operations)
-            ])
-            return (writer.bytes, nowVersion)
+        do {
+            return try StatePatch.json(from: base, to: now, version: nowVersion) { try encodedState() }
+        } catch let error as FusionError {
+            throw error
+        } catch {
+            throw FusionError(.internalError, "the state of \"\(F.name)\" cannot be written as JSON: \(error)")
         }
-        let (state, stateVersion) = try encodedState()
-        writer.writeRaw("{\"from\":null,\"to\":")
-        writer.writeInteger(Int(truncatingIfNeeded: stateVersion))
-        writer.writeRaw(",\"state\":")
-        var bytes = writer.bytes
-        bytes.append(contentsOf: state)
-        bytes.append(UInt8(ascii: "}"))
-        return (bytes, stateVersion)
     }
 
     /// The state as compact JSON, with its version; encoded at most once per version.
