@@ -244,8 +244,9 @@ def main() -> None:
         "capacity": capacity,
         "failoverSeconds": failover,
     }
-    for _, _, _, render in cluster_load.BLOCKS:
-        print(render(raw))
+    for _, _, names, render in cluster_load.BLOCKS:
+        if names == cluster_load.RESULTS:  # the capacity block reads web-load.json too: render.py writes it
+            print(render(raw))
     if args.results:
         results.keep(args.results, raw)
 
