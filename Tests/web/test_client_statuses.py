@@ -103,10 +103,11 @@ def test_a_call_cut_off_by_a_dropped_connection_rejects_in_chromium(browser: Bro
     # connection drops with the call still waiting for its reply.
     server.process.send_signal(signal.SIGSTOP)
     try:
-        run(b, 'window.cut = statusOf(bridge.create("counter")); return bridge._pending.size;')
+        waiting = run(b, 'window.cut = statusOf(bridge.create("counter")); return bridge._pending.size;')
     finally:
         server.process.kill()
         server.process.wait(timeout=10)
+    assert waiting == 1, "the create was not waiting for its reply"
     status = run(b, "return await window.cut;")
     assert status == "CLIENT_DISCONNECTED"
     assert run(b, "const s = bridge.status; bridge.close(); return s;") == "reconnecting"
