@@ -27,6 +27,14 @@ final class EncodingPlans: @unchecked Sendable {
         return fields
     }
 
+    /// Whether `T` has a verdict yet (plain or custom): until then `plainFields` says nil
+    /// for a type that may still turn out plain.
+    func isJudged<T: Encodable>(_ type: T.Type) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return verdicts[ObjectIdentifier(T.self)] != nil
+    }
+
     /// `IdentityRanges` of `T`, once its verdict is known (nil before, and for types
     /// without a plain verdict).
     func identityRanges<T: Encodable>(of type: T.Type) -> IdentityRanges.Ranges? {

@@ -65,7 +65,9 @@ final class JSONStore<F: Feature>: FeatureInstance {
     /// an allocation per instance.
     @usableFromInline let apply:
         @Sendable (UnsafeRawBufferPointer?, _ into: UnsafeMutableRawBufferPointer?) throws(FusionError) -> (length: Int, version: UInt64)?
-    @usableFromInline let readState: @Sendable () throws(FusionError) -> (bytes: [UInt8], version: UInt64)
+    /// The state as JSON (nil) or what changed since a version (`Store.patch`): one closure
+    /// for both, for the same reason.
+    @usableFromInline let readState: @Sendable (_ patchSince: UInt64?) throws(FusionError) -> (bytes: [UInt8], version: UInt64)
 
     @inlinable
     init(store: Store<F>, inputs: InputCatalog, fieldless: FieldlessInputs<F>, environment: Environment) {
@@ -81,7 +83,10 @@ final class JSONStore<F: Feature>: FeatureInstance {
             store.send(input, json: json)
             return nil
         }
-        readState = { () throws(FusionError) in try store.encodedState() }
+        readState = { (since) throws(FusionError) in
+            guard let since else { return try store.encodedState() }
+            return try store.patch(since: since)
+        }
     }
 
     /// The input `json` spells, or the error that says why it is not one.
@@ -120,7 +125,7 @@ final class JSONStore<F: Feature>: FeatureInstance {
         try answering { () throws(FusionError) in _ = try apply(json, nil) }
     }
 
-    @usableFromInline func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try readState() }
+    @usableFromInline func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try readState(nil) }
 
     @usableFromInline func sendAndWriteState(json: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError)
         -> (length: Int, version: UInt64)
@@ -143,7 +148,7 @@ final class JSONStore<F: Feature>: FeatureInstance {
 
     @usableFromInline var version: UInt64 { store.version }
     @usableFromInline func statePatch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
-        try store.patch(since: version)
+        try readState(version)
     }
     @usableFromInline func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) throws(FusionError) -> UInt64? {
         try store.subscribe(limit: FusionLimit.subscribers.value, callback)

@@ -39,13 +39,45 @@ struct PatchOperations {
     init() { writer.writeRaw("[") }
 
     /// Opens an operation up to its value: `{"op":OP,"path":PATH` and, when it has one, `,"value":`.
-    mutating func begin(_ op: StaticString, _ path: String, hasValue: Bool = true) {
-        if count > 0 { writer.writeRaw(",") }
-        count += 1
-        writer.writeRaw("{\"op\":\"")
-        writer.writeRaw(op)
-        writer.writeRaw("\",\"path\":")
+    mutating func begin(_ op: Op, _ path: String, hasValue: Bool = true) {
+        open(op)
         writer.writeString(path)
+        close(hasValue: hasValue)
+    }
+
+    /// `begin` with the path as UTF-8 bytes (the plan walker's).
+    mutating func begin(_ op: Op, pointer: [UInt8], hasValue: Bool = true) {
+        open(op)
+        // A pointer needs JSON escapes only for quotes, backslashes and control characters.
+        if pointer.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            writer.writeString(String(decoding: pointer, as: UTF8.self))
+        } else {
+            writer.writeRaw("\"")
+            writer.writeJSON(pointer)
+            writer.writeRaw("\"")
+        }
+        close(hasValue: hasValue)
+    }
+
+    enum Op {
+        case replace, add, remove
+    }
+
+    /// Each operation's opening as one literal: the writer's cost is per piece, not per byte.
+    private mutating func open(_ op: Op) {
+        let first = count == 0
+        count += 1
+        switch (op, first) {
+        case (.replace, true): writer.writeRaw("{\"op\":\"replace\",\"path\":")
+        case (.replace, false): writer.writeRaw(",{\"op\":\"replace\",\"path\":")
+        case (.add, true): writer.writeRaw("{\"op\":\"add\",\"path\":")
+        case (.add, false): writer.writeRaw(",{\"op\":\"add\",\"path\":")
+        case (.remove, true): writer.writeRaw("{\"op\":\"remove\",\"path\":")
+        case (.remove, false): writer.writeRaw(",{\"op\":\"remove\",\"path\":")
+        }
+    }
+
+    private mutating func close(hasValue: Bool) {
         if hasValue { writer.writeRaw(",\"value\":") } else { writer.writeRaw("}") }
     }
 
@@ -132,6 +164,8 @@ private extension Equatable {
 
 struct Differ {
     var operations = PatchOperations()
+    /// Where the plan walker is (see `walk`).
+    private var pointer: [UInt8] = []
 
     mutating func diff<T: Encodable>(_ old: T, _ new: T, path: String) throws {
         // The same bits are the same value: no need to ask `==`, which for a struct holding
@@ -140,22 +174,18 @@ struct Differ {
         // Numbers, booleans and strings: compared and replaced, without casts or captures.
         if let equal = Self.leavesEqual(old, new) {
             if !equal {
-                operations.begin("replace", path)
+                operations.begin(.replace, path)
                 Self.writeLeaf(new, to: &operations.writer)
                 operations.end()
             }
             return
         }
-        // A struct written member by member: walk its stored properties in memory. (Asked
-        // before the array cast below, whose conformance lookup costs more.)
-        if let fields = EncodingPlans.shared.plainFields(of: T.self) {
+        // A struct written member by member: walk its plan in memory (see `DiffPlan`).
+        // (Asked before the array cast below, whose conformance lookup costs more.)
+        if let plan = DiffPlans.shared.plan(for: T.self) {
             try withUnsafePointer(to: old) { oldValue in
                 try withUnsafePointer(to: new) { newValue in
-                    for field in fields {
-                        try diffField(
-                            field.type, UnsafeRawPointer(oldValue) + field.offset, UnsafeRawPointer(newValue) + field.offset,
-                            path: path + "/" + Self.escape(field.name))
-                    }
+                    try diff(plan: plan, UnsafeRawPointer(oldValue), UnsafeRawPointer(newValue), path: path)
                 }
             }
             return
@@ -176,7 +206,7 @@ struct Differ {
                 return
             }
             for index in changed {
-                try diffElements(old, new, index, path: path + "/\(index)")
+                try diffElements(old, new, index, path: path + "/" + String(index))
             }
             return
         }
@@ -192,10 +222,10 @@ struct Differ {
             return
         }
         for index in stride(from: prefix + oldMiddle - 1, through: prefix, by: -1) {
-            operations.begin("remove", path + "/\(index)", hasValue: false)
+            operations.begin(.remove, path + "/\(index)", hasValue: false)
         }
         for index in prefix..<(prefix + newMiddle) {
-            operations.begin("add", path + "/\(index)")
+            operations.begin(.add, path + "/\(index)")
             try Self.write(new.element(at: index), to: &operations.writer)
             operations.end()
         }
@@ -225,7 +255,7 @@ struct Differ {
         case (.nested(let a), .nested(let b)):
             try diffCaptured(a, b, path: path, new: new)
         default:
-            operations.begin("replace", path)
+            operations.begin(.replace, path)
             try Self.write(new, to: &operations.writer)
             operations.end()
         }
@@ -233,7 +263,7 @@ struct Differ {
 
     private mutating func diffCaptured(_ old: Captured, _ new: Captured, path: String, new part: Captured.Part) throws {
         if try diffAlike(old, new, path: path) { return }
-        operations.begin("replace", path)
+        operations.begin(.replace, path)
         try Self.write(part, to: &operations.writer)
         operations.end()
     }
@@ -256,16 +286,130 @@ struct Differ {
         }
     }
 
-    /// The field of type `type` at `old` and `new`, diffed with its own type.
-    private mutating func diffField(
-        _ type: any Encodable.Type, _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, path: @autoclosure () -> String
-    ) throws {
-        func open<F: Encodable>(_: F.Type) throws {
-            // Compared where they are: loading them first would copy (and retain) both.
-            if IdentityRanges.sameBits(old, new, count: MemoryLayout<F>.size) { return }
-            try diff(old.assumingMemoryBound(to: F.self).pointee, new.assumingMemoryBound(to: F.self).pointee, path: path())
+    /// Walks two values of `plan`'s type where they are: bytes compared until something
+    /// differs, leaves compared and written by their type, `other` by the generic code.
+    mutating func diff(plan: DiffPlan, _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, path: String) throws {
+        let outer = pointer
+        pointer = Array(path.utf8)
+        defer { pointer = outer }
+        try walk(plan, old, new)
+    }
+
+    /// `diff(plan:)` at `pointer`, the JSON Pointer so far as bytes: each field and index
+    /// is pushed and popped there, no string is made per step.
+    private mutating func walk(_ plan: DiffPlan, _ old: UnsafeRawPointer, _ new: UnsafeRawPointer) throws {
+        switch plan.kind {
+        case .leaf(let leaf):
+            if Self.leafEqual(leaf, old, new) { return }
+            operations.begin(.replace, pointer: pointer)
+            Self.writeLeaf(leaf, new, to: &operations.writer)
+            operations.end()
+        case .fields(let fields):
+            let mark = pointer.count
+            for field in fields where !IdentityRanges.sameBits(old + field.offset, new + field.offset, count: field.size) {
+                pointer.append(UInt8(ascii: "/"))
+                pointer.append(contentsOf: field.pointerName)
+                try walk(field.plan, old + field.offset, new + field.offset)
+                pointer.removeLast(pointer.count - mark)
+            }
+        case .elements(let elements):
+            try walkElements(elements, plan, old, new)
+        case .optional(let wrapped):
+            let (oldNil, newNil) = (wrapped.isNil(old), wrapped.isNil(new))
+            if oldNil && newNil { return }
+            guard oldNil == newNil else {
+                operations.begin(.replace, pointer: pointer)
+                try Self.write(plan, new, to: &operations.writer)
+                operations.end()
+                return
+            }
+            // An optional's value is stored where the optional is.
+            try walk(wrapped.plan, old, new)
+        case .other:
+            try diffOther(plan, old, new, path: String(decoding: pointer, as: UTF8.self))
         }
-        try open(type)
+    }
+
+    private mutating func walkElements(_ elements: DiffPlan.Elements, _ plan: DiffPlan, _ old: UnsafeRawPointer, _ new: UnsafeRawPointer)
+        throws
+    {
+        let (oldBase, oldCount) = elements.buffer(old)
+        let (newBase, newCount) = elements.buffer(new)
+        // Lengths that differ: the generic code keeps the common ends.
+        guard oldCount == newCount else { return try diffOther(plan, old, new, path: String(decoding: pointer, as: UTF8.self)) }
+        guard let oldBase, let newBase, oldBase != newBase else { return }
+        var changed: [Int] = []
+        elements.ranges.withUnsafeBufferPointer { ranges in
+            var a = oldBase
+            var b = newBase
+            for index in 0..<newCount {
+                // The same bits in the fields are the same element; other bits may still be.
+                let same = ranges.isEmpty ? IdentityRanges.sameBits(a, b, count: elements.stride) : IdentityRanges.same(a, b, ranges)
+                if !same && !elements.equal(a, b) { changed.append(index) }
+                a += elements.stride
+                b += elements.stride
+            }
+        }
+        // Most elements changed: the whole array costs less than an operation for each.
+        if changed.count * 2 > max(newCount, 1) && changed.count > 1 {
+            operations.begin(.replace, pointer: pointer)
+            try Self.write(plan, new, to: &operations.writer)
+            operations.end()
+            return
+        }
+        let mark = pointer.count
+        for index in changed {
+            pointer.append(UInt8(ascii: "/"))
+            Self.appendDecimal(index, to: &pointer)
+            let offset = index * elements.stride
+            try walk(elements.plan, oldBase + offset, newBase + offset)
+            pointer.removeLast(pointer.count - mark)
+        }
+    }
+
+    /// An index's decimal digits (indices are never negative).
+    private static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        let start = bytes.count
+        var rest = value
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[start...].reverse()
+    }
+
+    /// The value of `plan`'s type at `value`, written by the stream encoder.
+    private static func write(_ plan: DiffPlan, _ value: UnsafeRawPointer, to writer: inout JSONWriter) throws {
+        func open<T: Encodable>(_: T.Type) throws { try writeValue(value.assumingMemoryBound(to: T.self).pointee, to: &writer) }
+        try open(plan.type)
+    }
+
+    /// Two values of a type the plan leaves to the generic code, loaded from where they are.
+    private mutating func diffOther(_ plan: DiffPlan, _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, path: String) throws {
+        func open<T: Encodable>(_: T.Type) throws {
+            try diff(old.assumingMemoryBound(to: T.self).pointee, new.assumingMemoryBound(to: T.self).pointee, path: path)
+        }
+        try open(plan.type)
+    }
+
+    private static func leafEqual(_ leaf: DiffPlan.Leaf, _ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> Bool {
+        switch leaf {
+        // By their bytes: `==` calls canonically equivalent strings equal, but their JSON differs.
+        case .string:
+            return a.assumingMemoryBound(to: String.self).pointee.utf8.elementsEqual(b.assumingMemoryBound(to: String.self).pointee.utf8)
+        case .int: return a.load(as: Int.self) == b.load(as: Int.self)
+        case .double: return a.load(as: Double.self) == b.load(as: Double.self)
+        case .bool: return a.load(as: Bool.self) == b.load(as: Bool.self)
+        }
+    }
+
+    private static func writeLeaf(_ leaf: DiffPlan.Leaf, _ value: UnsafeRawPointer, to writer: inout JSONWriter) {
+        switch leaf {
+        case .string: writer.writeString(value.assumingMemoryBound(to: String.self).pointee)
+        case .int: writer.writeInteger(value.load(as: Int.self))
+        case .double: writer.writeDouble(value.load(as: Double.self))
+        case .bool: writer.writeBool(value.load(as: Bool.self))
+        }
     }
 
     /// Opens the two existentials as one type and diffs them.
@@ -281,7 +425,7 @@ struct Differ {
     }
 
     private mutating func replace<T: Encodable>(_ path: String, with value: T) throws {
-        operations.begin("replace", path)
+        operations.begin(.replace, path)
         try Self.writeValue(value, to: &operations.writer)
         operations.end()
     }

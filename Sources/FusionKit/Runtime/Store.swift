@@ -330,6 +330,9 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// `{"from":V,"to":N,"patch":[…]}` (RFC 6902 operations that turn the state at V
     /// into the state at N), or `{"from":null,"to":N,"state":{…}}` when V is not one
     /// of the recent versions kept (a front end that missed too much gets it all).
+    /// Inlinable: compiled with the feature's concrete state (`JSONStore`), the kept
+    /// versions are searched and copied without generic metadata lookups on every call.
+    @inlinable
     public func patch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
         let (now, nowVersion, base) = lock.withLock { () -> (F.State, UInt64, (state: F.State, version: UInt64)?) in
             if history == nil { history = [(currentVersion, current)] }
