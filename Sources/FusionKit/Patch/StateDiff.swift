@@ -47,16 +47,14 @@ struct PatchOperations {
 
     /// `begin` with the path as UTF-8 bytes (the plan walker's).
     mutating func begin(_ op: Op, pointer: [UInt8], hasValue: Bool = true) {
-        open(op)
-        // A pointer needs JSON escapes only for quotes, backslashes and control characters.
-        if pointer.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            writer.writeString(String(decoding: pointer, as: UTF8.self))
-        } else {
-            writer.writeRaw("\"")
-            writer.writeJSON(pointer)
-            writer.writeRaw("\"")
+        // A pointer needs JSON escapes only for quotes, backslashes and control characters:
+        // most go out as they are, between the opening's and the closing's quotes.
+        guard !pointer.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            return begin(op, String(decoding: pointer, as: UTF8.self), hasValue: hasValue)
         }
-        close(hasValue: hasValue)
+        openQuoted(op)
+        writer.writeJSON(pointer)
+        if hasValue { writer.writeRaw("\",\"value\":") } else { writer.writeRaw("\"}") }
     }
 
     enum Op {
@@ -79,6 +77,20 @@ struct PatchOperations {
 
     private mutating func close(hasValue: Bool) {
         if hasValue { writer.writeRaw(",\"value\":") } else { writer.writeRaw("}") }
+    }
+
+    /// `open` and the path's opening quote, in one literal.
+    private mutating func openQuoted(_ op: Op) {
+        let first = count == 0
+        count += 1
+        switch (op, first) {
+        case (.replace, true): writer.writeRaw("{\"op\":\"replace\",\"path\":\"")
+        case (.replace, false): writer.writeRaw(",{\"op\":\"replace\",\"path\":\"")
+        case (.add, true): writer.writeRaw("{\"op\":\"add\",\"path\":\"")
+        case (.add, false): writer.writeRaw(",{\"op\":\"add\",\"path\":\"")
+        case (.remove, true): writer.writeRaw("{\"op\":\"remove\",\"path\":\"")
+        case (.remove, false): writer.writeRaw(",{\"op\":\"remove\",\"path\":\"")
+        }
     }
 
     mutating func end() { writer.writeRaw("}") }
@@ -306,11 +318,16 @@ struct Differ {
             operations.end()
         case .fields(let fields):
             let mark = pointer.count
-            for field in fields where !IdentityRanges.sameBits(old + field.offset, new + field.offset, count: field.size) {
-                pointer.append(UInt8(ascii: "/"))
-                pointer.append(contentsOf: field.pointerName)
-                try walk(field.plan, old + field.offset, new + field.offset)
-                pointer.removeLast(pointer.count - mark)
+            try fields.withUnsafeBufferPointer { fields in
+                // Through the buffer: a field is read in place, not copied (and retained).
+                for index in fields.indices {
+                    let offset = fields[index].offset
+                    if IdentityRanges.sameBits(old + offset, new + offset, count: fields[index].size) { continue }
+                    pointer.append(UInt8(ascii: "/"))
+                    pointer.append(contentsOf: fields[index].pointerName)
+                    try walk(fields[index].plan, old + offset, new + offset)
+                    pointer.removeLast(pointer.count - mark)
+                }
             }
         case .elements(let elements):
             try walkElements(elements, plan, old, new)
