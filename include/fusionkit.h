@@ -450,13 +450,16 @@ fk_status fk_send_and_read_call(fk_call *call, const char *input_json);
 ** out_json       receives, owned, NUL-terminated, free with fk_free(), either
 **                  {"from":V,"to":N,"patch":[{"op":"replace","path":"/networks/3/connectivity","value":0.5},...]}
 **                applying the operations in order to the state at V gives the state
-**                at N (an empty list when nothing changed); or, when V is not one of
-**                the recent versions the library keeps,
+**                at N (an empty list when nothing changed); or
 **                  {"from":null,"to":N,"state":{...}}
-**                the whole state. The library starts keeping versions at the first
-**                call, so the first call for an instance gives the whole state unless
-**                since_version is the current version; after that the last 16
-**                versions are kept.
+**                the whole state, when V is not one of the recent versions the
+**                library keeps, or when the whole state costs less than the patch:
+**                a state under 1 KiB of JSON (writing it costs less than comparing
+**                two), or a patch that would not be shorter than the state. Read
+**                "from" to tell the two forms apart; never assume a patch. The
+**                library starts keeping versions at the first call, so the first
+**                call for an instance gives the whole state unless since_version is
+**                the current version; after that the last 16 versions are kept.
 ** out_len        receives its length, without the NUL. May be NULL.
 ** out_version    receives N. May be NULL.
 **

@@ -34,7 +34,7 @@ enum LargeStateWorkloads {
 
     /// One network's connectivity changes; the cost of the whole new state as JSON
     /// next to the cost of what `fk_state_patch` answers for the old state's version
-    /// (`StatePatch.json`: the patch as JSON text).
+    /// (`StatePatch.json`: the patch as JSON text, or the whole state when that costs less).
     static func patchScaling(rounds: Int) -> [PatchRow] {
         [10, 100, 1000, 10_000].map { count in
             let old = state(networks: count)
@@ -43,8 +43,9 @@ enum LargeStateWorkloads {
             WiFiSettings.derive(&new)
             let iterations = max(3, 20_000 / count)
             let full = (try? JSONStreamEncoder().encode(new).count) ?? 0
+            // As the store answers: the state's size known from its last write.
             let answer = {
-                try StatePatch.json(from: (old, 1), to: new, version: 2) {
+                try StatePatch.json(from: (old, 1), to: new, version: 2, wholeBytes: full) {
                     (try JSONStreamEncoder().encode(new), 2)
                 }
             }

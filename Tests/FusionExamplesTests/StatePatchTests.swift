@@ -118,24 +118,68 @@ import Testing
         #expect(try expectPatchWorks(typing, typed).map { $0["path"] } == ["/destination/connect/password"])
     }
 
+    /// A Wi-Fi store with enough networks that a patch costs less than the state.
+    func wifiStore(networks count: Int) -> Store<WiFiSettings> {
+        Store<WiFiSettings>(
+            environment: Environment(clock: ManualClock(), settings: ["liveScan": .bool(false)]),
+            state: WiFiSettings.State(foundNetworks: networks(count)))
+    }
+
     @Test func aStoreGivesPatchesFromRecentVersionsAndTheWholeStateOtherwise() throws {
-        let store = Store<Counter>()
+        let store = wifiStore(networks: 40)
         let first = try JSONParser.parse(store.patch(since: 7).bytes)
-        #expect(first["from"] == nil as JSONValue? || first["from"] == .null)
-        #expect(first["state"]?["value"] == 0)
-        store.send(.increase)
-        store.send(.increase)
+        #expect(first["from"] == .null)
+        #expect(first["state"]?["isOn"] == true)
+        let before = try JSONParser.parse(store.encodedState().bytes)
+        store.send(.infoButtonTapped(id: "n3"))
+        store.send(.destinationDismissed)
+        store.send(.infoButtonTapped(id: "n5"))
         let patch = try JSONParser.parse(store.patch(since: 0).bytes)
         #expect(patch["from"] == 0)
-        #expect(patch["to"] == 2)
-        let before: JSONValue = ["value": 0, "isReset": false, "alert": nil]
+        #expect(patch["to"] == 3)
         guard case .array(let operations)? = patch["patch"] else {
             Issue.record("no operations")
             return
         }
+        #expect(operations.count == 1)
         #expect(try JSONPatch.apply(operations, to: before) == JSONParser.parse(store.encodedState().bytes))
-        #expect(try JSONParser.parse(store.patch(since: 2).bytes)["patch"] == [])
-        for _ in 0..<(Store<Counter>.patchHistoryLimit + 1) { store.send(.increase) }
+        #expect(try JSONParser.parse(store.patch(since: 3).bytes)["patch"] == [])
+        for step in 0..<(Store<WiFiSettings>.patchHistoryLimit + 1) {
+            store.send(step.isMultiple(of: 2) ? .destinationDismissed : .infoButtonTapped(id: "n1"))
+        }
         #expect(try JSONParser.parse(store.patch(since: 1).bytes)["state"] != nil)
+    }
+
+    @Test func aSmallStateIsAnsweredWholeEvenFromAKeptVersion() throws {
+        // The Counter's state is a few dozen bytes: writing it costs less than a diff, and
+        // its patch would be as long as the state (StatePatchCost).
+        let store = Store<Counter>()
+        _ = try store.patch(since: 0)
+        _ = try store.encodedState()
+        store.send(.increase)
+        let answer = try JSONParser.parse(store.patch(since: 0).bytes)
+        #expect(answer["from"] == .null)
+        #expect(answer["to"] == 1)
+        #expect(answer["state"]?["value"] == 1)
+        #expect(try JSONParser.parse(store.patch(since: 1).bytes)["patch"] == [])
+    }
+
+    @Test func aPatchNeverHasAsManyBytesAsTheWholeState() throws {
+        // Every score changes: the array is replaced whole, and the operation saying so is
+        // longer than the state itself.
+        struct Scores: Codable, Equatable { var values: [Int] }
+        let old = Scores(values: Array(1000..<1300))
+        let new = Scores(values: Array(2000..<2300))
+        let whole = try JSONStreamEncoder().encode(new)
+        #expect(whole.count >= 1024)  // above StatePatchCost.wholeBelow: the diff is tried
+        let answer = try StatePatch.json(from: (old, 1), to: new, version: 2, wholeBytes: whole.count) { (whole, 2) }
+        let parsed = try JSONParser.parse(answer.bytes)
+        #expect(parsed["from"] == .null)
+        #expect(parsed["state"] == (try JSONParser.parse(whole)))
+        // One score changes: a patch, far shorter.
+        var one = old
+        one.values[7] = 7
+        let patch = try JSONParser.parse(StatePatch.json(from: (old, 1), to: one, version: 2, wholeBytes: whole.count) { (whole, 2) }.bytes)
+        #expect(patch["patch"] == [["op": "replace", "path": "/values/7", "value": 7]])
     }
 }

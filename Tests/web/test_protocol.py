@@ -37,13 +37,31 @@ def test_create_send_and_patches_in_order(server: Server) -> None:
         state, version = first["state"], 0
         for input_ in ["increase", "increase", {"show": {}}, "decrease"]:
             reply, before = client.call(type="send", instance=counter, input=input_)
-            # The change comes before the ok, as a patch from the version held.
-            (patch,) = before
-            assert patch["type"] == "patch" and patch["from"] == version and patch["to"] == version + 1
-            state, version = apply_patch(state, patch["patch"]), patch["to"]
+            # The change comes before the ok: the Counter's state is small, so whole (a
+            # patch would cost more than the state, docs/web-protocol.md).
+            (change,) = before
+            assert change["type"] == "state" and change["from"] is None and change["to"] == version + 1
+            state, version = change["state"], change["to"]
             assert reply == {"type": "ok", "re": reply["re"], "version": version}
         assert state == {"value": 1, "isReset": False, "alert": "The value is 2."}
         assert whole_state(client, counter)["state"] == state
+
+
+def test_a_large_state_changes_by_patches_from_the_version_held(server: Server) -> None:
+    networks = [{"id": f"n{i}", "name": f"Network {i}", "isSecured": i % 2 == 0, "connectivity": 0.5} for i in range(40)]
+    start = {"isOn": True, "isScanning": False, "selectedNetworkID": None, "destination": None, "foundNetworks": networks}
+    with server.connect() as client:
+        wifi, first = client.create("wifi", options={"clock": "manual", "state": start})
+        state, version = first["state"], first["to"]
+        for input_ in [{"infoButtonTapped": {"id": "n7"}}, "destinationDismissed", {"infoButtonTapped": {"id": "n9"}}]:
+            reply, before = client.call(type="send", instance=wifi, input=input_)
+            (patch,) = before
+            assert patch["type"] == "patch" and patch["from"] == version and patch["to"] == version + 1
+            assert len(json.dumps(patch["patch"])) < len(json.dumps(state)) // 4
+            state, version = apply_patch(state, patch["patch"]), patch["to"]
+            assert reply == {"type": "ok", "re": reply["re"], "version": version}
+        assert state["destination"]["detail"]["network"]["id"] == "n9"
+        assert whole_state(client, wifi)["state"] == state
 
 
 def test_changes_made_by_effects_arrive_without_an_input(server: Server) -> None:
@@ -53,8 +71,8 @@ def test_changes_made_by_effects_arrive_without_an_input(server: Server) -> None
         reply, before = client.call(type="send", instance=answer, input="submitTapped")
         assert reply["type"] == "ok"
         # Submitting finishes on a library thread, later: its patch comes on its own.
-        later = client.next("patch", instance="form")
-        assert {"op": "replace", "path": "/submitted", "value": "hi"} in later["patch"]
+        later = client.next("state", instance="form")
+        assert later["state"]["submitted"] == "hi"
 
 
 def test_many_changes_between_flushes_still_add_up(server: Server) -> None:
@@ -298,7 +316,7 @@ def test_two_connections_of_one_session_both_hear_changes(server: Server) -> Non
     second = server.connect(session=first.session)
     second.next("state", instance="c")
     first.call(type="send", instance="c", input="increase")
-    assert second.next("patch", instance="c")["to"] == 1
+    assert second.next("state", instance="c")["to"] == 1
     reply, _ = second.call(type="destroy", instance="c")
     assert reply["type"] == "ok"
     assert first.next("destroyed", instance="c")
@@ -336,7 +354,13 @@ def test_host_requests_go_to_the_page_and_come_back_on_rejoin(server: Server) ->
     reply, before = client.call(type="respond", instance=profile, request=pet,
                                 result={"name": "Mochi", "species": "dog", "age": 3})
     assert reply["type"] == "ok"
-    assert {"op": "replace", "path": "/pet", "value": {"name": "Mochi", "species": "dog", "age": 3}} in before[0]["patch"]
+    # The change before the ok: the whole state or a patch, whichever costs less.
+    change = before[0]
+    pet = {"name": "Mochi", "species": "dog", "age": 3}
+    if change["type"] == "state":
+        assert change["state"]["pet"] == pet
+    else:
+        assert {"op": "replace", "path": "/pet", "value": pet} in change["patch"]
     reply, _ = client.call(type="respond", instance=profile, request=requests[1]["id"], result={"members": 3})
     assert reply["status"] == "FK_ERR_INVALID_RESPONSE"
     client.close()

@@ -329,18 +329,18 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// What changed since `version`, as JSON:
     /// `{"from":V,"to":N,"patch":[…]}` (RFC 6902 operations that turn the state at V
     /// into the state at N), or `{"from":null,"to":N,"state":{…}}` when V is not one
-    /// of the recent versions kept (a front end that missed too much gets it all).
-    /// Inlinable: compiled with the feature's concrete state (`JSONStore`), the kept
+    /// of the recent versions kept (a front end that missed too much gets it all), or when
+    /// the whole state costs less than the patch (`StatePatchCost`). Inlinable: compiled with the feature's concrete state (`JSONStore`), the kept
     /// versions are searched and copied without generic metadata lookups on every call.
     @inlinable
     public func patch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
-        let (now, nowVersion, base) = lock.withLock { () -> (F.State, UInt64, (state: F.State, version: UInt64)?) in
+        let (now, nowVersion, base, wholeBytes) = lock.withLock { () -> (F.State, UInt64, (state: F.State, version: UInt64)?, Int) in
             if history == nil { history = [(currentVersion, current)] }
             let base = history?.last(where: { $0.version == version }).map { (state: $0.state, version: version) }
-            return (current, currentVersion, base)
+            return (current, currentVersion, base, lastEncodedCount)
         }
         do {
-            return try StatePatch.json(from: base, to: now, version: nowVersion) { try encodedState() }
+            return try StatePatch.json(from: base, to: now, version: nowVersion, wholeBytes: wholeBytes) { try encodedState() }
         } catch let error as FusionError {
             throw error
         } catch {

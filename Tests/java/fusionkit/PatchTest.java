@@ -39,9 +39,13 @@ class PatchTest {
                 for (int tick = 0; tick < 3; tick++) {
                     wifi.advanceClock(Duration.ofSeconds(1)); // a live scan moves the networks' bars
                     StatePatch patch = wifi.statePatch(version);
-                    assertEquals(version, patch.from());
+                    // The whole state where it costs less than the patch (a small state, or
+                    // a scan that moved every network), else a patch from the version held.
+                    if (!patch.isWholeState()) {
+                        assertEquals(version, patch.from());
+                        patches += patch.patch().size();
+                    }
                     held = patch.applyTo(held);
-                    patches += patch.patch().size();
                     version = patch.to();
                     assertEquals(wifi.state(), held, "after " + String.join(" ", input) + " at v" + version);
                 }
