@@ -12,8 +12,11 @@ from figures import count, median, sig
 from verdicts import judged
 
 RESULTS = "cluster-load.json"
-#: The PostgreSQL journal adds at most this to the p99 of input-to-ok, at the load measured.
-ADDED_P99_MS = 1.0
+#: The PostgreSQL journal adds to the p99 of input-to-ok at most PostgreSQL's own p99 for the
+#: same statement at the same rate (pgbench, the same round) plus this: the journal cannot
+#: add less than the commit it waits for, and this machine's database alone misses a fixed
+#: 1 ms in most rounds (issue 40 restated the target relative to it).
+ADDED_P99_OVER_PGBENCH_MS = 0.3
 #: A client holds its state again within this of its bridge dying.
 BACK_WITHIN_S = 2.0
 #: The example the sizing sentence works out.
@@ -55,22 +58,24 @@ def render_latency(raw: dict[str, Any]) -> str:
                      f"(no database) | {count(rate)} | {_span([r['p50Ms'] for r in disk], ' ms')} "
                      f"| {_span([r['p99Ms'] for r in disk], ' ms')} |")
     added = [p["okP99Ms"] - n["okP99Ms"] for n, p in zip(runs["none"], runs["postgres"], strict=True)]
+    added50 = [p["okP50Ms"] - n["okP50Ms"] for n, p in zip(runs["none"], runs["postgres"], strict=True)]
     errors = sum(r["errors"] for mode in ("none", "file", "postgres") for r in runs[mode])
     back = raw["failoverSeconds"]
-    lines += [
-        "",
-        f"- The PostgreSQL journal adds {', '.join(sig(a) + ' ms' for a in added)} to the p99 (run by run, against no "
-        f"journal in the same round); target at most {ADDED_P99_MS:g} ms at this load in every run: "
-        f"{judged([a <= ADDED_P99_MS for a in added])}.",
-    ]
-    if alone:
-        over = sum(r["p99Ms"] > ADDED_P99_MS for r in alone)
-        each = ", ".join(sig(r["p99Ms"]) + " ms" for r in alone)
-        lines.append(
-            f"- PostgreSQL alone, with no bridge, took over {ADDED_P99_MS:g} ms at its p99 in {over} of {len(alone)} rounds "
-            f"({each}): in those rounds the database's own commit, which the journal waits for, took longer than the "
-            "target allows." if over else
-            f"- PostgreSQL alone, with no bridge, stayed within {ADDED_P99_MS:g} ms at its p99 in every round ({each}).")
+    lines.append("")
+    if alone and len(alone) == len(added):
+        allowed = [r["p99Ms"] + ADDED_P99_OVER_PGBENCH_MS for r in alone]
+        lines += [
+            f"- The PostgreSQL journal adds {', '.join(sig(a) + ' ms' for a in added)} to the p99 (round by round, "
+            f"against no journal in the same round); PostgreSQL alone's p99 in the same rounds plus "
+            f"{ADDED_P99_OVER_PGBENCH_MS:g} ms allows {', '.join(sig(a) + ' ms' for a in allowed)}; target in every "
+            f"round: {judged([a <= b for a, b in zip(added, allowed, strict=True)], 'rounds')}.",
+            f"- At the median it adds {', '.join(sig(a) + ' ms' for a in added50)}, against PostgreSQL alone's p50 of "
+            f"{', '.join(sig(r['p50Ms']) + ' ms' for r in alone)}; target at most that in every round: "
+            f"{judged([a <= r['p50Ms'] for a, r in zip(added50, alone, strict=True)], 'rounds')}.",
+        ]
+    else:
+        lines.append(f"- The PostgreSQL journal adds {', '.join(sig(a) + ' ms' for a in added)} to the p99 (run by run, "
+                     "against no journal in the same round); no PostgreSQL-alone rounds to judge it against.")
     lines += [
         f"- After `kill -9` of its bridge, a client rejoining through nginx held its state again after "
         f"{', '.join(sig(s) + ' s' for s in back)} ({len(back)} kills, median {sig(median(back))} s); target within "

@@ -148,23 +148,33 @@ def test_web_load_compares_like_with_like() -> None:
     assert "the same 2 cores" in text
 
 
-def cluster_raw(none_p99: list[float], postgres_p99: list[float], back: list[float]) -> dict[str, Any]:
-    def run(p99: float) -> dict[str, Any]:
-        return {"inputsPerSecond": 1000, "okP50Ms": 0.5, "okP99Ms": p99, "errors": 0, "idleSessionBytes": 40960,
+def cluster_raw(none_p99: list[float], postgres_p99: list[float], back: list[float],
+                alone_p99: list[float] | None = None, postgres_p50: float = 0.8) -> dict[str, Any]:
+    def run(p99: float, p50: float = 0.5) -> dict[str, Any]:
+        return {"inputsPerSecond": 1000, "okP50Ms": p50, "okP99Ms": p99, "errors": 0, "idleSessionBytes": 40960,
                 "inputs": 100, "databaseCommits": 110}
+    runs = {"none": [run(p) for p in none_p99], "file": [run(p) for p in none_p99],
+            "postgres": [run(p, postgres_p50) for p in postgres_p99]}
+    if alone_p99 is not None:
+        runs["postgres-alone"] = [{"p50Ms": 0.4, "p99Ms": p} for p in alone_p99]
     return {"measured": "t", "machine": {"cores": 2, "cpu": "x"}, "sessions": 100, "intervalMs": 100,
-            "inputsPerSession": 50,
-            "runs": {"none": [run(p) for p in none_p99], "file": [run(p) for p in none_p99],
-                     "postgres": [run(p) for p in postgres_p99]},
+            "inputsPerSession": 50, "postgresConnections": 2, "runs": runs,
             "capacity": [run(3.0)], "failoverSeconds": back}
 
 
-def test_the_cluster_targets_hold_in_every_run_or_are_not_met() -> None:
-    text = cluster_load.render_latency(cluster_raw([1.0, 1.2], [1.9, 2.1], [0.4, 1.9]))
-    assert "adds 0.900 ms, 0.900 ms to the p99" in text and "at most 1 ms at this load in every run: met" in text
+def test_the_cluster_targets_hold_in_every_round_or_are_not_met() -> None:
+    # The journal adds 0.9 ms to the p99 in both rounds; PostgreSQL alone's p99 was 0.7 and
+    # 0.5 ms: 0.9 <= 0.7 + 0.3 holds, 0.9 <= 0.5 + 0.3 does not. At the median it adds 0.3 ms,
+    # within pgbench's 0.4 ms.
+    text = cluster_load.render_latency(cluster_raw([1.0, 1.2], [1.9, 2.1], [0.4, 1.9], alone_p99=[0.7, 0.5]))
+    assert "adds 0.900 ms, 0.900 ms to the p99" in text and "allows 1.00 ms, 0.800 ms" in text
+    assert "target in every round: NOT met (held in 1 of 2 rounds)" in text
+    assert "At the median it adds 0.300 ms, 0.300 ms" in text and "target at most that in every round: met" in text
     assert "target within 2 s every time: met" in text
-    text = cluster_load.render_latency(cluster_raw([1.0, 1.2], [1.9, 2.3], [0.4, 2.1]))
-    assert "in every run: NOT met (held in 1 of 2 runs)" in text
+    text = cluster_load.render_latency(cluster_raw([1.0, 1.2], [1.9, 2.1], [0.4, 2.1], alone_p99=[0.7, 0.65],
+                                                   postgres_p50=1.0))
+    assert "allows 1.00 ms, 0.950 ms; target in every round: met" in text
+    assert "target at most that in every round: NOT met (held in 0 of 2 rounds)" in text
     assert "every time: NOT met (held in 1 of 2 kills)" in text
     # 40 KiB a session (web-load.json's idle sessions): 26,214 sessions per GiB; 1,000 inputs per second;
     # 1.1 commits per input.
