@@ -24,7 +24,7 @@ def render(raw: dict[str, Any]) -> str:
         f"Measured {raw['measured']}: `Benchmarks/web-load/run.py`, release build, {raw['runsPerLoad']} runs per "
         f"load, each on a fresh `fusion serve`; the loader (`web_load.c`, epoll, one WebSocket per session, polling without sleeping) runs on "
         f"the same {raw['machine']['cores']} cores as the server. Latency is from writing an input to reading its "
-        "patch. The C ABI columns are the same inputs in the same run, in-process: `fk_send` then `fk_state_patch`, "
+        "change (the Counter's state is small enough to go whole, `fk_state_patch` decides). The C ABI columns are the same inputs in the same run, in-process: `fk_send` then `fk_state_patch`, "
         "the library work the bridge does per input. Every column is the median of the runs.",
         "",
         "| sessions | inputs per second (all sessions) | web p50 | web p99 | C ABI p50 | C ABI p99 | web p99 / C ABI p99 |",

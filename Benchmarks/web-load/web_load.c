@@ -11,7 +11,8 @@
 **    divided by the sessions between is the memory of one idle session.
 ** 2. Every session sends "increase" every --interval-ms (staggered, and never before
 **    the previous input's ok), --inputs times; the latency of an input is the time
-**    from writing it to reading its patch (web…), and to reading its ok (ok…).
+**    from writing it to reading its change (web…: a patch, or the whole state where that
+**    costs less, as for a Counter), and to reading its ok (ok…).
 ** 3. The same number of inputs to as many instances through the C ABI in this process:
 **    fk_send then fk_state_patch since the last version, which is the work the bridge
 **    does per input without the network, the JSON envelope and the tasks.
@@ -326,7 +327,9 @@ int main(int argc, char **argv) {
             connection *c = events[e].data.ptr;
             while (fill(c) > 0) {}
             while (take_message(c, message, sizeof message)) {
-                if (strstr(message, "\"type\":\"patch\"") && c->sent_at > 0) {
+                // The input's change: a patch, or the whole state where that costs less
+                // (fk_state_patch decides; a Counter's state is always sent whole).
+                if ((strstr(message, "\"type\":\"patch\"") || strstr(message, "\"type\":\"state\"")) && c->sent_at > 0) {
                     latencies[done++] = now_ms() - c->sent_at;
                     c->sent_at = 0;
                 } else if (strstr(message, "\"type\":\"ok\"")) {
