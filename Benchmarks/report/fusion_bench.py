@@ -11,7 +11,9 @@ from verdicts import judge, judged, per_round
 
 DOCUMENT, BLOCK, RESULTS = "docs/performance.md", "fusion-bench", "fusion-bench.json"
 
-PATCH_TARGET = 0.1            # a patch costs at most a tenth of the whole state
+#: What fk_state_patch may cost against the whole state, by the state's networks: never
+#: more than the state at 10, a fifth at 100, a tenth from 1,000 (issue 40).
+PATCH_TARGETS = {10: 1.0, 100: 0.2, 1000: 0.1, 10000: 0.1}
 SCALING_TARGET = 1.6          # two threads on two instances, over one thread
 MEMORY_TARGET = 1000          # bytes per instance through the C ABI
 START_TARGET = 2.0            # dlopen, the ABI check and the whole manifest, over libswiftCore's load
@@ -70,26 +72,29 @@ def _comparisons(comparisons: list[dict[str, Any]]) -> list[str]:
 
 
 def _patches(rows: list[dict[str, Any]]) -> list[str]:
-    lines = ["", "One network's connectivity changes; the whole new state as JSON (baseline) next to the JSON Patch "
-             "from the old state (`StateDiff`, what `fk_state_patch` returns). Target: a patch costs at most a "
-             "tenth of the whole state.", "",
-             "| networks | whole state | its size | patch | its size | patch / whole | target ≤ 0.1 |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["", "One network's connectivity changes; the whole new state as JSON (baseline) next to what "
+             "`fk_state_patch` answers for the old state's version (`StatePatch.json`: the JSON Patch as text, or the "
+             "whole state where that costs less). Targets: never more than the whole state at 10 networks, a fifth of it "
+             "at 100, a tenth from 1,000.", "",
+             "| networks | whole state | its size | patch | its size | patch / whole (median, worst round) | target | verdict |",
+             "|---|---|---|---|---|---|---|---|"]
     met: list[str] = []
     missed: list[str] = []
     for row in rows:
+        target = PATCH_TARGETS.get(row["networks"], 0.1)
+        fractions = per_round(row["patchNanos"], row["wholeNanos"])
         fraction = paired(row["patchNanos"], row["wholeNanos"])
-        said_row = judge(per_round(row["patchNanos"], row["wholeNanos"]), lambda f: f <= PATCH_TARGET, "rounds")
+        said_row = judge(fractions, lambda f, target=target: f <= target, "rounds")
         (met if said_row == "met" else missed).append(count(row["networks"]))
         lines.append(f"| {count(row['networks'])} | {nanoseconds(median(row['wholeNanos']))} | {count(row['wholeBytes'])} B "
-                     f"| {nanoseconds(median(row['patchNanos']))} | {count(row['patchBytes'])} B | {sig(fraction)} "
-                     f"| {said_row} |")
+                     f"| {nanoseconds(median(row['patchNanos']))} | {count(row['patchBytes'])} B | {sig(fraction)}, "
+                     f"{sig(max(fractions))} | ≤ {sig(target, 2)} | {said_row} |")
     said = []
     if met:
         said.append(f"met at {listing(met)} networks")
     if missed:
         said.append(f"NOT met at {listing(missed)} networks")
-    lines += ["", f"- A patch at most a tenth of the whole state in every round: {'; '.join(said)}.", "",
+    lines += ["", f"- Each size's target in every round: {'; '.join(said)}.", "",
               "![Whole state and patch cost by number of networks](patch-scaling.svg)"]
     return lines
 
