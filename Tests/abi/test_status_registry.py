@@ -8,7 +8,7 @@ import ast
 import re
 from pathlib import Path
 
-from status_producers import ROOT, asserts_exactly, takes_fixture, function_of
+from status_producers import ROOT, asserts_exactly, function_of, takes_fixture
 
 HEADER = ROOT / "include/fusionkit.h"
 PROGRAMS = ROOT / "Tests/abi/c"
