@@ -71,7 +71,8 @@ def machine() -> dict[str, Any]:
 
 def provenance(command: list[str], cwd: Path = ROOT) -> dict[str, Any]:
     """What a results file records about its measurement, taken now."""
-    return {**commit(cwd), "command": command,
+    # Paths inside the checkout kept relative to it: the same record reads alike in any clone.
+    return {**commit(cwd), "command": [arg.replace(f"{ROOT}/", "") for arg in command],
             "stamped": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "machine": machine()}
 
 
