@@ -4,6 +4,7 @@ its target and its verdict, judged by the one rule of verdicts.py: this benchmar
 once, so a target must hold in every round (and for memory, in every fresh process)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from figures import count, listing, median, nanoseconds, paired, sig, times
@@ -71,6 +72,10 @@ def _comparisons(comparisons: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _at_most(limit: float) -> Callable[[float], bool]:
+    return lambda value: value <= limit
+
+
 def _patches(rows: list[dict[str, Any]]) -> list[str]:
     lines = ["", "One network's connectivity changes; the whole new state as JSON (baseline) next to what "
              "`fk_state_patch` answers for the old state's version (`StatePatch.json`: the JSON Patch as text, or the "
@@ -84,7 +89,7 @@ def _patches(rows: list[dict[str, Any]]) -> list[str]:
         target = PATCH_TARGETS.get(row["networks"], 0.1)
         fractions = per_round(row["patchNanos"], row["wholeNanos"])
         fraction = paired(row["patchNanos"], row["wholeNanos"])
-        said_row = judge(fractions, lambda f, target=target: f <= target, "rounds")
+        said_row = judge(fractions, _at_most(target), "rounds")
         (met if said_row == "met" else missed).append(count(row["networks"]))
         lines.append(f"| {count(row['networks'])} | {nanoseconds(median(row['wholeNanos']))} | {count(row['wholeBytes'])} B "
                      f"| {nanoseconds(median(row['patchNanos']))} | {count(row['patchBytes'])} B | {sig(fraction)}, "

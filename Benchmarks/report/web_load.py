@@ -3,6 +3,7 @@
 the same library work in the same run, and the memory of idle sessions."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from figures import count, listing, median, nanoseconds, times
@@ -21,6 +22,14 @@ IDLE_TARGET_BYTES = 32 * 1024
 def ms(value: float) -> str:
     """A latency given in milliseconds."""
     return nanoseconds(value * 1e6)
+
+
+def _under(limit: float) -> Callable[[float], bool]:
+    return lambda value: value < limit
+
+
+def _at_least(limit: float) -> Callable[[float], bool]:
+    return lambda value: value >= limit
 
 
 def render(raw: dict[str, Any]) -> str:
@@ -49,10 +58,10 @@ def render(raw: dict[str, Any]) -> str:
         rates = [r["inputsPerSecond"] for r in runs]
         sentences.append(
             f"- {count(load['sessions'])} sessions at {count(per_second)} inputs per second: the p99 target (under "
-            f"{target:g} ms) in every run: {judge(all_p99, lambda v, target=target: v < target)}; p99 per run: "
+            f"{target:g} ms) in every run: {judge(all_p99, _under(target))}; p99 per run: "
             f"{listing(ms(v) for v in all_p99)}. Achieved {listing(count(v) for v in rates)} inputs per second; "
             f"within {RATE_WITHIN:.0%} of the offered rate in every run: "
-            f"{judge(rates, lambda v, offered=per_second: v >= offered * (1 - RATE_WITHIN))}. The library's work is "
+            f"{judge(rates, _at_least(per_second * (1 - RATE_WITHIN)))}. The library's work is "
             f"{abi50 / p50:.0%} of the web p50; the rest is the trip (two WebSocket frames on loopback, the bridge's "
             "tasks, the loader sharing the cores).")
     idle = raw["idleSessionBytes"]
