@@ -22,7 +22,7 @@ public struct FeatureDefinition: Sendable {
         let inputs = InputCatalog(featureName: F.name, shape: inputShape)
         self.inputs = inputs
         // Decoded on the first instance: a manifest does not need them.
-        let fieldless = MadeOnce { FieldlessInputs<F>(inputs) }
+        let reader = MadeOnce { InputReader<F>(inputs) }
         make = { (environment, state, stateVersion, version) throws(FusionError) in
             let feature = F(environment: environment)
             return JSONStore<F>(
@@ -35,7 +35,7 @@ public struct FeatureDefinition: Sendable {
                     host: environment.host,
                     // On a manual clock the instance runs its effects itself (Store.settle).
                     effectExecutor: environment.clock is ManualClock ? EffectExecutor() : nil),
-                inputs: inputs, fieldless: fieldless.value, environment: environment)
+                reader: reader.value, environment: environment)
         }
     }
 

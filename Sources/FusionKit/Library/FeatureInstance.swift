@@ -58,7 +58,11 @@ public protocol FeatureInstance: AnyObject, Sendable {
 @usableFromInline
 final class JSONStore<F: Feature>: FeatureInstance {
     @usableFromInline let store: Store<F>
-    @usableFromInline let environment: Environment
+    /// The parts of the environment the instance itself uses (the store holds the host's
+    /// requests): the random source a checkpoint records, and the clock when it is manual.
+    /// Not the whole `Environment`, which is a hundred bytes and more per instance.
+    @usableFromInline let random: RandomSource
+    @usableFromInline let clock: ManualClock?
     /// Applies an input given as JSON, when there is one, and, when given a buffer, writes
     /// the state right after it there (see `Store.sendAndWrite`): send, send and read,
     /// or read. One closure for all three: each closure capturing more than the store is
@@ -70,15 +74,16 @@ final class JSONStore<F: Feature>: FeatureInstance {
     @usableFromInline let readState: @Sendable (_ patchSince: UInt64?) throws(FusionError) -> (bytes: [UInt8], version: UInt64)
 
     @inlinable
-    init(store: Store<F>, inputs: InputCatalog, fieldless: FieldlessInputs<F>, environment: Environment) {
+    init(store: Store<F>, reader: InputReader<F>, environment: Environment) {
         self.store = store
-        self.environment = environment
+        random = environment.random
+        clock = environment.clock as? ManualClock
         apply = { (json, buffer) throws(FusionError) in
             guard let json else {
                 if let buffer { return try store.writeState(into: buffer) }
                 return nil
             }
-            let input = try Self.input(json, inputs: inputs, fieldless: fieldless)
+            let input = try Self.input(json, reader: reader)
             if let buffer { return try store.sendAndWrite(input, json: json, into: buffer) }
             store.send(input, json: json)
             return nil
@@ -91,16 +96,16 @@ final class JSONStore<F: Feature>: FeatureInstance {
 
     /// The input `json` spells, or the error that says why it is not one.
     @inlinable
-    static func input(_ json: UnsafeRawBufferPointer, inputs: InputCatalog, fieldless: FieldlessInputs<F>) throws(FusionError) -> F.Input {
-        if let input = fieldless.input(quoted: json) { return input }
+    static func input(_ json: UnsafeRawBufferPointer, reader: InputReader<F>) throws(FusionError) -> F.Input {
+        if let input = reader.input(quoted: json) { return input }
         let parsed: JSONValue
         do {
             parsed = try JSONParser.parse(json, depthLimit: .library)
         } catch {
             throw FusionError(error, in: "the input")
         }
-        if let input = fieldless.input(for: parsed) { return input }
-        return try decodeInput(parsed, inputs: inputs)
+        if let input = reader.input(for: parsed) { return input }
+        return try decodeInput(parsed, inputs: reader.catalog)
     }
 
     /// An input with fields, through `Decodable`: not worth specializing.
@@ -142,7 +147,7 @@ final class JSONStore<F: Feature>: FeatureInstance {
         try apply(nil, buffer).unsafelyUnwrapped
     }
 
-    @usableFromInline var hostRequests: HostRequests { environment.host }
+    @usableFromInline var hostRequests: HostRequests { store.host }
 
     @usableFromInline var featureName: String { F.name }
 
@@ -156,7 +161,7 @@ final class JSONStore<F: Feature>: FeatureInstance {
     @usableFromInline func unsubscribe(_ id: UInt64) -> Bool { store.unsubscribe(id) }
     @usableFromInline func close() {
         // Requests first: the host hears of each cancellation before destroy returns.
-        environment.host.close()
+        store.host.close()
         store.close()
         // The cancelled effects' last steps, so that none is left in the queue.
         store.effectExecutor?.drain()
@@ -169,10 +174,10 @@ final class JSONStore<F: Feature>: FeatureInstance {
         try answering { () throws(FusionError) in reached = try store.goto(version: version) }
         return reached
     }
-    @usableFromInline var isClosed: Bool { store.isClosed || environment.host.isClosed }
+    @usableFromInline var isClosed: Bool { store.isClosed || store.host.isClosed }
 
     @usableFromInline var pending: (effects: Int, requests: Int) {
-        (store.runningEffectCount, environment.host.openCount)
+        (store.runningEffectCount, store.host.openCount)
     }
 
     @usableFromInline func checkpoint() throws(FusionError) -> Checkpoint {
@@ -189,7 +194,7 @@ final class JSONStore<F: Feature>: FeatureInstance {
         return Checkpoint(
             state: state, stateVersion: F.stateVersion, version: version,
             clock: UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds / 1_000_000_000)),
-            seed: environment.random.seed, random: environment.random.position)
+            seed: random.seed, random: random.position)
     }
 
     @usableFromInline func restartEffects() throws(FusionError) {
@@ -199,7 +204,7 @@ final class JSONStore<F: Feature>: FeatureInstance {
 
     /// The instance's manual clock, or the error saying `what` needs one.
     func manualClock(for what: String) throws(FusionError) -> ManualClock {
-        guard let clock = environment.clock as? ManualClock else {
+        guard let clock else {
             throw FusionError(
                 .invalidArgument,
                 "this \"\(F.name)\" instance runs on the system clock; \(what) needs the manual clock (create it with {\"clock\":\"manual\"})"
@@ -209,7 +214,7 @@ final class JSONStore<F: Feature>: FeatureInstance {
     }
 
     @usableFromInline func nextWake() throws(FusionError) -> UInt64? {
-        guard let clock = environment.clock as? ManualClock else {
+        guard let clock else {
             throw FusionError(
                 .invalidArgument,
                 "this \"\(F.name)\" instance runs on the system clock; only a manual clock (create it with {\"clock\":\"manual\"}) has a next wake to tell"
@@ -221,7 +226,7 @@ final class JSONStore<F: Feature>: FeatureInstance {
     }
 
     @usableFromInline func advanceClock(by nanoseconds: UInt64) throws(FusionError) {
-        guard let clock = environment.clock as? ManualClock else {
+        guard let clock else {
             throw FusionError(
                 .invalidArgument,
                 "this \"\(F.name)\" instance runs on the system clock; create it with {\"clock\":\"manual\"} to advance time")
@@ -231,9 +236,9 @@ final class JSONStore<F: Feature>: FeatureInstance {
         // (An effect that cannot settle is said after the move, which is made anyway.)
         store.enterCall()
         defer { store.leaveCall() }
-        let before = Result { () throws(FusionError) in try store.settle(waitingOn: clock, requests: environment.host) }
+        let before = Result { () throws(FusionError) in try store.settle(waitingOn: clock, requests: store.host) }
         clock.advance(by: .nanoseconds(Int64(clamping: nanoseconds)))
-        try store.settle(waitingOn: clock, requests: environment.host)
+        try store.settle(waitingOn: clock, requests: store.host)
         try before.get()
     }
 
@@ -242,20 +247,24 @@ final class JSONStore<F: Feature>: FeatureInstance {
     /// `Store.settle`), the whole counted as one call. On the system clock, only `body`:
     /// effects run by themselves there.
     @usableFromInline func answering(_ body: () throws(FusionError) -> Void) throws(FusionError) {
-        guard let clock = environment.clock as? ManualClock else { return try body() }
+        guard let clock else { return try body() }
         store.enterCall()
         defer { store.leaveCall() }
         try body()
-        try store.settle(waitingOn: clock, requests: environment.host)
+        try store.settle(waitingOn: clock, requests: store.host)
     }
 }
 
-/// The inputs without fields, decoded once per feature: `"increase"` then costs a
-/// few string comparisons instead of a trip through `Decodable`. A list, not a
-/// dictionary: for the handful of cases a feature has, comparing small strings (two
-/// machine words each) beats hashing.
+/// How a feature's inputs are read from JSON, made once per feature and shared by its
+/// instances: the catalog the inputs are checked and normalized with, and the inputs
+/// without fields, decoded once: `"increase"` then costs a few string comparisons instead
+/// of a trip through `Decodable`. A list, not a dictionary: for the handful of cases a
+/// feature has, comparing small strings (two machine words each) beats hashing. (One
+/// object, so that an instance's closure captures one reference for both: the catalog
+/// captured by value cost each instance a 176-byte closure context.)
 @usableFromInline
-final class FieldlessInputs<F: Feature>: Sendable {
+final class InputReader<F: Feature>: Sendable {
+    @usableFromInline let catalog: InputCatalog
     @usableFromInline let names: [String]
     @usableFromInline let inputs: [F.Input]
     /// Each name as the input's whole text, `"increase"`: matched byte for byte before
@@ -264,6 +273,7 @@ final class FieldlessInputs<F: Feature>: Sendable {
 
     @usableFromInline
     init(_ catalog: InputCatalog) {
+        self.catalog = catalog
         var names: [String] = []
         var inputs: [F.Input] = []
         for item in catalog.cases where item.fields.isEmpty && item.value == nil {
