@@ -69,10 +69,11 @@ let package = Package(
         .target(name: "FusionJSON", swiftSettings: inTheLibrary),
         // FusionKit re-exports FusionJSON: features and plugins import FusionKit alone.
         .target(name: "FusionKit", dependencies: ["FusionJSON", "CFusionLimits"], swiftSettings: inTheLibrary),
-        // The values behind fk_limit(), as C11 atomics (see Sources/FusionKit/Runtime/Limits.swift).
+        // The values behind fk_limit(), and the library's other process-wide counts, as C11 atomics
+        // (see Sources/FusionKit/Runtime/Limits.swift).
         .target(name: "CFusionLimits"),
         .target(name: "CFusionKit"),
-        .target(name: "FusionABI", dependencies: ["FusionKit", "CFusionKit"], swiftSettings: inTheLibrary),
+        .target(name: "FusionABI", dependencies: ["FusionKit", "CFusionKit", "CFusionLimits"], swiftSettings: inTheLibrary),
         .target(name: "FusionExamples", dependencies: ["FusionKit", "FusionABI"], swiftSettings: inTheLibrary),
         .executableTarget(
             name: "fusion-bench", dependencies: ["FusionKit", "FusionABI", "FusionExamples", "CFusionKit", "HeapProbe"],

@@ -23,6 +23,8 @@ DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "python-bench.json": (*PYTHON, "bindings/python/bench.py"),
     "java-bench.json": (*LIBRARY, "bindings/java", "Benchmarks/java"),
     "web-load.json": (*BRIDGE, "Benchmarks/web-load"),
+    # The smoke run's load on the tests' debug build: the regression guard's reference.
+    "web-load-guard.json": (*BRIDGE, "Benchmarks/web-load"),
     "time-travel.json": (*LIBRARY, "Benchmarks/time-travel"),
     "journal-cost.json": (*PYTHON, "Benchmarks/journal/cost.py"),
     "clock-records.json": (*PYTHON, "Benchmarks/journal/clock_records.py"),

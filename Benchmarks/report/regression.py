@@ -29,7 +29,9 @@ same thing; otherwise it is listed as not compared, with the reason:
   build (--bench-build; scripts/bench --smoke builds it so, which is cheap after the
   release library), and the bridge's p99 only when its `fusion` is (--build; the smoke
   run's is the debug build the tests made: a release build of the bridge's packages
-  would double CI's build time); the library both load is the release build either way;
+  would double CI's build time), so the full run measures the smoke run's load on that
+  debug build too, as the guard's reference (web-load-guard.json, not rendered); the
+  library both load is the release build either way;
 - the Python ratios weigh the interpreter's speed against C's: compared only when both
   ran on the same Python (major.minor) version;
 - the web p99 depends on the load: compared only at the same sessions and rate.
@@ -72,6 +74,8 @@ class Figure:
     incomparable: Callable[[Raw, Raw, str], str | None]
     #: The program that measured it: "fusion-bench", or "fusion" (the bridge, for web-load).
     program: str = "fusion-bench"
+    #: The committed file compared with the smoke run's `results`, when not the same name.
+    reference: str | None = None
 
     def limit(self, committed: float) -> float:
         return committed / self.band if self.higher_is_better else committed * self.band
@@ -95,11 +99,14 @@ def fastest(over: list[float], under: list[float]) -> float:
 
 
 def _same_web_load(committed: Raw, smoke: Raw, build: str) -> str | None:
-    def loads(raw: Raw) -> set[tuple[int, int]]:
-        return {(load["sessions"], load["intervalMs"]) for load in raw["loads"]}
+    def loads(raw: Raw) -> set[tuple[int, int, int]]:
+        return {(load["sessions"], load["intervalMs"], load.get("inputsPerSession", 0)) for load in raw["loads"]}
     if not loads(committed) & loads(smoke):
         return "the smoke run's load differs from every committed load"
-    return _release_only(committed, smoke, build)
+    measured_on = committed.get("fusionBuild", "release")
+    if build != measured_on:
+        return f"the smoke run's program is a {build} build (the committed, {measured_on})"
+    return None
 
 
 def _python_ratio(over: str, under: str) -> Callable[[Raw], float]:
@@ -147,7 +154,8 @@ FIGURES: tuple[Figure, ...] = (
            _python_ratio("package", "ctypes"), False, MEDIAN_BAND, _same_python),
     Figure("Python: plain Python / send_and_read (dict)", "python-bench.json",
            _python_ratio("plain", "package-dict"), True, MEDIAN_BAND, _same_python),
-    Figure("Web: bridge p99 / C ABI p99", "web-load.json", _web_over_abi, False, TAIL_BAND, _same_web_load, "fusion"),
+    Figure("Web: bridge p99 / C ABI p99", "web-load.json", _web_over_abi, False, TAIL_BAND, _same_web_load, "fusion",
+           "web-load-guard.json"),
 )
 
 
@@ -180,7 +188,7 @@ def compare(committed: Path, smoke: Path, build: str, figures: tuple[Figure, ...
     builds = {"fusion": build, "fusion-bench": bench_build or build}
     outcomes = []
     for figure in figures:
-        paths = committed / figure.results, smoke / figure.results
+        paths = committed / (figure.reference or figure.results), smoke / figure.results
         if not all(path.is_file() for path in paths):
             missing = " and ".join(str(path) for path in paths if not path.is_file())
             outcomes.append(Outcome(figure, None, None, f"no results at {missing}"))

@@ -56,6 +56,9 @@ def main() -> None:
         "benchmark": "web-load",
         "measured": results.measured_now(),
         "machine": {"cores": os.cpu_count()},
+        # How `fusion` was built (SwiftPM's folder: debug or release): the regression guard
+        # compares only like with like.
+        "fusionBuild": Path(args.fusion).resolve().parent.name,
         "runsPerLoad": args.runs,
         "loads": measured,
         # Every run of every load created one Counter per session and left them idle first.

@@ -7,6 +7,13 @@ static _Atomic int64_t values[FUSION_LIMIT_COUNT] = {
     FUSION_LIMIT_HOST_REQUESTS_DEFAULT, FUSION_LIMIT_INSTANCES_DEFAULT,
 };
 static _Atomic int64_t live_instances = 0;
+static _Atomic int64_t last_error_holders = 0;
+
+void fusion_last_error_holders_add(int64_t change) {
+    atomic_fetch_add_explicit(&last_error_holders, change, memory_order_relaxed);
+}
+
+int fusion_last_error_held(void) { return atomic_load_explicit(&last_error_holders, memory_order_relaxed) != 0; }
 
 int64_t fusion_limit_get(int32_t id) {
     if (id < 0 || id >= FUSION_LIMIT_COUNT) return 0;

@@ -55,6 +55,12 @@ import FusionKit
         let target = try InstanceTable.shared.lookup(instance)
         guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
         try InjectedFault.checkState()
+        if let (memory, length, version) = try target.mallocState() {
+            outJSON.pointee = memory.assumingMemoryBound(to: CChar.self)
+            outLength?.pointee = length
+            outVersion?.pointee = version
+            return
+        }
         let (bytes, version) = try target.stateJSON()
         outJSON.pointee = try CArguments.owned(bytes)
         outLength?.pointee = bytes.count

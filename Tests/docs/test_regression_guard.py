@@ -92,7 +92,7 @@ def test_a_tail_ratio_has_the_wider_band(tmp_path: Path) -> None:
     def web(p99: float) -> dict[str, Any]:
         runs = [{"webP99Ms": p99, "abiP99Ms": 0.01}]
         return {"loads": [{"sessions": 50, "intervalMs": 100, "runs": runs}]}
-    committed, smoke = folders(tmp_path, {"web-load.json": web(1.0)}, {"web-load.json": web(1.9)})
+    committed, smoke = folders(tmp_path, {"web-load-guard.json": web(1.0)}, {"web-load.json": web(1.9)})
     name = "Web: bridge p99 / C ABI p99"
     assert not outcome(regression.compare(committed, smoke, "release"), name).failed
     (smoke / "web-load.json").write_text(json.dumps(web(2.1)))
@@ -101,15 +101,17 @@ def test_a_tail_ratio_has_the_wider_band(tmp_path: Path) -> None:
 
 def test_the_c_ratios_follow_fusion_bench_s_build_and_the_web_p99_the_bridge_s(tmp_path: Path) -> None:
     """The smoke run builds fusion-bench in release and keeps the tests' debug `fusion`:
-    the patch ratios are then compared (and a patch gone bad fails), the web p99 is not."""
+    the patch ratios are then compared (and a patch gone bad fails); the web p99 only
+    against a reference measured on the same build (web-load-guard.json)."""
     def patch(ratio: float) -> dict[str, Any]:
         return {"comparisons": [], "patch": [{"networks": 1000, "patchNanos": [ratio * 100.0], "wholeNanos": [100.0]}]}
 
-    def web(p99: float) -> dict[str, Any]:
-        return {"loads": [{"sessions": 50, "intervalMs": 100, "runs": [{"webP99Ms": p99, "abiP99Ms": 0.01}]}]}
+    def web(p99: float, build: str) -> dict[str, Any]:
+        return {"fusionBuild": build,
+                "loads": [{"sessions": 50, "intervalMs": 100, "runs": [{"webP99Ms": p99, "abiP99Ms": 0.01}]}]}
 
-    committed, smoke = folders(tmp_path, {"fusion-bench.json": patch(0.064), "web-load.json": web(1.0)},
-                               {"fusion-bench.json": patch(1.0), "web-load.json": web(9.0)})
+    committed, smoke = folders(tmp_path, {"fusion-bench.json": patch(0.064), "web-load-guard.json": web(1.0, "release")},
+                               {"fusion-bench.json": patch(1.0), "web-load.json": web(9.0, "debug")})
     outcomes = regression.compare(committed, smoke, "debug", bench_build="release")
     found = outcome(outcomes, "C: patch / whole state at 1,000 networks")
     assert found.skipped is None and found.failed and "band 2×" in str(found)
@@ -118,3 +120,7 @@ def test_the_c_ratios_follow_fusion_bench_s_build_and_the_web_p99_the_bridge_s(t
     assert not bridge.failed and bridge.skipped == "the smoke run's program is a debug build (the committed, release)"
     both_debug = outcome(regression.compare(committed, smoke, "debug"), "C: patch / whole state at 1,000 networks")
     assert both_debug.skipped is not None and not both_debug.failed
+    # Against a reference measured on the debug build, as the full run makes it: compared.
+    (committed / "web-load-guard.json").write_text(json.dumps(web(1.0, "debug")))
+    bridge = outcome(regression.compare(committed, smoke, "debug", bench_build="release"), "Web: bridge p99 / C ABI p99")
+    assert bridge.skipped is None and bridge.failed and "smoke 900, committed 100" in str(bridge)

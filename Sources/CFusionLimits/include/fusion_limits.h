@@ -33,4 +33,11 @@ __attribute__((visibility("hidden"))) int64_t fusion_instances_reserve(int64_t l
 /* One live instance fewer (destroyed, or a reservation given back). */
 __attribute__((visibility("hidden"))) void fusion_instances_release(void);
 
+/* How many threads hold a last-error message (FusionABI's LastError), moved by +1 or -1:
+ * a success on a thread that holds none, the common case, need not look up its
+ * thread-specific slot. */
+__attribute__((visibility("hidden"))) void fusion_last_error_holders_add(int64_t change);
+/* Whether any thread may hold one (a thread always sees its own changes). */
+__attribute__((visibility("hidden"))) int fusion_last_error_held(void);
+
 #endif

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A running feature seen through JSON only: what the C ABI drives.
 public protocol FeatureInstance: AnyObject, Sendable {
     var featureName: String { get }
@@ -10,6 +16,9 @@ public protocol FeatureInstance: AnyObject, Sendable {
     func sendAndWriteState(json: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (
         length: Int, version: UInt64
     )
+    /// The state's JSON and a NUL in memory from `malloc` that the caller frees, with its
+    /// version; nil when only `stateJSON` can tell (see `Store.mallocState`).
+    func mallocState() throws(FusionError) -> (memory: UnsafeMutableRawPointer, length: Int, version: UInt64)?
     /// The state written into `buffer`, as `sendAndWriteState` writes it.
     func writeState(into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64)
     var version: UInt64 { get }
@@ -72,6 +81,8 @@ final class JSONStore<F: Feature>: FeatureInstance {
     /// The state as JSON (nil) or what changed since a version (`Store.patch`): one closure
     /// for both, for the same reason.
     @usableFromInline let readState: @Sendable (_ patchSince: UInt64?) throws(FusionError) -> (bytes: [UInt8], version: UInt64)
+    /// `Store.mallocState`, specialized (a closure capturing only the store costs no allocation).
+    @usableFromInline let readMalloced: @Sendable () throws(FusionError) -> (memory: UnsafeMutableRawPointer, length: Int, version: UInt64)?
 
     @inlinable
     init(store: Store<F>, reader: InputReader<F>, environment: Environment) {
@@ -92,6 +103,7 @@ final class JSONStore<F: Feature>: FeatureInstance {
             guard let since else { return try store.encodedState() }
             return try store.patch(since: since)
         }
+        readMalloced = { () throws(FusionError) in try store.mallocState() }
     }
 
     /// The input `json` spells, or the error that says why it is not one.
@@ -131,6 +143,10 @@ final class JSONStore<F: Feature>: FeatureInstance {
     }
 
     @usableFromInline func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try readState(nil) }
+
+    @usableFromInline func mallocState() throws(FusionError) -> (memory: UnsafeMutableRawPointer, length: Int, version: UInt64)? {
+        try readMalloced()
+    }
 
     @usableFromInline func sendAndWriteState(json: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError)
         -> (length: Int, version: UInt64)
@@ -267,9 +283,12 @@ final class InputReader<F: Feature>: Sendable {
     @usableFromInline let catalog: InputCatalog
     @usableFromInline let names: [String]
     @usableFromInline let inputs: [F.Input]
-    /// Each name as the input's whole text, `"increase"`: matched byte for byte before
-    /// any parsing, the common case of a button press.
-    @usableFromInline let quotedNames: [[UInt8]]
+    /// Each name as the input's whole text, `"increase"`, one after another: matched byte
+    /// for byte before any parsing, the common case of a button press. One flat array and
+    /// the offsets where each ends (name `i` is `quotedEnds[i - 1]..<quotedEnds[i]`), not
+    /// an array of arrays: reading an inner array retains and releases it, on every input.
+    @usableFromInline let quotedBytes: [UInt8]
+    @usableFromInline let quotedEnds: [Int]
 
     @usableFromInline
     init(_ catalog: InputCatalog) {
@@ -285,7 +304,14 @@ final class InputReader<F: Feature>: Sendable {
         }
         self.names = names
         self.inputs = inputs
-        quotedNames = names.map { [UInt8(ascii: "\"")] + Array($0.utf8) + [UInt8(ascii: "\"")] }
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
+        for name in names {
+            bytes += [UInt8(ascii: "\"")] + Array(name.utf8) + [UInt8(ascii: "\"")]
+            ends.append(bytes.count)
+        }
+        quotedBytes = bytes
+        quotedEnds = ends
     }
 
     /// The input whose text is exactly `"name"` for one of the names (no spaces, no
@@ -293,11 +319,17 @@ final class InputReader<F: Feature>: Sendable {
     @inlinable
     func input(quoted json: UnsafeRawBufferPointer) -> F.Input? {
         guard json.count >= 2, json[0] == UInt8(ascii: "\""), json[json.count - 1] == UInt8(ascii: "\"") else { return nil }
-        for index in quotedNames.indices where quotedNames[index].count == json.count {
-            let same = quotedNames[index].withUnsafeBytes { memcmpEqual($0, json) }
-            if same { return inputs[index] }
+        return quotedBytes.withUnsafeBytes { all in
+            var start = 0
+            for index in quotedEnds.indices {
+                let end = quotedEnds[index]
+                if end - start == json.count, memcmpEqual(UnsafeRawBufferPointer(rebasing: all[start..<end]), json) {
+                    return inputs[index]
+                }
+                start = end
+            }
+            return nil
         }
-        return nil
     }
 
     /// The input `value` names, when it is a field-less case written `"name"` or `{"name":{}}`.
@@ -325,6 +357,6 @@ final class InputReader<F: Feature>: Sendable {
 @inlinable
 func memcmpEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
     guard a.count == b.count else { return false }
-    for index in 0..<a.count where a[index] != b[index] { return false }
-    return true
+    guard let first = a.baseAddress, let second = b.baseAddress else { return true }  // both empty
+    return memcmp(first, second, a.count) == 0
 }
