@@ -139,6 +139,9 @@ def _web_over_abi(raw: Raw) -> float | None:
     return median(r["webP99Ms"] for r in runs) / median(r["abiP99Ms"] for r in runs)
 
 
+#: Committed results that only this guard reads (no document renders them).
+REFERENCES = frozenset({"web-load-guard.json"})
+
 FIGURES: tuple[Figure, ...] = (
     Figure("C: Counter round trip, Foundation baseline / C ABI", "fusion-bench.json", _comparison("counter"), True,
            MEDIAN_BAND, _release_only),
