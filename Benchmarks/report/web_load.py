@@ -32,11 +32,46 @@ def _at_least(limit: float) -> Callable[[float], bool]:
     return lambda value: value >= limit
 
 
+#: How the loader waits between sends (web_load.c --wait), as the block says it.
+_WAITS = {"sleep": "sleeping until its next send and waking for answers, as clients do",
+          "spin": "polling without sleeping"}
+
+
+def _per_input_us(runs: list[dict[str, Any]], key: str) -> str:
+    return nanoseconds(median(r[key] / r["answered"] for r in runs) * 1e6)
+
+
+def _where_the_time_goes(loads: list[dict[str, Any]]) -> list[str]:
+    """Per load: the judged runs beside the polling ones, with what the scheduler counted
+    for both processes during the load (web_load.c reads /proc schedstat)."""
+    rows = []
+    for load in loads:
+        per_second = load["sessions"] * 1000 // load["intervalMs"]
+        for label, runs in (("sleeping (the runs above)", load["runs"]), ("polling (as before 2026-11-27)",
+                                                                         load.get("pollingRuns", []))):
+            if not runs or not all("serverWaitedMs" in r for r in runs):
+                continue
+            rows.append(
+                f"| {count(per_second)} | {label}, {len(runs)} run{'s' if len(runs) > 1 else ''} "
+                f"| {ms(median(r['webP50Ms'] for r in runs))} | {ms(median(r['webP99Ms'] for r in runs))} "
+                f"| {_per_input_us(runs, 'serverCpuMs')} | {_per_input_us(runs, 'serverWaitedMs')} "
+                f"| {median(r['loaderCpuMs'] / r['loadMs'] for r in runs):.0%} |")
+    if not rows:
+        return []
+    return ["", "Where an input's time goes: the same loads with the loader polling, as every run before "
+            "2026-11-27 did. The scheduler's accounts (`/proc/PID/task/*/schedstat`, read by the loader before and "
+            "after the load) give the CPU time the bridge's threads used and the time they waited, ready to run, "
+            "for a CPU; both per input answered. Medians of the runs.", "",
+            "| inputs per second | the loader | web p50 | web p99 | bridge CPU per input | bridge threads' wait for a "
+            "CPU, per input | loader's CPU (share of one core) |", "|---|---|---|---|---|---|---|", *rows]
+
+
 def render(raw: dict[str, Any]) -> str:
     loads = raw["loads"]
     lines = [
         f"Measured {raw['measured']}: `Benchmarks/web-load/run.py`, release build, {raw['runsPerLoad']} runs per "
-        f"load, each on a fresh `fusion serve`; the loader (`web_load.c`, epoll, one WebSocket per session, polling without sleeping) runs on "
+        f"load, each on a fresh `fusion serve`; the loader (`web_load.c`, epoll, one WebSocket per session, "
+        f"{_WAITS[raw.get('loaderWait', 'spin')]}) runs on "
         f"the same {raw['machine']['cores']} cores as the server. Latency is from writing an input to reading its "
         "change (the Counter's state is small enough to go whole, `fk_state_patch` decides). The C ABI columns are the same inputs in the same run, in-process: `fk_send` then `fk_state_patch`, "
         "the library work the bridge does per input. Every column is the median of the runs.",
@@ -64,6 +99,7 @@ def render(raw: dict[str, Any]) -> str:
             f"{judge(rates, _at_least(per_second * (1 - RATE_WITHIN)))}. The library's work is "
             f"{abi50 / p50:.0%} of the web p50; the rest is the trip (two WebSocket frames on loopback, the bridge's "
             "tasks, the loader sharing the cores).")
+    lines += _where_the_time_goes(loads)
     idle = raw["idleSessionBytes"]
     lines += [
         "",

@@ -20,6 +20,8 @@
 ** so the server has the cores to itself; each latency then includes the loader's own
 ** wake-up. --wait spin polls without sleeping instead (what every run before
 ** 2026-11-26 did): no wake-up in the latencies, but one core taken from the server.
+** During the load, the scheduler's accounts of both processes' threads (/proc schedstat):
+** the CPU time each used, and how long their threads waited for a CPU while ready to run.
 ** Prints one JSON object.
 */
 #define _GNU_SOURCE
@@ -39,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 
 #include "fusionkit.h"
 
@@ -63,6 +66,35 @@ static long rss_kib(int pid) {
         if (strncmp(line, "VmRSS:", 6) == 0) kib = strtol(line + 6, NULL, 10);
     fclose(file);
     return kib;
+}
+
+/* What the scheduler says of a process's threads (/proc/PID/task/TID/schedstat, summed):
+ * the CPU time they ran, and the time they waited on a run queue, ready but with no CPU
+ * free (what makes a tail on two cores). Nanoseconds, since each thread started. */
+typedef struct { double cpu_ns, waited_ns; } sched_totals;
+
+static sched_totals sched_of(int pid) {
+    sched_totals totals = {0, 0};
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *tasks = opendir(path);
+    if (!tasks) return totals;
+    struct dirent *task;
+    while ((task = readdir(tasks))) {
+        if (task->d_name[0] == '.') continue;
+        char file[320];
+        snprintf(file, sizeof file, "/proc/%d/task/%s/schedstat", pid, task->d_name);
+        FILE *stat = fopen(file, "r");
+        if (!stat) continue;  /* a thread that ended meanwhile */
+        double cpu = 0, waited = 0;
+        if (fscanf(stat, "%lf %lf", &cpu, &waited) == 2) {
+            totals.cpu_ns += cpu;
+            totals.waited_ns += waited;
+        }
+        fclose(stat);
+    }
+    closedir(tasks);
+    return totals;
 }
 
 /* ---- WebSocket, client side (RFC 6455): masked frames out, plain frames in ---- */
@@ -282,6 +314,7 @@ int main(int argc, char **argv) {
 
     /* 2. The load. */
     int epoll = epoll_create1(EPOLL_CLOEXEC);
+    sched_totals server_before = sched_of(server_pid), loader_before = sched_of(getpid());
     double start = now_ms();
     for (int i = 0; i < sessions; i++) {
         connection *c = &all[i];
@@ -348,6 +381,7 @@ int main(int argc, char **argv) {
         }
     }
     double load_ms = now_ms() - start;
+    sched_totals server_after = sched_of(server_pid), loader_after = sched_of(getpid());
     long rss_loaded = rss_kib(server_pid);
     for (int i = 0; i < sessions; i++) close(all[i].fd);
     qsort(latencies, done, sizeof *latencies, compare);
@@ -361,11 +395,14 @@ int main(int argc, char **argv) {
     printf("{\"sessions\":%d,\"inputsPerSession\":%d,\"intervalMs\":%d,\"inputs\":%zu,\"answered\":%zu,\"errors\":%zu,"
            "\"setupMs\":%.1f,\"loadMs\":%.1f,\"inputsPerSecond\":%.0f,"
            "\"webP50Ms\":%.4f,\"webP99Ms\":%.4f,\"webMaxMs\":%.4f,\"okP50Ms\":%.4f,\"okP99Ms\":%.4f,\"abiP50Ms\":%.5f,\"abiP99Ms\":%.5f,"
-           "\"rssBeforeKiB\":%ld,\"rssHalfKiB\":%ld,\"rssAllKiB\":%ld,\"rssLoadedKiB\":%ld,\"idleSessionBytes\":%.0f}\n",
+           "\"rssBeforeKiB\":%ld,\"rssHalfKiB\":%ld,\"rssAllKiB\":%ld,\"rssLoadedKiB\":%ld,\"idleSessionBytes\":%.0f,"
+           "\"serverCpuMs\":%.1f,\"serverWaitedMs\":%.1f,\"loaderCpuMs\":%.1f,\"loaderWaitedMs\":%.1f}\n",
            sessions, inputs, interval_ms, total, done, errors, setup_ms, load_ms, done / (load_ms / 1000.0),
            percentile(latencies, done, 0.50), percentile(latencies, done, 0.99), done ? latencies[done - 1] : 0,
            percentile(ok_latencies, oks, 0.50), percentile(ok_latencies, oks, 0.99),
            percentile(abi, total, 0.50), percentile(abi, total, 0.99),
-           rss_before, rss_half, rss_all, rss_loaded, per_session);
+           rss_before, rss_half, rss_all, rss_loaded, per_session,
+           (server_after.cpu_ns - server_before.cpu_ns) / 1e6, (server_after.waited_ns - server_before.waited_ns) / 1e6,
+           (loader_after.cpu_ns - loader_before.cpu_ns) / 1e6, (loader_after.waited_ns - loader_before.waited_ns) / 1e6);
     return done == total && errors == 0 ? 0 : 2;
 }
