@@ -6,7 +6,7 @@ longest waits for a CPU of every thread (`perf sched latency --sort max`). Needs
 the rights to record scheduler events (root, or kernel.perf_event_paranoid <= 1).
 
     Benchmarks/web-load/profile_tail.py --fusion .build/release/fusion --loader .build/bench/web_load \\
-        --library .build/release/libFusionExamples.so --out docs/profiles/web-bridge-tail.md
+        --library .build/release/libFusionExamples.so --out Benchmarks/profiles/web-bridge-tail.md
 """
 from __future__ import annotations
 

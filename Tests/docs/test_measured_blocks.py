@@ -163,6 +163,32 @@ def test_web_load_compares_like_with_like() -> None:
     assert "the p99 target (under 1 ms) in every run: NOT met (held in 0 of 3 runs)" in web_load.render(raw)
 
 
+def test_web_load_shows_where_the_time_goes_with_the_loader_polling_beside() -> None:
+    """The judged runs (the loader sleeping) and the polling ones, with the scheduler's
+    accounts per input answered; the polling runs' p99 is shown, never judged."""
+    def run(p99: float, server_cpu: float, waited: float, loader_cpu: float) -> dict[str, Any]:
+        return {"webP50Ms": 0.1, "webP99Ms": p99, "abiP50Ms": 0.001, "abiP99Ms": 0.002, "inputsPerSecond": 2000,
+                "idleSessionBytes": 1024, "answered": 20000, "loadMs": 10000.0, "serverCpuMs": server_cpu,
+                "serverWaitedMs": waited, "loaderCpuMs": loader_cpu}
+    raw = {"measured": "t", "machine": {"cores": 2}, "runsPerLoad": 1, "idleSessions": 1000, "loaderWait": "sleep",
+           "idleSessionBytes": [1024],
+           "loads": [{"sessions": 1000, "intervalMs": 500, "inputsPerSession": 20,
+                      "runs": [run(0.5, 2000.0, 1000.0, 1000.0)], "pollingRuns": [run(8.0, 1600.0, 1200.0, 10000.0)]}]}
+    text = web_load.render(raw)
+    assert "sleeping until its next send and waking for answers" in text
+    assert "| 2,000 | sleeping (the runs above), 1 run | 100 µs | 500 µs | 100 µs | 50.0 µs | 10% |" in text
+    assert "| 2,000 | polling (as before 2026-11-27), 1 run | 100 µs | 8.00 ms | 80.0 µs | 60.0 µs | 100% |" in text
+    assert "the p99 target (under 1 ms) in every run: met; p99 per run: 500 µs." in text
+    # Results from before the accounts were kept: no such table, and the loader said to poll.
+    del raw["loaderWait"]
+    for load in raw["loads"]:
+        load["pollingRuns"] = []
+        for r in load["runs"]:
+            del r["serverWaitedMs"]
+    old = web_load.render(raw)
+    assert "Where an input's time goes" not in old and "polling without sleeping" in old
+
+
 def cluster_raw(none_p99: list[float], postgres_p99: list[float], back: list[float],
                 alone_p99: list[float] | None = None, postgres_p50: float = 0.8) -> dict[str, Any]:
     def run(p99: float, p50: float = 0.5) -> dict[str, Any]:
