@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from figures import median, paired, sig, times
+from figures import listing, median, paired, sig, times
 from verdicts import judge
 
 DOCUMENT, BLOCK, RESULTS = "docs/performance.md", "python-bench", "python-bench.json"
@@ -24,6 +24,8 @@ ROWS = (
     ("package, two calls: `send(\"increase\")` then `.state` (a dict)", "two-calls"),
     ("bare ctypes: `fk_send_and_read_call` as the package calls it, with `.value`, without the method around it",
      "ctypes"),
+    ("the least a method can do: the same call in a Python method returning `.value` and the version "
+     "(no buffer pool, no checks)", "method"),
     ("the floor: one ctypes call of the same kind (`fk_version`: two prepared arguments, the GIL kept, no restype)",
      "call"),
     ("one ctypes call through `argtypes`, releasing the GIL (`lib.c.fk_version`), for comparison", "call-argtypes"),
@@ -35,6 +37,19 @@ ROWS = (
 
 def us(seconds: float) -> str:
     return f"{sig(seconds * 1e6)} µs"
+
+
+def _thinnest(runs: list[dict[str, list[float]]], every: str) -> list[str]:
+    """What the thinnest method returning the same costs over the bare call: the least any
+    pure-ctypes package can reach, beside the target."""
+    if not all("method" in run for run in runs):
+        return []
+    floor = [paired(run["method"], run["ctypes"]) for run in runs]
+    under = sum(1 for r in floor if r <= 1.35)
+    return [f"- The thinnest Python method that returns what `send_and_read_json` returns (the same call, `.value` "
+            f"and the version; no buffer pool, no checks) already costs {listing(times(r) for r in floor)} the bare "
+            f"call ({'every run' if len(runs) > 1 else 'this run'}); at most 1.35× {every}: "
+            f"{'met' if under == len(floor) else f'not reached (in {under} of {len(floor)} runs)'}."]
 
 
 def render(raw: dict[str, Any]) -> str:
@@ -72,6 +87,7 @@ def render(raw: dict[str, Any]) -> str:
         "",
         f"- Against the bare ctypes call: the package's round trip costs {times(over_bare)} "
         f"`fk_send_and_read_call` with `.value`, without the method around it ({us(med['ctypes'])}); {said(1)}.",
+        *_thinnest(runs, every),
         f"- The state as a dict: `send_and_read` is {times(dict_ratio)} faster than plain Python "
         f"({us(med['package-dict'])}); {said(2)}.",
     ]

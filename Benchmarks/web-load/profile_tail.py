@@ -11,7 +11,6 @@ the rights to record scheduler events (root, or kernel.perf_event_paranoid <= 1)
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
@@ -59,7 +58,7 @@ def main() -> None:
     args = parser.parse_args()
     found = provenance.commit()
     commit = f"commit {found['commit'][:12]}" + (" (with uncommitted changes)" if found["dirty"] else "")
-    parts = [f"# The web bridge's tail: where the slow inputs waited\n",
+    parts = ["# The web bridge's tail: where the slow inputs waited\n",
              f"Recorded by `Benchmarks/web-load/profile_tail.py` on {commit}. A dated record, not a "
              "measured block: run the script again to see today's.\n",
              f"The load: {SESSIONS:,} sessions, an input every {INTERVAL_MS} ms each (2,000 per second), "

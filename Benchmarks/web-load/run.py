@@ -34,6 +34,13 @@ LOADS = [  # (sessions, interval between one session's inputs in ms, inputs per 
 SMOKE_LOAD = (100, 50, 20)  # 2,000 inputs per second for one second
 
 
+def load_run(args: argparse.Namespace, sessions: int, interval: int, inputs: int, wait: str) -> dict[str, Any]:
+    """One run of one load, the loader waiting as `wait` says; printed as it is measured."""
+    result, _ = run_once(args.fusion, args.loader, args.library, sessions, interval, inputs, wait=wait)
+    print(json.dumps(result), file=sys.stderr)
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fusion", required=True)
@@ -54,14 +61,8 @@ def main() -> None:
         # keeps one of the two cores busy, and the bridge's threads then wait for the other:
         # that, not the bridge's work, made the p99 (docs/performance.md, "The web bridge's
         # tail"). A few polling runs are kept beside the judged ones, to show it.
-        def load_runs(count: int, wait: str) -> list[dict[str, Any]]:
-            done = [run_once(args.fusion, args.loader, args.library, sessions, interval, inputs, wait=wait)[0]
-                    for _run in range(count)]
-            for result in done:
-                print(json.dumps(result), file=sys.stderr)
-            return done
-
-        runs, polling = load_runs(args.runs, "sleep"), load_runs(args.polling_runs, "spin")
+        runs, polling = ([load_run(args, sessions, interval, inputs, wait) for _run in range(count)]
+                         for count, wait in ((args.runs, "sleep"), (args.polling_runs, "spin")))
         measured.append({"sessions": sessions, "intervalMs": interval, "inputsPerSession": inputs, "runs": runs,
                          "pollingRuns": polling})
     raw: dict[str, Any] = {

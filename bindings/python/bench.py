@@ -25,6 +25,8 @@ Workloads, per round trip:
   package-dict  counter.send_and_read("increase")             (the same, the state as a dict)
   two-calls     counter.send("increase"); counter.state     (fk_send, then fk_state_into: a dict)
   ctypes        fk_send_and_read_call as the package calls it, and `.value`, no method around it
+  method        the same in the thinnest Python method returning what send_and_read_json does
+                (the text and the version; no buffer pool, no checks): what no pure-ctypes package beats
   call          the floor: fk_version as the package would call it (GIL kept, no restype, two prepared arguments)
   call-argtypes fk_version through lib.c (argtypes, the GIL released): what a plain ctypes call costs
   parse         the Counter's state text to a dict, as `.state` does it (json's C scanner)
@@ -122,6 +124,25 @@ def workloads(lib: fusionkit.Library, counter: fusionkit.Instance) -> dict[str, 
             send_and_read_call(call_ref, increase)
             memory.value
 
+    # The least a method returning what send_and_read_json returns can do: the bare call
+    # in a Python method, `.value` and the version, as a tuple; no pool, no checks.
+    class ThinnestMethod:
+        __slots__ = ("call", "ref", "memory", "version")
+
+        def __init__(self) -> None:
+            self.call, self.ref, self.memory = send_and_read_call, call_ref, memory
+            self.version = ctypes.c_uint64.from_buffer(call, Call.version.offset)
+
+        def send_and_read_json(self, text: bytes) -> tuple[bytes, int]:
+            self.call(self.ref, text)
+            return self.memory.value, self.version.value
+
+    thinnest = ThinnestMethod()
+
+    def thinnest_method(n: int) -> None:
+        for _ in range(n):
+            thinnest.send_and_read_json(increase)
+
     # The floor: the same kind of call as the package's (see holding_the_gil), two prepared arguments.
     floor_version = holding_the_gil(c, "fk_version")
     handle_argument = ctypes.c_uint64(handle)
@@ -142,7 +163,8 @@ def workloads(lib: fusionkit.Library, counter: fusionkit.Instance) -> dict[str, 
             scan(state_text.decode("utf-8"), 0)
 
     return {"package": package, "plain": plain_python, "package-dict": package_dict, "two-calls": two_calls,
-            "ctypes": bare_ctypes, "call": one_call, "call-argtypes": argtypes_call, "parse": parse}
+            "ctypes": bare_ctypes, "method": thinnest_method, "call": one_call, "call-argtypes": argtypes_call,
+            "parse": parse}
 
 
 # The same round trip from C, timed inside the program: what the library's work costs with
