@@ -9,11 +9,14 @@ change is seen by Tests/docs/test_measured_blocks.py)."""
 from __future__ import annotations
 
 #: The example library as every benchmark loads it (libFusionExamples.so), and its C ABI.
+#: Package.swift too: its build settings (optimization, the dropped _StringProcessing import)
+#: change every program built from it.
 LIBRARY = ("Sources/FusionKit", "Sources/FusionABI", "Sources/FusionJSON", "Sources/FusionExamples",
-           "Sources/CFusionKit", "Sources/CFusionLimits", "include")
-#: `fusion serve`: the bridge and the host it loads the library through.
+           "Sources/CFusionKit", "Sources/CFusionLimits", "include", "Package.swift")
+#: `fusion serve`: the bridge, the host it loads the library through, and what the handshake
+#: and a crash run (sign-in, the fatal-signal handler), linked into every bridge.
 BRIDGE = (*LIBRARY, "Sources/FusionWeb", "Sources/FusionHost", "Sources/CFFI", "Sources/CFileSync",
-          "Sources/fusion")
+          "Sources/FusionAuth", "Sources/CFatalSignal", "Sources/fusion")
 #: The crash journal as the Python package writes and replays it.
 PYTHON = (*LIBRARY, "bindings/python/fusionkit")
 
