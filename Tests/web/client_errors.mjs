@@ -69,4 +69,16 @@ assert.equal(bridge.status, "closed");
 assert.equal(errors.length, 1);
 assert.ok(errors[0] instanceof FusionError && errors[0].status === "BRIDGE_UNAUTHENTICATED", String(errors[0]));
 assert.match(errors[0].message, /sign in again/);
+
+// An error that named no message while connected (a rate limit, with no call waiting) is
+// not why a later close happens: a 1008 after it is still reported as a refusal.
+sockets.length = 0;
+const second = await connect("ws://127.0.0.1:9/ws", { WebSocket: FakeSocket, storage: null, minDelay: 1 });
+const reported = [];
+second.onError((error) => reported.push(error.status));
+sockets[0].onmessage({ data: JSON.stringify({ type: "error", re: null, status: "BRIDGE_RATE_LIMITED", message: "slow down" }) });
+sockets[0].drop(1008, "too many instances of yours");
+await new Promise((resolve) => setTimeout(resolve, 20));
+assert.deepEqual(reported, ["BRIDGE_RATE_LIMITED", "BRIDGE_REFUSED"]);
+assert.equal(second.status, "closed");
 console.log("ok");

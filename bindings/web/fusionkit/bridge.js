@@ -86,7 +86,10 @@ export class Bridge {
         this._closedByPage = false;
         this._timer = null;
         this._first = null; // connect()'s promise, until the first welcome
-        this._lastRefusal = null; // an error with re: null, the reason a close may give
+        // The error that named no message on this socket before its welcome: why the
+        // bridge is closing it (a join refused). Errors after the welcome never count, so a
+        // later close says its own reason.
+        this._lastRefusal = null;
         // Message ids are unique in the session across reconnects and reloads: a random
         // token of this page's, then a count. The server remembers the ids of applied
         // inputs, and a page that lost its connection before a reply asks by them.
@@ -185,6 +188,7 @@ export class Bridge {
             return;
         }
         this._socket = socket;
+        this._lastRefusal = null;
         this._welcomed = false;
         socket.onmessage = (event) => this._received(socket, event.data);
         socket.onclose = (event) => this._closed(socket, event);
@@ -353,7 +357,7 @@ export class Bridge {
         if (!call) {
             if (message.type === "error") {
                 const error = new FusionError(message.status, message.message, message.re ?? null);
-                if (message.re === null || message.re === undefined) this._lastRefusal = error;
+                if ((message.re === null || message.re === undefined) && !this._welcomed) this._lastRefusal = error;
                 this._emitError(error);
             }
             return;
