@@ -1,11 +1,11 @@
 import FusionKit
 import Testing
 
+@testable import FusionExamples
+
 #if canImport(Glibc)
     import Glibc
 #endif
-
-@testable import FusionExamples
 
 /// `Store.mallocState`, what fk_state hands out: the same bytes as `encodedState` with a
 /// NUL after them, whether the state grew past the room the last length left or not.
