@@ -67,16 +67,49 @@ export function setText(element, text) {
 // Creation options from the query string
 
 /**
- * A query value as JSON when it reads as JSON (false, 3, {"a":1}), else as text.
+ * A query value as JSON when it reads as JSON the way the library reads it (false, 3,
+ * {"a":1}), else as text: an object with a key twice is text, since the library refuses
+ * it where JSON.parse would keep the last (docs/rules/input-shorthand.md).
  * @param {string} raw
  * @returns {JSONValue}
  */
 function parseValue(raw) {
+    let value;
     try {
-        return JSON.parse(raw);
+        value = JSON.parse(raw);
     } catch {
         return raw;
     }
+    return raw.includes("{") && hasDuplicateKey(raw) ? raw : value;
+}
+
+/**
+ * Whether valid JSON text has an object with the same key twice.
+ * @param {string} text
+ * @returns {boolean}
+ */
+function hasDuplicateKey(text) {
+    const open = []; // per open container: its keys (an object) or null (an array)
+    for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (c === "{") open.push(new Set());
+        else if (c === "[") open.push(null);
+        else if (c === "}" || c === "]") open.pop();
+        else if (c === '"') {
+            let end = i + 1;
+            while (text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+            let next = end + 1;
+            while (" \t\n\r".includes(text[next])) next++;
+            const keys = open[open.length - 1];
+            if (keys && text[next] === ":") {
+                const key = JSON.parse(text.slice(i, end + 1));
+                if (keys.has(key)) return true;
+                keys.add(key);
+            }
+            i = end;
+        }
+    }
+    return false;
 }
 
 /** Parameters that are the page's own, not creation options. */
