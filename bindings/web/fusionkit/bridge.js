@@ -2,6 +2,7 @@
 // and rejoined after a drop, replies matched to the calls that asked for them, and
 // server messages routed to the instances they name.
 
+import { absoluteURL, defaultURL, protocols } from "./address.js";
 import { FusionError, badArgument, messageOf, notConnected } from "./errors.js";
 import { failUnsure, randomToken, settleUnsure } from "./exactly-once.js";
 import { Instance } from "./instance.js";
@@ -22,28 +23,6 @@ const CLOSE_SESSION_MOVED = 4000;
  *  bad one, or it expired). The same connection would be refused again: stop. */
 const CLOSE_POLICY = 1008;
 const CLOSE_UNAUTHENTICATED = 4001;
-
-function defaultURL() {
-    const location = globalThis.location;
-    if (!location || !location.host) throw new FusionError("CLIENT_NO_URL", "connect() needs a URL outside a page served over http(s)");
-    return `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/ws`;
-}
-
-/** A relative URL ("/ws") made absolute against the page, with ws: or wss:. */
-function absoluteURL(url) {
-    if (/^wss?:/i.test(url) || !globalThis.location) return url;
-    const absolute = new URL(url, globalThis.location.href);
-    if (absolute.protocol === "http:") absolute.protocol = "ws:";
-    if (absolute.protocol === "https:") absolute.protocol = "wss:";
-    return absolute.href;
-}
-
-/** The subprotocols offered: the protocol's name, and the session to rejoin. The id goes
- *  there, not in the URL, which access logs keep (docs/security.md); one that is not
- *  32 hex digits (a stale or edited storage) is left out, and a new session starts. */
-function protocols(session) {
-    return typeof session === "string" && /^[0-9a-f]{32}$/.test(session) ? ["fusion", `fusion.session.${session}`] : ["fusion"];
-}
 
 /**
  * Opens a bridge to `fusion serve`. `url` defaults to ws(s)://<this page's host>/ws.
