@@ -52,6 +52,13 @@ public struct BridgeConfiguration: Sendable {
     /// quiet: a proxy in front (deploy/nginx.conf's `proxy_read_timeout`) then tells a
     /// frozen bridge from an idle page. nil: none.
     public var heartbeat: Duration? = .seconds(2)
+    /// How long a WebSocket may go with what the bridge sent unacknowledged by the page's
+    /// machine (the heartbeats are enough), or with no heartbeats, without an answer to the
+    /// system's keep-alive probes, before the bridge closes it: a page whose machine
+    /// vanished (its network cut, its laptop closed) does not hold its connection, and its
+    /// session's timeout starts. The system's TCP timers do it (`TCP_USER_TIMEOUT`,
+    /// keep-alive), with no task per connection.
+    public var peerTimeout: Duration = .seconds(30)
     /// How long a stopping bridge keeps answering after it closed every socket: a
     /// connection arriving meanwhile is told `BRIDGE_SHUTTING_DOWN` and closed with 1001
     /// (so a client behind a load balancer reconnects elsewhere) instead of refused.

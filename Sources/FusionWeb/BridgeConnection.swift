@@ -4,8 +4,13 @@ import NIOWebSocket
 import Synchronization
 
 /// One WebSocket of a session. Everything it sends goes through one queue drained by
-/// one writer, so messages leave in the order they were queued: the changes an input
-/// made are queued (as a flush) before the `ok` for it.
+/// one writer at a time, so messages leave in the order they were queued: the changes an
+/// input made are queued (as a flush) before the `ok` for it.
+///
+/// The writer is a task that runs only while something is queued, not one per connection
+/// waiting on the queue: each task keeps the memory its deepest call needed (its
+/// allocator's slabs) until it ends, about 3 KiB for a write, and a bridge holds thousands
+/// of idle connections (docs/performance.md, "memory per idle session").
 ///
 /// Changes are not queued as messages: a change marks its instance dirty and queues
 /// one flush, which reads a patch from the version this connection was last sent up
@@ -27,12 +32,24 @@ final class BridgeConnection: Sendable {
     static let maxQueuedMessages = 4096
     static let maxQueuedBytes = 8 << 20
 
+    /// How long a page has to answer a close before its socket is closed, so that a
+    /// frozen tab cannot hold up shutdown.
+    static let closeAnswerTime = Duration.seconds(1)
+
     let number: Int
-    let outgoing: AsyncStream<Outgoing>
-    private let continuation: AsyncStream<Outgoing>.Continuation
-    /// Fires once when the connection must be dropped without a close handshake.
-    let aborted: AsyncStream<Void>
-    private let abortContinuation: AsyncStream<Void>.Continuation
+    /// Closes the socket at once, with no close handshake: for a page that does not read,
+    /// whose writes are stuck (a close through the queue would be stuck behind them).
+    private let drop: @Sendable () -> Void
+
+    /// Where the writer writes, once the connection joined its session.
+    private struct Destination: Sendable {
+        let outbound: WebSocketOutboundWriter
+        let session: BridgeSession
+        /// Asked before each message: once the bridge may have lost the session to
+        /// another (its lease ran out while it was frozen), nothing of its copy goes out,
+        /// not even what was queued before; the close that follows still does.
+        let holds: @Sendable () -> Bool
+    }
 
     private struct Pending {
         /// Instances changed since the last flush, in the order they changed.
@@ -42,16 +59,33 @@ final class BridgeConnection: Sendable {
         /// The version of each instance this connection was last sent.
         var sent: [String: UInt64] = [:]
         var flushQueued = false
+        var queue: [Outgoing] = []
         var queuedMessages = 0
         var queuedBytes = 0
         var closing = false
+        var destination: Destination?
+        /// A writer is running (or being started); the next message queued starts one otherwise.
+        var writerRunning = false
+        /// Which writer that is: the handle of one that ended is not kept.
+        var writerNumber = 0
+        /// The running writer, for `finish` to stop it.
+        var writer: Task<Void, Never>?
+        /// The socket is gone, a close went out, or the connection ended: nothing more is written.
+        var ended = false
+
+        /// Marks a writer running when one is needed and none is: its destination and number.
+        mutating func startingWriter() -> (Destination, Int)? {
+            guard !writerRunning, !ended, !queue.isEmpty, let destination else { return nil }
+            writerRunning = true
+            writerNumber += 1
+            return (destination, writerNumber)
+        }
     }
     private let pending = Mutex(Pending())
 
-    init(number: Int) {
+    init(number: Int, drop: @escaping @Sendable () -> Void) {
         self.number = number
-        (outgoing, continuation) = AsyncStream.makeStream(of: Outgoing.self)
-        (aborted, abortContinuation) = AsyncStream.makeStream(of: Void.self)
+        self.drop = drop
     }
 
     /// Queues a message.
@@ -66,17 +100,34 @@ final class BridgeConnection: Sendable {
 
     /// Queues a close with a code and a reason; nothing queued after it is written.
     func close(_ code: WebSocketErrorCode, reason: String) {
-        let first = pending.withLock { state -> Bool in
-            defer { state.closing = true }
-            return !state.closing
+        let writer = pending.withLock { state -> (Destination, Int)? in
+            guard !state.closing else { return nil }
+            state.closing = true
+            state.queue.append(.close(code, reason))
+            return state.startingWriter()
         }
-        if first { continuation.yield(.close(code, reason)) }
+        if let writer { startWriter(writer) }
     }
 
-    /// Ends the queue once the connection is gone.
-    func finish() {
-        continuation.finish()
-        abortContinuation.finish()
+    /// Starts writing what is queued, and what is queued later, to `outbound`.
+    func startWriting(to outbound: WebSocketOutboundWriter, session: BridgeSession, holds: @escaping @Sendable () -> Bool) {
+        let writer = pending.withLock { state -> (Destination, Int)? in
+            state.destination = Destination(outbound: outbound, session: session, holds: holds)
+            return state.startingWriter()
+        }
+        if let writer { startWriter(writer) }
+    }
+
+    /// Ends the connection's writing once its socket is done: a writer stuck on a peer that
+    /// does not read, or waiting for the peer's answer to a close, stops; returns when it did.
+    func finish() async {
+        let writer = pending.withLock { state -> Task<Void, Never>? in
+            state.ended = true
+            state.queue = []
+            return state.writer
+        }
+        writer?.cancel()
+        await writer?.value
     }
 
     /// Notes that an instance changed; queues a flush unless one is queued already.
@@ -108,52 +159,94 @@ final class BridgeConnection: Sendable {
     }
 
     private func enqueue(_ item: Outgoing, bytes: Int) {
-        enum Verdict { case queue, drop, overflow }
+        enum Verdict { case queue((Destination, Int)?), drop, overflow }
         let verdict = pending.withLock { state -> Verdict in
-            if state.closing { return .drop }  // nothing after a close is written
+            if state.closing || state.ended { return .drop }  // nothing after a close is written
             guard state.queuedMessages < Self.maxQueuedMessages, state.queuedBytes + bytes <= Self.maxQueuedBytes else {
                 state.closing = true
                 return .overflow
             }
             state.queuedMessages += 1
             state.queuedBytes += bytes
-            return .queue
+            state.queue.append(item)
+            return .queue(state.startingWriter())
         }
         switch verdict {
-        case .queue: continuation.yield(item)
+        case .queue(let writer): if let writer { startWriter(writer) }
         case .drop: break
-        case .overflow: abortContinuation.yield()
+        case .overflow: drop()
         }
     }
 
-    /// Writes what is queued until the queue ends or a close is written. `holds` is asked
-    /// before each message: once the bridge may have lost the session to another (its
-    /// lease ran out while it was frozen), nothing of its copy goes out, not even what was
-    /// queued before; the close that follows still does.
-    func runWriter(outbound: WebSocketOutboundWriter, session: BridgeSession, holds: @Sendable () -> Bool) async {
-        do {
-            for await item in outgoing {
-                switch item {
-                case .text(let text):
-                    pending.withLock {
-                        $0.queuedMessages -= 1; $0.queuedBytes -= text.utf8.count
+    private func startWriter(_ writer: (destination: Destination, number: Int)) {
+        let task = Task.detached { await self.write(to: writer.destination, number: writer.number) }
+        let ended = pending.withLock { state -> Bool in
+            // It may have ended already, and another started: only a running one is kept.
+            if state.writerRunning, state.writerNumber == writer.number { state.writer = task }
+            return state.ended
+        }
+        if ended { task.cancel() }
+    }
+
+    /// Writes the queue until it is empty (the writer then ends), a close is written (then
+    /// waits `closeAnswerTime` for the page's answer before closing the socket, unless
+    /// cancelled by `finish`), or the socket fails.
+    private func write(to destination: Destination, number: Int) async {
+        let outbound = destination.outbound
+        while let batch = takeBatch(writer: number) {
+            for item in batch {
+                do {
+                    switch item {
+                    case .text(let text):
+                        pending.withLock {
+                            $0.queuedMessages -= 1; $0.queuedBytes -= text.utf8.count
+                        }
+                        guard destination.holds() else { continue }
+                        try await outbound.write(.text(text))
+                    case .flush:
+                        pending.withLock { $0.queuedMessages -= 1 }
+                        guard destination.holds() else { continue }
+                        for message in flush(destination.session) { try await outbound.write(.text(message)) }
+                    case .close(let code, let reason):
+                        try await outbound.close(code, reason: reason)
+                        end()
+                        try? await Task.sleep(for: Self.closeAnswerTime)
+                        if !Task.isCancelled { drop() }
+                        return
+                    case .heartbeat:
+                        pending.withLock { $0.queuedMessages -= 1 }
+                        try await outbound.write(.pong)
                     }
-                    guard holds() else { continue }
-                    try await outbound.write(.text(text))
-                case .flush:
-                    pending.withLock { $0.queuedMessages -= 1 }
-                    guard holds() else { continue }
-                    for message in flush(session) { try await outbound.write(.text(message)) }
-                case .close(let code, let reason):
-                    try await outbound.close(code, reason: reason)
+                } catch {
+                    // The socket is gone (or `finish` cancelled the write); the reader sees it end.
+                    end()
                     return
-                case .heartbeat:
-                    pending.withLock { $0.queuedMessages -= 1 }
-                    try await outbound.write(.pong)
                 }
             }
-        } catch {
-            // The socket is gone (or the task was cancelled); the reader sees it end.
+        }
+    }
+
+    /// What is queued, taken whole; nil when nothing is (the writer ends, and the next
+    /// message queued starts another).
+    private func takeBatch(writer number: Int) -> [Outgoing]? {
+        pending.withLock { state -> [Outgoing]? in
+            guard !state.ended, !state.queue.isEmpty else {
+                if state.writerNumber == number {
+                    state.writer = nil
+                    state.writerRunning = false
+                }
+                return nil
+            }
+            defer { state.queue = [] }
+            return state.queue
+        }
+    }
+
+    /// Nothing more is written: the socket failed, or a close went out.
+    private func end() {
+        pending.withLock { state in
+            state.ended = true
+            state.queue = []
         }
     }
 

@@ -20,7 +20,10 @@ struct ConnectionHandler: Sendable {
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, requestedSession: Substring?, proposedSession: String? = nil,
         user: AuthenticatedUser? = nil, drop: @escaping @Sendable () -> Void
     ) async {
-        let connection = registry.makeConnection()
+        let connection = registry.makeConnection { [logger] number in
+            logger.info("connection \(number): dropped, the page is not reading its messages")
+            drop()
+        }
         let session: BridgeSession
         do throws(BridgeError) {
             session = try await join(connection, requested: requestedSession, proposed: proposedSession, owner: user?.subject).get()
@@ -39,18 +42,11 @@ struct ConnectionHandler: Sendable {
             }
             return
         }
-        enum Side { case reader, writer, aborted, timer, expired }
-        await withTaskGroup(of: Side.self) { group in
-            group.addTask {
-                await connection.runWriter(outbound: outbound, session: session) { registry.holdsSessions }; return .writer
-            }
-            group.addTask {
-                await read(inbound, connection: connection, session: session, user: user); return .reader
-            }
-            group.addTask {
-                for await _ in connection.aborted { break }; return .aborted
-            }
-            if let user {
+        // Reading runs in this task; writing in a task that runs only while something is
+        // queued (BridgeConnection): an idle connection's tasks are most of its memory.
+        connection.startWriting(to: outbound, session: session) { registry.holdsSessions }
+        if let user {
+            await withTaskGroup(of: Void.self) { group in
                 // The token's end is the connection's: a rejoin must show a fresh one.
                 group.addTask {
                     try? await Task.sleep(for: .seconds(max(0, user.secondsLeft())))
@@ -58,30 +54,17 @@ struct ConnectionHandler: Sendable {
                         logger.info("connection \(connection.number): the token expired")
                         connection.close(BridgeCloseCode.unauthenticated, reason: "the token expired: sign in again")
                     }
-                    return .expired
                 }
+                await read(inbound, connection: connection, session: session, user: user)
+                group.cancelAll()
             }
-            var first = await group.next()
-            while first == .expired { first = await group.next() }
-            switch first {
-            case .writer:
-                // A close went out (or the socket broke): the peer has a second to answer
-                // before reading stops, so that a frozen tab cannot hold up shutdown.
-                group.addTask {
-                    try? await Task.sleep(for: .seconds(1)); return .timer
-                }
-                while let side = await group.next(), side != .reader, side != .timer {}
-            case .aborted:
-                logger.info("connection \(connection.number): dropped, the page is not reading its messages")
-                drop()
-            default:
-                break
-            }
-            // Whatever is left (the writer stuck on a peer that does not read, the
-            // timer, the abort watch) ends now.
-            group.cancelAll()
-            connection.finish()
+        } else {
+            await read(inbound, connection: connection, session: session, user: nil)
         }
+        // Reading ended: the page closed (or answered a close), the socket failed, or it was
+        // closed (a close unanswered for a second, a page that does not read). A writer
+        // still at work ends now.
+        await connection.finish()
         registry.leave(session, connection)
         logger.info("connection \(connection.number): closed")
     }

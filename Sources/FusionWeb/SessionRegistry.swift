@@ -62,12 +62,13 @@ final class SessionRegistry: Sendable {
         return text
     }
 
-    func makeConnection() -> BridgeConnection {
-        BridgeConnection(
-            number: state.withLock { state in
-                defer { state.nextConnection += 1 }
-                return state.nextConnection
-            })
+    /// `drop` closes the connection's socket at once (`BridgeConnection.drop`).
+    func makeConnection(drop: @escaping @Sendable (_ number: Int) -> Void) -> BridgeConnection {
+        let number = state.withLock { state in
+            defer { state.nextConnection += 1 }
+            return state.nextConnection
+        }
+        return BridgeConnection(number: number) { drop(number) }
     }
 
     /// Attaches a connection to the session it asks for, or to a new one when that

@@ -87,20 +87,23 @@ public struct WebBridge: Sendable {
         let registry = registry
         let configuration = configuration
         let host = configuration.host
+        let peerTimeout = configuration.peerTimeout
         // Request heads are bounded in size and time (RequestHeadGuard).
         let upgrade = HTTPServerBuilder.guardedHTTP1WebSocketUpgrade(
             // A page that does not answer a close within a second is dropped, so that
             // shutdown never waits long on a frozen tab.
-            configuration: .init(maxFrameSize: configuration.hardFrameLimit, closeTimeout: .seconds(1))
+            configuration: .init(maxFrameSize: configuration.hardFrameLimit, autoPing: .disabled, closeTimeout: .seconds(1))
         ) {
             (request: HTTPRequest, channel: any Channel, _: Logger) async throws -> ShouldUpgradeResult<
                 WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
             > in
             let (path, query) = Self.split(request.path ?? "/")
             guard path == "/ws" else { return .dontUpgrade }
-            // Next to the socket: every close of this connection becomes a lingering one.
+            // Next to the socket: every close of this connection becomes a lingering one, and
+            // one whose page vanished is closed by the system's timers.
             try await channel.eventLoop.submit {
                 try channel.pipeline.syncOperations.addHandler(LingeringClose(), position: .first)
+                try PeerTimeout.apply(peerTimeout, to: channel)
             }.get()
             let handshake = Handshake(headers: request.headerFields, query: query, tokenCookie: configuration.tokenCookie)
             let origin = request.headerFields[.origin]

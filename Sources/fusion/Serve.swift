@@ -94,6 +94,13 @@ struct Serve: AsyncParsableCommand {
     var heartbeat: Double = 2
 
     @Option(
+        name: .customLong("peer-timeout"),
+        help: ArgumentHelp(
+            "Seconds a WebSocket may go with what the bridge sent unacknowledged by the page's machine (or, with --heartbeat 0, without answering keep-alive probes) before it is closed: a vanished page does not hold its session.",
+            valueName: "seconds"))
+    var peerTimeout: Double = 30
+
+    @Option(
         name: .customLong("lease"),
         help: ArgumentHelp(
             "With --journal postgres://…: seconds the bridge holds its sessions without hearing from the database. The database lets a silent bridge's sessions go after this long, and the bridge gives them up a quarter of it sooner (docs/deploy.md, \"Liveness and fencing\").",
@@ -149,6 +156,7 @@ struct Serve: AsyncParsableCommand {
         do { _ = try PostgresAddress(journalFolder ?? "") } catch { throw ValidationError("--journal \(error)") }
         guard sessionTimeout >= 0, sessionTimeout <= 86_400 else { throw ValidationError("--session-timeout is 0 to 86400 seconds") }
         guard heartbeat >= 0, heartbeat <= 3600 else { throw ValidationError("--heartbeat is 0 to 3600 seconds") }
+        guard peerTimeout >= 1, peerTimeout <= 3600 else { throw ValidationError("--peer-timeout is 1 to 3600 seconds") }
         guard lease >= 1, lease <= 3600 else { throw ValidationError("--lease is 1 to 3600 seconds") }
         guard shutdownGrace >= 0, shutdownGrace <= 600 else { throw ValidationError("--shutdown-grace is 0 to 600 seconds") }
         guard maxMessageBytes <= 64 << 20 else { throw ValidationError("--max-message-bytes is at most 67108864 (64 MiB)") }
@@ -177,6 +185,7 @@ struct Serve: AsyncParsableCommand {
         configuration.maxMessagesPerSecond = maxMessagesPerSecond
         configuration.sessionTimeout = .milliseconds(Int64((sessionTimeout * 1000).rounded()))
         configuration.heartbeat = heartbeat > 0 ? .milliseconds(Int64((heartbeat * 1000).rounded())) : nil
+        configuration.peerTimeout = .milliseconds(Int64((peerTimeout * 1000).rounded()))
         configuration.shutdownGrace = .milliseconds(Int64((shutdownGrace * 1000).rounded()))
         try await auth.apply(to: &configuration)
         if let authenticator = configuration.authenticator {
