@@ -10,18 +10,19 @@ private struct CRequestHandler: @unchecked Sendable {
 @c public func fk_set_request_handler(_ instance: fk_instance, _ handler: fk_request_fn?, _ userData: UnsafeMutableRawPointer?) -> fk_status
 {
     abiCall { () throws(FusionError) in
-        let target = try InstanceTable.shared.lookup(instance)
-        guard let handler else {
-            target.hostRequests.setHandler(nil)
-            return
-        }
-        let c = CRequestHandler(function: handler, userData: userData)
-        target.hostRequests.setHandler { event in
-            var text = event
-            text.append(0)
-            text.withUnsafeBufferPointer { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { chars in
-                    c.function(c.userData, instance, chars.baseAddress, event.count)
+        try InstanceTable.shared.withInstance(instance) { (target) throws(FusionError) in
+            guard let handler else {
+                target.hostRequests.setHandler(nil)
+                return
+            }
+            let c = CRequestHandler(function: handler, userData: userData)
+            target.hostRequests.setHandler { event in
+                var text = event
+                text.append(0)
+                text.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { chars in
+                        c.function(c.userData, instance, chars.baseAddress, event.count)
+                    }
                 }
             }
         }
@@ -32,15 +33,16 @@ private struct CRequestHandler: @unchecked Sendable {
     _ instance: fk_instance, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?
 ) -> fk_status {
     abiCall { () throws(FusionError) in
-        let target = try InstanceTable.shared.lookup(instance)
-        guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
-        guard let event = target.hostRequests.poll() else {
-            outJSON.pointee = nil
-            outLength?.pointee = 0
-            return
+        try InstanceTable.shared.withInstance(instance) { (target) throws(FusionError) in
+            guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
+            guard let event = target.hostRequests.poll() else {
+                outJSON.pointee = nil
+                outLength?.pointee = 0
+                return
+            }
+            outJSON.pointee = try CArguments.owned(event)
+            outLength?.pointee = event.count
         }
-        outJSON.pointee = try CArguments.owned(event)
-        outLength?.pointee = event.count
     }
 }
 
@@ -48,11 +50,12 @@ private struct CRequestHandler: @unchecked Sendable {
     -> fk_status
 {
     abiCall { () throws(FusionError) in
-        let target = try InstanceTable.shared.lookup(instance)
-        let result = try CArguments.json(resultJSON, resultLength, "result_json", what: "the response")
-        // The effect that asked runs on with the answer (at once on a manual clock).
-        try target.answering { () throws(FusionError) in
-            try racingDestroy(instance, target) { () throws(FusionError) in try target.hostRequests.respond(requestID, with: result) }
+        try InstanceTable.shared.withInstance(instance) { (target) throws(FusionError) in
+            let result = try CArguments.json(resultJSON, resultLength, "result_json", what: "the response")
+            // The effect that asked runs on with the answer (at once on a manual clock).
+            try target.answering { () throws(FusionError) in
+                try racingDestroy(instance, target) { () throws(FusionError) in try target.hostRequests.respond(requestID, with: result) }
+            }
         }
     }
 }
@@ -61,17 +64,18 @@ private struct CRequestHandler: @unchecked Sendable {
     -> fk_status
 {
     abiCall { () throws(FusionError) in
-        let target = try InstanceTable.shared.lookup(instance)
-        let text = try CArguments.name(message, messageLength, "message")
-        try target.answering { () throws(FusionError) in
-            try racingDestroy(instance, target) { () throws(FusionError) in try target.hostRequests.fail(requestID, message: text) }
+        try InstanceTable.shared.withInstance(instance) { (target) throws(FusionError) in
+            let text = try CArguments.name(message, messageLength, "message")
+            try target.answering { () throws(FusionError) in
+                try racingDestroy(instance, target) { () throws(FusionError) in try target.hostRequests.fail(requestID, message: text) }
+            }
         }
     }
 }
 
 @c public func fk_advance_clock(_ instance: fk_instance, _ nanoseconds: UInt64) -> fk_status {
     abiCall { () throws(FusionError) in
-        try InstanceTable.shared.lookup(instance).advanceClock(by: nanoseconds)
+        try InstanceTable.shared.withInstance(instance) { (target) throws(FusionError) in try target.advanceClock(by: nanoseconds) }
     }
 }
 
@@ -79,17 +83,18 @@ private struct CRequestHandler: @unchecked Sendable {
     _ instance: fk_instance, _ outEffects: UnsafeMutablePointer<UInt64>?, _ outRequests: UnsafeMutablePointer<UInt64>?
 ) -> fk_status {
     abiCall { () throws(FusionError) in
-        let target = try InstanceTable.shared.lookup(instance)
-        let (effects, requests) = target.pending
-        outEffects?.pointee = UInt64(effects)
-        outRequests?.pointee = UInt64(requests)
+        try InstanceTable.shared.withInstance(instance) { (target) throws(FusionError) in
+            let (effects, requests) = target.pending
+            outEffects?.pointee = UInt64(effects)
+            outRequests?.pointee = UInt64(requests)
+        }
     }
 }
 
 @c public func fk_next_wake(_ instance: fk_instance, _ outNanoseconds: UnsafeMutablePointer<UInt64>?) -> fk_status {
     abiCall { () throws(FusionError) in
         guard let outNanoseconds else { throw FusionError(.nullArgument, "out_nanoseconds is NULL") }
-        let wait = try InstanceTable.shared.lookup(instance).nextWake()
+        let wait = try InstanceTable.shared.withInstance(instance) { (target) throws(FusionError) in try target.nextWake() }
         outNanoseconds.pointee = wait ?? UInt64.max
     }
 }

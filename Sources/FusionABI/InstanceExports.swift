@@ -42,8 +42,9 @@ import FusionKit
 
 @c public func fk_send(_ instance: fk_instance, _ inputJSON: UnsafePointer<CChar>?, _ inputLength: Int) -> fk_status {
     abiCall { () throws(FusionError) in
-        let target = try InstanceTable.shared.lookup(instance)
-        try target.send(json: try CArguments.text(inputJSON, inputLength, "input_json"))
+        try InstanceTable.shared.withCore(instance) { (target) throws(FusionError) in
+            try target.send(json: try CArguments.text(inputJSON, inputLength, "input_json"))
+        }
     }
 }
 
@@ -52,19 +53,20 @@ import FusionKit
     _ outLength: UnsafeMutablePointer<Int>?, _ outVersion: UnsafeMutablePointer<UInt64>?
 ) -> fk_status {
     abiCall { () throws(FusionError) in
-        let target = try InstanceTable.shared.lookup(instance)
-        guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
-        try InjectedFault.checkState()
-        if let (memory, length, version) = try target.mallocState() {
-            outJSON.pointee = memory.assumingMemoryBound(to: CChar.self)
-            outLength?.pointee = length
+        try InstanceTable.shared.withCore(instance) { (target) throws(FusionError) in
+            guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
+            try InjectedFault.checkState()
+            if let (memory, length, version) = try target.mallocState() {
+                outJSON.pointee = memory.assumingMemoryBound(to: CChar.self)
+                outLength?.pointee = length
+                outVersion?.pointee = version
+                return
+            }
+            let (bytes, version) = try target.stateJSON()
+            outJSON.pointee = try CArguments.owned(bytes)
+            outLength?.pointee = bytes.count
             outVersion?.pointee = version
-            return
         }
-        let (bytes, version) = try target.stateJSON()
-        outJSON.pointee = try CArguments.owned(bytes)
-        outLength?.pointee = bytes.count
-        outVersion?.pointee = version
     }
 }
 
@@ -73,21 +75,23 @@ import FusionKit
     _ outLength: UnsafeMutablePointer<Int>?, _ outVersion: UnsafeMutablePointer<UInt64>?
 ) -> fk_status {
     abiCall { () throws(FusionError) in
-        let target = try InstanceTable.shared.lookup(instance)
-        guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
-        let (bytes, version) = try target.statePatch(since: sinceVersion)
-        outJSON.pointee = try CArguments.owned(bytes)
-        outLength?.pointee = bytes.count
-        outVersion?.pointee = version
+        try InstanceTable.shared.withInstance(instance) { (target) throws(FusionError) in
+            guard let outJSON else { throw FusionError(.nullArgument, "out_json is NULL") }
+            let (bytes, version) = try target.statePatch(since: sinceVersion)
+            outJSON.pointee = try CArguments.owned(bytes)
+            outLength?.pointee = bytes.count
+            outVersion?.pointee = version
+        }
     }
 }
 
 @c public func fk_state_into(_ instance: fk_instance, _ buffer: UnsafeMutablePointer<fk_buffer>?) -> fk_status {
     abiCall { () throws(FusionError) in
-        let target = try InstanceTable.shared.lookup(instance)
-        let buffer = try CArguments.buffer(buffer)
-        let (length, version) = try target.writeState(into: CArguments.room(buffer))
-        CArguments.finish(buffer, length: length, version: version)
+        try InstanceTable.shared.withCore(instance) { (target) throws(FusionError) in
+            let buffer = try CArguments.buffer(buffer)
+            let (length, version) = try target.writeState(into: CArguments.room(buffer))
+            CArguments.finish(buffer, length: length, version: version)
+        }
     }
 }
 
@@ -95,12 +99,13 @@ import FusionKit
     _ instance: fk_instance, _ inputJSON: UnsafePointer<CChar>?, _ inputLength: Int, _ buffer: UnsafeMutablePointer<fk_buffer>?
 ) -> fk_status {
     abiCall { () throws(FusionError) in
-        let target = try InstanceTable.shared.lookup(instance)
-        let input = try CArguments.text(inputJSON, inputLength, "input_json")
-        // Checked before the input is applied: an error must leave the state as it was.
-        let buffer = try CArguments.buffer(buffer)
-        let (length, version) = try target.sendAndWriteState(json: input, into: CArguments.room(buffer))
-        CArguments.finish(buffer, length: length, version: version)
+        try InstanceTable.shared.withCore(instance) { (target) throws(FusionError) in
+            let input = try CArguments.text(inputJSON, inputLength, "input_json")
+            // Checked before the input is applied: an error must leave the state as it was.
+            let buffer = try CArguments.buffer(buffer)
+            let (length, version) = try target.sendAndWriteState(json: input, into: CArguments.room(buffer))
+            CArguments.finish(buffer, length: length, version: version)
+        }
     }
 }
 
@@ -113,9 +118,10 @@ import FusionKit
 
 @c public func fk_version(_ instance: fk_instance, _ outVersion: UnsafeMutablePointer<UInt64>?) -> fk_status {
     abiCall { () throws(FusionError) in
-        let target = try InstanceTable.shared.lookup(instance)
-        guard let outVersion else { throw FusionError(.nullArgument, "out_version is NULL") }
-        outVersion.pointee = target.version
+        try InstanceTable.shared.withInstance(instance) { (target) throws(FusionError) in
+            guard let outVersion else { throw FusionError(.nullArgument, "out_version is NULL") }
+            outVersion.pointee = target.version
+        }
     }
 }
 

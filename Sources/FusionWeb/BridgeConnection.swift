@@ -49,6 +49,8 @@ final class BridgeConnection: Sendable {
         /// another (its lease ran out while it was frozen), nothing of its copy goes out,
         /// not even what was queued before; the close that follows still does.
         let holds: @Sendable () -> Bool
+        /// Whether the socket takes a write now without waiting (its buffers are not full).
+        let isWritable: @Sendable () -> Bool
     }
 
     private struct Pending {
@@ -72,16 +74,26 @@ final class BridgeConnection: Sendable {
         var writer: Task<Void, Never>?
         /// The socket is gone, a close went out, or the connection ended: nothing more is written.
         var ended = false
+        /// `finish` was called: the connection is over.
+        var finished = false
 
-        /// Marks a writer running when one is needed and none is: its destination and number.
-        mutating func startingWriter() -> (Destination, Int)? {
-            guard !writerRunning, !ended, !queue.isEmpty, let destination else { return nil }
+        /// Marks a writer running when one is needed and none is: its destination and
+        /// number. None for what the reader queues while it applies a message
+        /// (`byReader`): it writes that itself afterwards.
+        mutating func startingWriter(byReader: Bool = false) -> (Destination, Int)? {
+            guard !byReader, !writerRunning, !ended, !queue.isEmpty, let destination else { return nil }
             writerRunning = true
             writerNumber += 1
             return (destination, writerNumber)
         }
     }
     private let pending = Mutex(Pending())
+
+    /// The connection whose reader is applying a message in the current task (`apply`).
+    @TaskLocal private static var applyingOn: ObjectIdentifier?
+
+    /// Whether the current task is this connection's reader applying a message.
+    private var queuedByReader: Bool { Self.applyingOn == ObjectIdentifier(self) }
 
     init(number: Int, drop: @escaping @Sendable () -> Void) {
         self.number = number
@@ -100,22 +112,37 @@ final class BridgeConnection: Sendable {
 
     /// Queues a close with a code and a reason; nothing queued after it is written.
     func close(_ code: WebSocketErrorCode, reason: String) {
+        let byReader = queuedByReader
         let writer = pending.withLock { state -> (Destination, Int)? in
             guard !state.closing else { return nil }
             state.closing = true
             state.queue.append(.close(code, reason))
-            return state.startingWriter()
+            return state.startingWriter(byReader: byReader)
         }
         if let writer { startWriter(writer) }
     }
 
     /// Starts writing what is queued, and what is queued later, to `outbound`.
-    func startWriting(to outbound: WebSocketOutboundWriter, session: BridgeSession, holds: @escaping @Sendable () -> Bool) {
+    func startWriting(
+        to outbound: WebSocketOutboundWriter, session: BridgeSession, holds: @escaping @Sendable () -> Bool,
+        isWritable: @escaping @Sendable () -> Bool
+    ) {
         let writer = pending.withLock { state -> (Destination, Int)? in
-            state.destination = Destination(outbound: outbound, session: session, holds: holds)
+            state.destination = Destination(outbound: outbound, session: session, holds: holds, isWritable: isWritable)
             return state.startingWriter()
         }
         if let writer { startWriter(writer) }
+    }
+
+    /// Runs `body`, the reader applying a message. What the reader queues meanwhile (the
+    /// message's changes, its `ok`) is written by the reader itself afterwards, not by a
+    /// writer task started for it: a hand-off between threads less per input. What other
+    /// threads queue meanwhile (another tab's changes, a close when the bridge gives the
+    /// session up) starts a writer as always, so it never waits for a slow message.
+    func apply(_ body: () async -> Void) async {
+        await Self.$applyingOn.withValue(ObjectIdentifier(self)) { await body() }
+        let writer = pending.withLock { state -> (Destination, Int)? in state.startingWriter() }
+        if let (destination, number) = writer { await write(to: destination, number: number, inReader: true) }
     }
 
     /// Ends the connection's writing once its socket is done: a writer stuck on a peer that
@@ -123,6 +150,7 @@ final class BridgeConnection: Sendable {
     func finish() async {
         let writer = pending.withLock { state -> Task<Void, Never>? in
             state.ended = true
+            state.finished = true
             state.queue = []
             return state.writer
         }
@@ -160,6 +188,7 @@ final class BridgeConnection: Sendable {
 
     private func enqueue(_ item: Outgoing, bytes: Int) {
         enum Verdict { case queue((Destination, Int)?), drop, overflow }
+        let byReader = queuedByReader
         let verdict = pending.withLock { state -> Verdict in
             if state.closing || state.ended { return .drop }  // nothing after a close is written
             guard state.queuedMessages < Self.maxQueuedMessages, state.queuedBytes + bytes <= Self.maxQueuedBytes else {
@@ -169,7 +198,7 @@ final class BridgeConnection: Sendable {
             state.queuedMessages += 1
             state.queuedBytes += bytes
             state.queue.append(item)
-            return .queue(state.startingWriter())
+            return .queue(state.startingWriter(byReader: byReader))
         }
         switch verdict {
         case .queue(let writer): if let writer { startWriter(writer) }
@@ -179,7 +208,7 @@ final class BridgeConnection: Sendable {
     }
 
     private func startWriter(_ writer: (destination: Destination, number: Int)) {
-        let task = Task.detached { await self.write(to: writer.destination, number: writer.number) }
+        let task = Task.detached { await self.write(to: writer.destination, number: writer.number, inReader: false) }
         let ended = pending.withLock { state -> Bool in
             // It may have ended already, and another started: only a running one is kept.
             if state.writerRunning, state.writerNumber == writer.number { state.writer = task }
@@ -190,11 +219,18 @@ final class BridgeConnection: Sendable {
 
     /// Writes the queue until it is empty (the writer then ends), a close is written (then
     /// waits `closeAnswerTime` for the page's answer before closing the socket, unless
-    /// cancelled by `finish`), or the socket fails.
-    private func write(to destination: Destination, number: Int) async {
+    /// cancelled by `finish`; in a task of its own when `inReader`, since the reader must
+    /// go on reading to see the answer), or the socket fails. The reader (`inReader`)
+    /// writes only while the socket takes writes without waiting; then it hands the rest
+    /// to a writer task and goes back to reading, so that a page that does not read is
+    /// still dropped when its queue overflows.
+    private func write(to destination: Destination, number: Int, inReader: Bool) async {
         let outbound = destination.outbound
         while let batch = takeBatch(writer: number) {
-            for item in batch {
+            for (position, item) in batch.enumerated() {
+                if inReader, !destination.isWritable() {
+                    return handOff(batch[position...], writer: number)
+                }
                 do {
                     switch item {
                     case .text(let text):
@@ -210,8 +246,11 @@ final class BridgeConnection: Sendable {
                     case .close(let code, let reason):
                         try await outbound.close(code, reason: reason)
                         end()
-                        try? await Task.sleep(for: Self.closeAnswerTime)
-                        if !Task.isCancelled { drop() }
+                        if inReader {
+                            awaitCloseAnswer()
+                        } else {
+                            await closeUnlessAnswered()
+                        }
                         return
                     case .heartbeat:
                         pending.withLock { $0.queuedMessages -= 1 }
@@ -224,6 +263,33 @@ final class BridgeConnection: Sendable {
                 }
             }
         }
+    }
+
+    /// Puts what the reader did not write back at the head of the queue, for a writer task.
+    private func handOff(_ rest: ArraySlice<Outgoing>, writer number: Int) {
+        let writer = pending.withLock { state -> (Destination, Int)? in
+            state.queue.insert(contentsOf: rest, at: 0)
+            if state.writerNumber == number { state.writerRunning = false }
+            return state.startingWriter()
+        }
+        if let writer { startWriter(writer) }
+    }
+
+    /// Closes the socket unless the page answers the close within `closeAnswerTime`
+    /// (`finish` cancels the wait when it does).
+    private func closeUnlessAnswered() async {
+        try? await Task.sleep(for: Self.closeAnswerTime)
+        if !Task.isCancelled { drop() }
+    }
+
+    /// `closeUnlessAnswered` in a task that `finish` stops.
+    private func awaitCloseAnswer() {
+        let task = Task.detached { await self.closeUnlessAnswered() }
+        let ended = pending.withLock { state -> Bool in
+            state.writer = task
+            return state.finished
+        }
+        if ended { task.cancel() }
     }
 
     /// What is queued, taken whole; nil when nothing is (the writer ends, and the next

@@ -14,11 +14,12 @@ struct ConnectionHandler: Sendable {
 
     private var configuration: BridgeConfiguration { registry.configuration }
 
-    /// `drop` closes the connection's socket at once, with no close handshake. `user` is
+    /// `drop` closes the connection's socket at once, with no close handshake; `isWritable`
+    /// says whether it takes a write without waiting. `user` is
     /// who the handshake's token named (`--auth`); nil: nobody signed in.
     func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, requestedSession: Substring?, proposedSession: String? = nil,
-        user: AuthenticatedUser? = nil, drop: @escaping @Sendable () -> Void
+        user: AuthenticatedUser? = nil, isWritable: @escaping @Sendable () -> Bool, drop: @escaping @Sendable () -> Void
     ) async {
         let connection = registry.makeConnection { [logger] number in
             logger.info("connection \(number): dropped, the page is not reading its messages")
@@ -44,7 +45,7 @@ struct ConnectionHandler: Sendable {
         }
         // Reading runs in this task; writing in a task that runs only while something is
         // queued (BridgeConnection): an idle connection's tasks are most of its memory.
-        connection.startWriting(to: outbound, session: session) { registry.holdsSessions }
+        connection.startWriting(to: outbound, session: session, holds: { registry.holdsSessions }, isWritable: isWritable)
         if let user {
             await withTaskGroup(of: Void.self) { group in
                 // The token's end is the connection's: a rejoin must show a fresh one.
@@ -140,7 +141,7 @@ struct ConnectionHandler: Sendable {
                 } else if isBinary {
                     connection.send(ServerMessage.error(re: nil, .malformed("messages are text frames holding JSON; got a binary frame")))
                 } else {
-                    await handle(message, connection: connection, session: session, user: user)
+                    await connection.apply { await handle(message, connection: connection, session: session, user: user) }
                 }
                 if message.capacity > 4 * 1024 { message = [] }  // a large message's buffer is not kept
             }

@@ -142,7 +142,8 @@ public struct WebBridge: Sendable {
                 // Dropping closes the socket itself: a write stuck on a peer that reads
                 // nothing cannot end otherwise (the close handshake would be stuck too).
                 await handler.serve(
-                    inbound: inbound, outbound: outbound, requestedSession: session, proposedSession: proposed, user: signedIn
+                    inbound: inbound, outbound: outbound, requestedSession: session, proposedSession: proposed, user: signedIn,
+                    isWritable: { channel.isWritable }
                 ) {
                     channel.close(mode: .all, promise: nil)
                 }

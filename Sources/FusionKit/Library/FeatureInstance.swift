@@ -6,6 +6,8 @@
 
 /// A running feature seen through JSON only: what the C ABI drives.
 public protocol FeatureInstance: AnyObject, Sendable {
+    /// The instance itself, as the class its round-trip calls are made on (`InstanceCore`).
+    var core: InstanceCore { get }
     var featureName: String { get }
     /// Applies one input given as UTF-8 JSON. Bad input throws and changes nothing.
     func send(json: UnsafeRawBufferPointer) throws(FusionError)
@@ -65,45 +67,34 @@ public protocol FeatureInstance: AnyObject, Sendable {
 /// (from `FeatureDefinition.init`), where `F` is a concrete type and the closures, the
 /// `Store` and the input table are specialized for it.
 @usableFromInline
-final class JSONStore<F: Feature>: FeatureInstance {
+final class JSONStore<F: Feature>: InstanceCore, FeatureInstance, @unchecked Sendable {
     @usableFromInline let store: Store<F>
-    /// The parts of the environment the instance itself uses (the store holds the host's
-    /// requests): the random source a checkpoint records, and the clock when it is manual.
-    /// Not the whole `Environment`, which is a hundred bytes and more per instance.
+    /// The part of the environment the instance itself uses (the store holds the host's
+    /// requests, `InstanceCore` the clock when it is manual): the random source a
+    /// checkpoint records. Not the whole `Environment`, which is a hundred bytes and more
+    /// per instance.
     @usableFromInline let random: RandomSource
-    @usableFromInline let clock: ManualClock?
-    /// Applies an input given as JSON, when there is one, and, when given a buffer, writes
-    /// the state right after it there (see `Store.sendAndWrite`): send, send and read,
-    /// or read. One closure for all three: each closure capturing more than the store is
-    /// an allocation per instance.
-    @usableFromInline let apply:
-        @Sendable (UnsafeRawBufferPointer?, _ into: UnsafeMutableRawBufferPointer?) throws(FusionError) -> (length: Int, version: UInt64)?
-    /// The state as JSON (nil) or what changed since a version (`Store.patch`): one closure
-    /// for both, for the same reason.
-    @usableFromInline let readState: @Sendable (_ patchSince: UInt64?) throws(FusionError) -> (bytes: [UInt8], version: UInt64)
-    /// `Store.mallocState`, specialized (a closure capturing only the store costs no allocation).
-    @usableFromInline let readMalloced: @Sendable () throws(FusionError) -> (memory: UnsafeMutableRawPointer, length: Int, version: UInt64)?
-
     @inlinable
     init(store: Store<F>, reader: InputReader<F>, environment: Environment) {
         self.store = store
         random = environment.random
-        clock = environment.clock as? ManualClock
-        apply = { (json, buffer) throws(FusionError) in
-            guard let json else {
-                if let buffer { return try store.writeState(into: buffer) }
+        super.init(
+            clock: environment.clock as? ManualClock,
+            apply: { (json, buffer) throws(FusionError) in
+                guard let json else {
+                    if let buffer { return try store.writeState(into: buffer) }
+                    return nil
+                }
+                let input = try Self.input(json, reader: reader)
+                if let buffer { return try store.sendAndWrite(input, json: json, into: buffer) }
+                store.send(input, json: json)
                 return nil
-            }
-            let input = try Self.input(json, reader: reader)
-            if let buffer { return try store.sendAndWrite(input, json: json, into: buffer) }
-            store.send(input, json: json)
-            return nil
-        }
-        readState = { (since) throws(FusionError) in
-            guard let since else { return try store.encodedState() }
-            return try store.patch(since: since)
-        }
-        readMalloced = { () throws(FusionError) in try store.mallocState() }
+            },
+            readState: { (since) throws(FusionError) in
+                guard let since else { return try store.encodedState() }
+                return try store.patch(since: since)
+            },
+            readMalloced: { () throws(FusionError) in try store.mallocState() })
     }
 
     /// The input `json` spells, or the error that says why it is not one.
@@ -134,33 +125,17 @@ final class JSONStore<F: Feature>: FeatureInstance {
 
     // The protocol's requirements; @usableFromInline because the class is.
 
-    @usableFromInline func send(json: UnsafeRawBufferPointer) throws(FusionError) {
-        guard store.effectExecutor != nil else {
-            _ = try apply(json, nil)
-            return
-        }
-        try answering { () throws(FusionError) in _ = try apply(json, nil) }
-    }
+    @usableFromInline var core: InstanceCore { self }
 
-    @usableFromInline func stateJSON() throws(FusionError) -> (bytes: [UInt8], version: UInt64) { try readState(nil) }
-
-    @usableFromInline func mallocState() throws(FusionError) -> (memory: UnsafeMutableRawPointer, length: Int, version: UInt64)? {
-        try readMalloced()
-    }
-
-    @usableFromInline func sendAndWriteState(json: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) throws(FusionError)
-        -> (length: Int, version: UInt64)
+    /// With effects running on the manual clock, they settle before the call returns;
+    /// without, an input is applied as on the system clock.
+    @usableFromInline override func applySettling(_ json: UnsafeRawBufferPointer?, _ buffer: UnsafeMutableRawBufferPointer?)
+        throws(FusionError) -> (length: Int, version: UInt64)?
     {
-        guard store.effectExecutor != nil else {
-            return try apply(json, buffer).unsafelyUnwrapped  // (always a result when given a buffer)
-        }
+        guard store.effectExecutor != nil else { return try apply(json, buffer) }
         var written: (length: Int, version: UInt64)?
         try answering { () throws(FusionError) in written = try apply(json, buffer) }
-        return written.unsafelyUnwrapped
-    }
-
-    @usableFromInline func writeState(into buffer: UnsafeMutableRawBufferPointer) throws(FusionError) -> (length: Int, version: UInt64) {
-        try apply(nil, buffer).unsafelyUnwrapped
+        return written
     }
 
     @usableFromInline var hostRequests: HostRequests { store.host }
@@ -168,9 +143,6 @@ final class JSONStore<F: Feature>: FeatureInstance {
     @usableFromInline var featureName: String { F.name }
 
     @usableFromInline var version: UInt64 { store.version }
-    @usableFromInline func statePatch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
-        try readState(version)
-    }
     @usableFromInline func subscribe(_ callback: @escaping @Sendable (UInt64) -> Void) throws(FusionError) -> UInt64? {
         try store.subscribe(limit: FusionLimit.subscribers.value, callback)
     }

@@ -4,9 +4,10 @@
  * Two threads send 20000 inputs each to one counter. Every input must be applied
  * exactly once (final value and version 40000), and the subscriber must be told
  * about every version, in increasing order, never two callbacks at a time. Then a
- * subscriber unsubscribes itself from inside its callback, and an instance is
- * destroyed while another thread is sending to it, and an instance is driven while
- * another thread creates and destroys hundreds. Closes with "N passed, M failed".
+ * subscriber unsubscribes itself from inside its callback, a callback destroys its own
+ * instance while the send that called it is still in it, an instance is destroyed
+ * while another thread is sending to it, and an instance is driven while another
+ * thread creates and destroys hundreds. Closes with "N passed, M failed".
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -52,6 +53,18 @@ static void unsubscribes_itself(void *user_data, fk_instance instance, uint64_t 
     struct self_unsubscribe *s = user_data;
     s->calls++;
     s->status = fk_unsubscribe(instance, s->subscription);
+}
+
+struct self_destroy {
+    int calls;
+    fk_status status;
+};
+
+static void destroys_its_instance(void *user_data, fk_instance instance, uint64_t version) {
+    (void)version;
+    struct self_destroy *s = user_data;
+    s->calls++;
+    s->status = fk_destroy(instance);
 }
 
 static atomic_int racing_failures;
@@ -137,6 +150,20 @@ int main(void) {
     fk_send(counter, "\"increase\"", FK_NUL_TERMINATED);
     check(s.calls == 1 && s.status == FK_OK, "a callback can unsubscribe itself, and is not called again");
     fk_destroy(counter);
+
+    /* The send is still in the instance when its callback destroys it: the destroy must
+       not wait for that send (it would wait for itself), and the instance is freed when
+       the send is out of it (valgrind and ASan see no use after free). */
+    fk_instance self_destroyed;
+    uint64_t self_subscription;
+    struct self_destroy d = {0, -1};
+    fk_create("counter", FK_NUL_TERMINATED, NULL, 0, &self_destroyed);
+    fk_subscribe(self_destroyed, destroys_its_instance, &d, &self_subscription);
+    fk_status outer = fk_send(self_destroyed, "\"increase\"", FK_NUL_TERMINATED);
+    check(d.calls == 1 && d.status == FK_OK, "a callback can destroy its own instance");
+    check(outer == FK_OK, "the send whose callback destroyed the instance completes");
+    check(fk_send(self_destroyed, "\"increase\"", FK_NUL_TERMINATED) == FK_ERR_INVALID_HANDLE,
+          "the handle is refused once its callback destroyed it");
 
     fk_create("counter", FK_NUL_TERMINATED, NULL, 0, &doomed);
     pthread_t racer;
