@@ -246,4 +246,3 @@ final class InstanceTable: @unchecked Sendable {
         return FusionError(.invalidHandle, "instance \(handle) is not a live instance: it was destroyed, or never created by this library")
     }
 }
-

@@ -10,7 +10,8 @@ import FusionKit
             guard let history = target.historyJSON else {
                 throw FusionError(
                     .invalidArgument,
-                    "this \"\(target.featureName)\" instance keeps no history; create it with the option {\"history\": N} to keep N versions")
+                    "this \"\(target.featureName)\" instance keeps no history; create it with the option {\"history\": N} to keep N versions"
+                )
             }
             let bytes = JSONWriter.serialize(history)
             outJSON.pointee = try CArguments.owned(bytes)

@@ -23,9 +23,10 @@ public class InstanceCore: @unchecked Sendable {
     @usableFromInline
     init(
         clock: ManualClock?,
-        apply: @escaping @Sendable (UnsafeRawBufferPointer?, _ into: UnsafeMutableRawBufferPointer?) throws(FusionError) -> (
-            length: Int, version: UInt64
-        )?,
+        apply:
+            @escaping @Sendable (UnsafeRawBufferPointer?, _ into: UnsafeMutableRawBufferPointer?) throws(FusionError) -> (
+                length: Int, version: UInt64
+            )?,
         readState: @escaping @Sendable (_ patchSince: UInt64?) throws(FusionError) -> (bytes: [UInt8], version: UInt64),
         readMalloced: @escaping @Sendable () throws(FusionError) -> (memory: UnsafeMutableRawPointer, length: Int, version: UInt64)?
     ) {
