@@ -28,21 +28,24 @@ from bridge import Server
 fusion, flags = sys.argv[2], sys.argv[3:]
 subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
 server = Server(fusion, "--verbose", *flags)
-closed = threading.Event()
-def watch():
-    for line in server.process.stderr:
-        if "connection 1: closed" in line:
-            closed.set()
-threading.Thread(target=watch, daemon=True).start()
-page = server.connect()
-page.send({"type": "create", "feature": "counter"})
-page.next("created")
-time.sleep(0.3)
-subprocess.run(["ip", "link", "set", "lo", "down"], check=True)
-cut = time.monotonic()
-held = time.monotonic() - cut if closed.wait(25) else None
-subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-server.stop(timeout=20)
+try:
+    closed = threading.Event()
+    def watch():
+        for line in server.process.stderr:
+            if "connection 1: closed" in line:
+                closed.set()
+    threading.Thread(target=watch, daemon=True).start()
+    page = server.connect()
+    page.send({"type": "create", "feature": "counter"})
+    page.next("created")
+    time.sleep(0.3)
+    subprocess.run(["ip", "link", "set", "lo", "down"], check=True)
+    cut = time.monotonic()
+    held = time.monotonic() - cut if closed.wait(25) else None
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+finally:
+    server.process.kill()  # whatever happened: no bridge outlives its namespace's test
+    server.process.wait(timeout=20)
 print(json.dumps({"held": held}))
 """
 
