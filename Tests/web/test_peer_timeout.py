@@ -11,11 +11,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket as sys_socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
+import websocket
+from bridge import Server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,3 +90,33 @@ def test_a_peer_timeout_out_of_range_is_refused(fusion: Path) -> None:
     done = subprocess.run([str(fusion), "serve", "--peer-timeout", "0"], capture_output=True, text=True, timeout=30)
     assert done.returncode != 0
     assert "--peer-timeout is 1 to 3600 seconds" in done.stderr
+
+
+def test_a_page_that_stops_reading_is_let_go_after_the_peer_timeout(fusion: Path) -> None:
+    """What the bridge sent sits unread in a full window (a frozen tab, or one that does
+    not read): the system stops waiting for the page after the peer timeout, long before
+    the bridge's own queue limit (docs/web-protocol.md, "Closing")."""
+    server = Server(fusion, "--verbose", "--peer-timeout", "2", "--max-messages-per-second", "100000")
+    try:
+        closed = threading.Event()
+
+        def watch() -> None:
+            assert server.process.stderr is not None
+            for line in server.process.stderr:
+                if "connection 1: closed" in line:
+                    closed.set()
+
+        threading.Thread(target=watch, daemon=True).start()
+        socket = websocket.create_connection(server.ws_url, timeout=10, suppress_origin=True,
+                                             sockopt=((sys_socket.SOL_SOCKET, sys_socket.SO_RCVBUF, 4096),))
+        assert json.loads(socket.recv())["type"] == "welcome"
+        # 300 manifests (about 4 MB): under the queue's limits (4,096 messages, 8 MiB), so
+        # only the timeout can end it; then nothing more is read.
+        socket.sock.sendall(websocket.ABNF.create_frame('{"type":"manifest"}', websocket.ABNF.OPCODE_TEXT).format() * 300)
+        began = time.monotonic()
+        assert closed.wait(15), "a page that reads nothing was still held 15 s later"
+        assert 1.5 <= time.monotonic() - began <= 10
+        socket.close()
+    finally:
+        server.process.kill()
+        server.process.wait(timeout=20)
