@@ -145,22 +145,29 @@ final class InstanceTable: @unchecked Sendable {
         }
         let instance = instanceField(slot).pointee.unsafelyUnwrapped
         live -= 1
-        if seen & Self.userMask == 0 { releaseLocked(index, slot, generation) }
+        // The caller's reference keeps the instance past the lock (fk_destroy closes it).
+        if seen & Self.userMask == 0 { _ = takeOutLocked(index, slot, generation) }
         return instance
     }
 
-    /// Called by the last call out of a removed instance's slot.
+    /// Called by the last call out of a removed instance's slot. The slot's reference is
+    /// dropped after the lock is let go: when it is the last one, the instance is freed
+    /// then, and nothing a deinitializer does can wait for the table's lock.
     private func releaseRemoved(_ index: UInt32, _ slot: UnsafeMutableRawPointer, _ generation: UInt64) {
+        let instance: (any FeatureInstance)?
         lock.lock()
-        defer { lock.unlock() }
-        releaseLocked(index, slot, generation)
+        instance = takeOutLocked(index, slot, generation)
+        lock.unlock()
+        withExtendedLifetime(instance) {}
     }
 
-    /// Drops the slot's reference to its removed instance, and frees the slot.
-    private func releaseLocked(_ index: UInt32, _ slot: UnsafeMutableRawPointer, _ generation: UInt64) {
+    /// Takes the slot's reference to its removed instance out, and frees the slot.
+    private func takeOutLocked(_ index: UInt32, _ slot: UnsafeMutableRawPointer, _ generation: UInt64) -> (any FeatureInstance)? {
+        let instance = instanceField(slot).pointee
         instanceField(slot).pointee = nil
         coreField(slot).pointee = nil
         retireLocked(index, slot, generation)
+        return instance
     }
 
     var count: Int { lock.withLock { live } }
