@@ -1,4 +1,6 @@
 // swift-tools-version:6.2
+import CompilerPluginSupport
+import Foundation
 import PackageDescription
 
 // Layout (see docs/layout.md and ../shared/DESIGN.md):
@@ -35,6 +37,23 @@ let inTheLibrary: [SwiftSetting] =
         ])
     ]
 
+// FusionKit's macros (@JSONCoded) are built against the toolchain's own swift-syntax, the
+// one its compiler plugins use (usr/lib/swift/host), instead of the swift-syntax package:
+// with the package, every build folder (debug, release, each sanitizer) compiles
+// swift-syntax first, minutes each on two cores. Found next to the swiftc this manifest
+// is built with.
+let toolchainHost: String = {
+    let candidates =
+        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/../lib/swift/host" }
+        + ["/opt/swift/usr/lib/swift/host", "/usr/lib/swift/host"]
+    let found = candidates.first { FileManager.default.fileExists(atPath: "\($0)/libSwiftSyntax.so") }
+    return URL(fileURLWithPath: found ?? "/opt/swift/usr/lib/swift/host").standardizedFileURL.path
+}()
+let hostSyntaxLibraries = [
+    "SwiftSyntax", "SwiftSyntaxMacros", "SwiftDiagnostics", "SwiftCompilerPluginMessageHandling", "SwiftSyntaxBuilder",
+    "SwiftParser", "SwiftBasicFormat", "SwiftOperators", "SwiftSyntaxMacroExpansion", "SwiftParserDiagnostics", "SwiftIfConfig"
+]
+
 let package = Package(
     name: "FusionKit",
     products: [
@@ -68,7 +87,14 @@ let package = Package(
         // no part of a library (the depth limit is the caller's argument, not fk_limit's).
         .target(name: "FusionJSON", swiftSettings: inTheLibrary),
         // FusionKit re-exports FusionJSON: features and plugins import FusionKit alone.
-        .target(name: "FusionKit", dependencies: ["FusionJSON", "CFusionLimits"], swiftSettings: inTheLibrary),
+        .target(name: "FusionKit", dependencies: ["FusionJSON", "CFusionLimits", "FusionMacros"], swiftSettings: inTheLibrary),
+        // The compiler plugin behind @JSONCoded (see toolchainHost above).
+        .macro(
+            name: "FusionMacros",
+            swiftSettings: strict + [.unsafeFlags(["-I", toolchainHost])],
+            linkerSettings: [
+                .unsafeFlags(["-L", toolchainHost, "-Xlinker", "-rpath", "-Xlinker", toolchainHost] + hostSyntaxLibraries.map { "-l\($0)" })
+            ]),
         // The values behind fk_limit(), and the library's other process-wide counts, as C11 atomics
         // (see Sources/FusionKit/Runtime/Limits.swift).
         .target(name: "CFusionLimits"),

@@ -18,6 +18,7 @@ public struct Answer: Feature {
     /// How long sending an answer takes, on the environment's clock.
     public static let submitDelay: Duration = .milliseconds(500)
 
+    @JSONCoded
     public enum Input: Decodable, Sendable {
         case answerChanged(text: String)
         case submitTapped
@@ -31,6 +32,7 @@ public struct Answer: Feature {
         case dismissResult
     }
 
+    @JSONCoded
     public struct State: Codable, Equatable, Sendable, DerivedFields {
         public var answer = ""
         /// Derived: true when the answer has something besides whitespace and nothing is being sent.

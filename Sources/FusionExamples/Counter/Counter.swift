@@ -18,6 +18,7 @@ public struct Counter: Feature {
     public static let name = "counter"
     public static let summary = "Increase, decrease and reset a value; show it in an alert (seed 000)."
 
+    @JSONCoded
     public enum Input: Decodable, Sendable {
         case increase
         case decrease
@@ -34,6 +35,7 @@ public struct Counter: Feature {
         case dismissAlert
     }
 
+    @JSONCoded
     public struct State: Codable, Equatable, Sendable {
         public var value = 0
         public var isReset = false

@@ -23,6 +23,7 @@ public struct Home: Feature {
     public static let name = "home"
     public static let summary = "Title and description set by viewDidLoad, tap1, tap2 with a random number (seed 001)."
 
+    @JSONCoded
     public enum Input: Decodable, Sendable {
         case viewDidLoad
         case tap1
@@ -34,6 +35,7 @@ public struct Home: Feature {
         case viewLoaded
     }
 
+    @JSONCoded
     public struct State: Codable, Equatable, Sendable {
         public var title: String
         public var desc: String

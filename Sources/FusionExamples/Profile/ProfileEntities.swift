@@ -1,6 +1,9 @@
+import FusionKit
+
 // Plain records with their memberwise initializers written out: Swift synthesizes only
 // internal ones, and a host's tests build these from outside the module. They repeat in shape.
 /// The profile data of seed 004's app, one entity per fetch.
+@JSONCoded
 public struct PetEntity: Codable, Equatable, Sendable {
     public var name: String
     public var species: String
@@ -13,6 +16,7 @@ public struct PetEntity: Codable, Equatable, Sendable {
     }
 }
 
+@JSONCoded
 public struct FamilyMember: Codable, Equatable, Sendable {
     public var name: String
     public var relation: String
@@ -23,6 +27,7 @@ public struct FamilyMember: Codable, Equatable, Sendable {
     }
 }
 
+@JSONCoded
 public struct FamilyEntity: Codable, Equatable, Sendable {
     public var members: [FamilyMember]
 
@@ -31,6 +36,7 @@ public struct FamilyEntity: Codable, Equatable, Sendable {
     }
 }
 
+@JSONCoded
 public struct PreSchoolEntity: Codable, Equatable, Sendable {
     public var name: String
     public var className: String
@@ -43,6 +49,7 @@ public struct PreSchoolEntity: Codable, Equatable, Sendable {
     }
 }
 
+@JSONCoded
 public struct BabyProfile: Codable, Equatable, Sendable {
     public var name: String
     /// ISO 8601 date, e.g. "2024-03-14".

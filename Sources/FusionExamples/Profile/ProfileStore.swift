@@ -20,6 +20,7 @@ public struct ProfileStore: Feature {
     public static let summary =
         "One store for profile data: four parallel host-requested fetches, …Complete actions, error and retry (seed 004)."
 
+    @JSONCoded
     public enum Input: Decodable, Sendable {
         case loadAllProfiles
         case retryTapped
@@ -27,6 +28,7 @@ public struct ProfileStore: Feature {
     }
 
     /// One of the four fetches.
+    @JSONCoded
     public enum Fetch: String, Codable, CaseIterable, Sendable {
         case pet, family, preschool, babyProfile
     }
@@ -41,6 +43,7 @@ public struct ProfileStore: Feature {
         case dismissError
     }
 
+    @JSONCoded
     public struct State: Codable, Equatable, Sendable, DerivedFields {
         public var pet: PetEntity?
         public var family: FamilyEntity?

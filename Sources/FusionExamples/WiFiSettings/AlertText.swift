@@ -2,6 +2,7 @@ import FusionKit
 
 /// An alert's words, decided by the feature and kept in the state, so that every front
 /// end (the web page, Textual, ncurses) shows the same title, message and buttons.
+@JSONCoded
 public struct AlertText: Codable, Equatable, Sendable {
     public var title: String
     public var message: String

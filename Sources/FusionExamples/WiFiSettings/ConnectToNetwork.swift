@@ -16,6 +16,7 @@ public struct ConnectToNetwork: Feature {
     /// The password that works.
     public static let password = "blob"
 
+    @JSONCoded
     public enum Input: Decodable, Sendable {
         case passwordChanged(password: String)
         case joinButtonTapped
@@ -35,6 +36,7 @@ public struct ConnectToNetwork: Feature {
         case connected(Network)
     }
 
+    @JSONCoded
     public struct State: Codable, Equatable, Sendable, DerivedFields {
         public var network: Network
         public var password = ""

@@ -7,6 +7,7 @@ public struct NetworkDetail: Feature {
     public static let name = "wifi.detail"
     public static let summary = "A network's details, with \"forget this network\" behind a confirmation alert."
 
+    @JSONCoded
     public enum Input: Decodable, Sendable {
         case forgetNetworkButtonTapped
         case confirmForgetNetworkButtonTapped
@@ -24,6 +25,7 @@ public struct NetworkDetail: Feature {
         case confirmedForget(Network)
     }
 
+    @JSONCoded
     public struct State: Codable, Equatable, Sendable {
         public var network: Network
         public var forgetAlertIsPresented = false

@@ -26,6 +26,7 @@ public struct WiFiSettings: Feature {
     public static let scanInterval: Duration = .seconds(2)
     public static let scanEffect: EffectID = "wifi.scan"
 
+    @JSONCoded
     public enum Input: Decodable, Sendable {
         case screenAppeared
         case screenDisappeared
@@ -56,11 +57,13 @@ public struct WiFiSettings: Feature {
     }
 
     /// Where the screen has navigated to: at most one place at a time.
+    @JSONCoded
     public enum Destination: Codable, Equatable, Sendable {
         case connect(ConnectToNetwork.State)
         case detail(NetworkDetail.State)
     }
 
+    @JSONCoded
     public struct State: Codable, Equatable, Sendable, DerivedFields {
         public var isOn = true
         public var foundNetworks: [Network]
