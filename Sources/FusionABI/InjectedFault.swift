@@ -43,9 +43,11 @@ enum InjectedFault: String {
 struct StrayEffect: Feature {
     static let name = "fault.stray"
     static let summary = "A testing aid of FUSIONKIT_FAULT=stray-effect: its effect waits off its clock."
-    enum Input: Decodable, Sendable { case stray }
+    @JSONCoded
+    enum Input: JSONCoded, Sendable { case stray }
     enum Action: Sendable { case strayed }
-    struct State: Codable, Equatable, Sendable { var strayed = false }
+    @JSONCoded
+    struct State: JSONCoded, Equatable, Sendable { var strayed = false }
     init(environment: Environment) {}
     var initialState: State { State() }
     func transform(_ input: Input, state: State) -> [Action] { [.strayed] }

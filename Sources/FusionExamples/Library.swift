@@ -1,7 +1,7 @@
 import FusionKit
 
 /// The registration line: what libFusionExamples.so exports through the C ABI.
-@_silgen_name("fusionkit_library")
+@ExportLibrary
 public func fusionLibrary() -> FusionLibrary {
     FusionLibrary(
         name: "FusionExamples", version: "0.1.0", features: [Counter.self, Answer.self, Home.self, WiFiSettings.self, ProfileStore.self])

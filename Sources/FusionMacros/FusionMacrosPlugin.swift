@@ -18,6 +18,8 @@ struct Provider: PluginProvider {
     func resolveMacro(moduleName: String, typeName: String) throws -> any Macro.Type {
         switch typeName {
         case "JSONCodedMacro": return JSONCodedMacro.self
+        case "NativeJSONCodedMacro": return NativeJSONCodedMacro.self
+        case "ExportLibraryMacro": return ExportLibraryMacro.self
         default: throw UnknownMacro(name: "\(moduleName).\(typeName)")
         }
     }

@@ -13,6 +13,15 @@ public struct JSONCodedMacro: ExtensionMacro {
         providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
+        try extensions(of: declaration, type: type, protocols: protocols, native: false)
+    }
+
+    /// The extensions: `JSONCoded` where the type lacks it, and in the native build also an
+    /// empty `Codable` one, for Swift to synthesize (it does so only for a conformance
+    /// declared in the type's own file, and a refined protocol's does not count).
+    static func extensions(
+        of declaration: some DeclGroupSyntax, type: some TypeSyntaxProtocol, protocols: [TypeSyntax], native: Bool
+    ) throws -> [ExtensionDeclSyntax] {
         let access = declaration.modifiers.contains { $0.name.tokenKind == .keyword(.public) } ? "public " : ""
         let typeName = type.trimmedDescription
         let members: String
@@ -23,8 +32,19 @@ public struct JSONCodedMacro: ExtensionMacro {
         } else {
             throw MacroExpansionErrorMessage("@JSONCoded applies to a struct or an enum")
         }
-        let decl: DeclSyntax = "extension \(type.trimmed): FusionKit.JSONCoded {\n\(raw: members)\n}"
-        return [decl.cast(ExtensionDeclSyntax.self)]
+        // `protocols` holds those of the macro's conformances the type lacks.
+        let names = protocols.map(\.trimmedDescription)
+        var extensions: [ExtensionDeclSyntax] = []
+        // The members always; the conformance unless the type states it itself.
+        let conformance = names.contains(where: { $0 == "JSONCoded" || $0.hasSuffix(".JSONCoded") }) ? ": FusionKit.JSONCoded" : ""
+        let decl: DeclSyntax = "extension \(type.trimmed)\(raw: conformance) {\n\(raw: members)\n}"
+        extensions.append(decl.cast(ExtensionDeclSyntax.self))
+        if native {
+            // Empty: Swift synthesizes it, in the same file as the type.
+            let decl: DeclSyntax = "extension \(type.trimmed): Codable {}"
+            extensions.append(decl.cast(ExtensionDeclSyntax.self))
+        }
+        return extensions
     }
 
     // MARK: Structs
@@ -200,5 +220,16 @@ public struct JSONCodedMacro: ExtensionMacro {
             }
         }
         return "\"\(escaped)\""
+    }
+}
+
+/// `@JSONCoded` in the native build (FusionKit declares the macro by this name there).
+public struct NativeJSONCodedMacro: ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        try JSONCodedMacro.extensions(of: declaration, type: type, protocols: protocols, native: true)
     }
 }

@@ -285,7 +285,7 @@ struct Scaffold {
 
         /// The registration line: the features this library exports through the C ABI.
         /// Add a feature by listing its type here.
-        @_silgen_name("fusionkit_library")
+        @ExportLibrary
         public func fusionLibrary() -> FusionLibrary {
             FusionLibrary(name: "\(name)", version: "0.1.0", features: [\(typeName).self])
         }
@@ -311,8 +311,9 @@ struct Scaffold {
             public static let name = "\(featureName)"
             public static let summary = "Type a name and greet it; a starting point for your own feature."
 
-            /// What the person does.
-            public enum Input: Decodable, Sendable {
+            /// What the person does. `@JSONCoded` writes its JSON coding (docs/writing-features.md).
+            @JSONCoded
+            public enum Input: JSONCoded, Sendable {
                 case nameChanged(name: String)
                 case greetTapped
                 case reset
@@ -326,7 +327,8 @@ struct Scaffold {
             }
 
             /// Everything the screen draws, derived values included.
-            public struct State: Codable, Equatable, Sendable {
+            @JSONCoded
+            public struct State: JSONCoded, Equatable, Sendable {
                 public var name = ""
                 public var greetings = 0
                 /// Derived: the greeting to show, once there was one.

@@ -6,9 +6,13 @@ import Testing
 /// recorder describes it, and nowhere else in these tests.
 private let stateDescriptions = Locked(0)
 
-private enum ProbeInput: Decodable, Sendable { case poke }
+@JSONCoded
 
-private struct ProbeState: Codable, Equatable, Sendable {
+private enum ProbeInput: JSONCoded, Sendable { case poke }
+
+@JSONCoded
+
+private struct ProbeState: JSONCoded, Equatable, Sendable {
     var pokes = 0
     init() {}
     init(from decoder: any Decoder) throws {

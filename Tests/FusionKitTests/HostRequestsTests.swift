@@ -5,9 +5,11 @@ import Testing
 /// A feature whose effect awaits a host request with `host.request` inside `.run`.
 private struct Lookup: Feature {
     static let name = "lookup"
-    enum Input: Decodable, Sendable { case start, stop }
+    @JSONCoded
+    enum Input: JSONCoded, Sendable { case start, stop }
     enum Action: Sendable { case start, stop, found(String), failed(String) }
-    struct State: Codable, Equatable, Sendable {
+    @JSONCoded
+    struct State: JSONCoded, Equatable, Sendable {
         var result: String?
     }
     let host: HostRequests

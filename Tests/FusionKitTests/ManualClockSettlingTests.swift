@@ -11,9 +11,11 @@ import Testing
     struct Chain: Feature {
         static let name = "chain"
         static let summary = "Ticks on its clock; strays off it."
-        enum Input: Decodable, Sendable { case tick, stray }
+        @JSONCoded
+        enum Input: JSONCoded, Sendable { case tick, stray }
         enum Action: Sendable { case start, step, strayed }
-        struct State: Codable, Equatable, Sendable { var steps = 0 }
+        @JSONCoded
+        struct State: JSONCoded, Equatable, Sendable { var steps = 0 }
         let clock: any FusionClock
         init(environment: Environment) { clock = environment.clock }
         var initialState: State { State() }

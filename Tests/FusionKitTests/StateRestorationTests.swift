@@ -9,9 +9,12 @@ private struct Note: Feature {
     static let name = "note"
     static let stateVersion = 3
 
-    enum Input: Decodable, Sendable { case touch }
+    @JSONCoded
+
+    enum Input: JSONCoded, Sendable { case touch }
     enum Action: Sendable { case touch }
-    struct State: Codable, Equatable, Sendable {
+    @JSONCoded
+    struct State: JSONCoded, Equatable, Sendable {
         var title: String
         var tags: [String]
         var pinned: String?
@@ -35,12 +38,15 @@ private struct Note: Feature {
 /// A feature that never raised its version.
 private struct Plain: Feature {
     static let name = "plain"
-    enum Input: Decodable, Sendable { case touch }
+    @JSONCoded
+    enum Input: JSONCoded, Sendable { case touch }
     enum Action: Sendable { case touch }
-    struct State: Codable, Equatable, Sendable {
+    @JSONCoded
+    struct State: JSONCoded, Equatable, Sendable {
         var count: Int
         var items: [Item]
-        struct Item: Codable, Equatable, Sendable { var name: String }
+        @JSONCoded
+        struct Item: JSONCoded, Equatable, Sendable { var name: String }
     }
     init(environment: Environment) {}
     var initialState: State { State(count: 0, items: []) }
@@ -52,16 +58,19 @@ private struct Plain: Feature {
 /// each item's `isEmpty` says whether its count is 0, `greeting` names the user.
 private struct Tally: Feature {
     static let name = "tally"
-    enum Input: Decodable, Sendable { case touch }
+    @JSONCoded
+    enum Input: JSONCoded, Sendable { case touch }
     enum Action: Sendable { case touch }
-    struct State: Codable, Equatable, Sendable, DerivedFields {
+    @JSONCoded
+    struct State: JSONCoded, Equatable, Sendable, DerivedFields {
         var items: [Item]
         var total: Int
         var greeting: String?
         var names: [String]
         static let derivedFields: Set<String> = ["total", "greeting", "names"]
     }
-    struct Item: Codable, Equatable, Sendable, DerivedFields {
+    @JSONCoded
+    struct Item: JSONCoded, Equatable, Sendable, DerivedFields {
         var count: Int
         var isEmpty: Bool
         static let derivedFields: Set<String> = ["isEmpty"]

@@ -12,7 +12,9 @@ import Testing
 private struct Probe: Feature {
     static let name = "probe"
 
-    enum Input: Decodable, Sendable {
+    @JSONCoded
+
+    enum Input: JSONCoded, Sendable {
         case set(value: Int)
         case touch
         case startTimer
@@ -30,7 +32,9 @@ private struct Probe: Feature {
         case third
     }
 
-    struct State: Codable, Equatable, Sendable {
+    @JSONCoded
+
+    struct State: JSONCoded, Equatable, Sendable {
         var value = 0
         var ticks = 0
         var log: [String] = []
@@ -97,9 +101,11 @@ private let encodeCount = EncodeCounter()
 
 private struct Counted: Feature {
     static let name = "counted"
-    enum Input: String, Decodable, Sendable { case bump }
+    @JSONCoded
+    enum Input: String, JSONCoded, Sendable { case bump }
     typealias Action = Input
-    struct State: Codable, Equatable, Sendable {
+    @JSONCoded
+    struct State: JSONCoded, Equatable, Sendable {
         var n = 0
         init() {}
         init(from decoder: any Decoder) throws { n = try decoder.singleValueContainer().decode(Int.self) }

@@ -5,9 +5,11 @@ import Testing
 /// A feature with a timer, for time travel with effects in flight.
 private struct Ticker: Feature {
     static let name = "ticker"
-    enum Input: String, Decodable, Sendable { case bump, start }
+    @JSONCoded
+    enum Input: String, JSONCoded, Sendable { case bump, start }
     enum Action: Sendable { case bump, start, tick }
-    struct State: Codable, Equatable, Sendable {
+    @JSONCoded
+    struct State: JSONCoded, Equatable, Sendable {
         var bumps = 0
         var ticks = 0
     }

@@ -196,7 +196,9 @@ def test_swift_blocks_compile(file: Path, tmp_path: Path) -> None:
     for name, source in swift_sources(blocks).items():
         (tmp_path / name).write_text(source, encoding="utf-8")
     swiftc = shutil.which("swiftc") or "swiftc"
-    result = run([swiftc, "-typecheck", "-swift-version", "6", "-module-name", "DocBlocks",
+    # FusionKit's macros (@JSONCoded, @ExportLibrary), as SwiftPM hands them to its own targets.
+    macros = ["-load-plugin-executable", f"{BUILD / 'FusionMacros-tool'}#FusionMacros"]
+    result = run([swiftc, "-typecheck", "-swift-version", "6", "-module-name", "DocBlocks", *macros,
                   "-I", str(BUILD / "Modules"), *module_maps(), *sorted(str(path) for path in tmp_path.glob("*.swift"))],
                  timeout=300)
     assert result.returncode == 0, f"{file.relative_to(ROOT)}: its Swift blocks do not compile:\n{result.stderr[-4000:]}"

@@ -19,7 +19,7 @@ public struct Answer: Feature {
     public static let submitDelay: Duration = .milliseconds(500)
 
     @JSONCoded
-    public enum Input: Decodable, Sendable {
+    public enum Input: JSONCoded, Sendable {
         case answerChanged(text: String)
         case submitTapped
         case resultDismissed
@@ -33,7 +33,7 @@ public struct Answer: Feature {
     }
 
     @JSONCoded
-    public struct State: Codable, Equatable, Sendable, DerivedFields {
+    public struct State: JSONCoded, Equatable, Sendable, DerivedFields {
         public var answer = ""
         /// Derived: true when the answer has something besides whitespace and nothing is being sent.
         public var isSubmitEnabled = false

@@ -19,7 +19,7 @@ public struct Counter: Feature {
     public static let summary = "Increase, decrease and reset a value; show it in an alert (seed 000)."
 
     @JSONCoded
-    public enum Input: Decodable, Sendable {
+    public enum Input: JSONCoded, Sendable {
         case increase
         case decrease
         case reset
@@ -36,7 +36,7 @@ public struct Counter: Feature {
     }
 
     @JSONCoded
-    public struct State: Codable, Equatable, Sendable {
+    public struct State: JSONCoded, Equatable, Sendable {
         public var value = 0
         public var isReset = false
         /// The alert to show once, or nil when none is up.

@@ -24,7 +24,7 @@ public struct Home: Feature {
     public static let summary = "Title and description set by viewDidLoad, tap1, tap2 with a random number (seed 001)."
 
     @JSONCoded
-    public enum Input: Decodable, Sendable {
+    public enum Input: JSONCoded, Sendable {
         case viewDidLoad
         case tap1
         case tap2
@@ -36,7 +36,7 @@ public struct Home: Feature {
     }
 
     @JSONCoded
-    public struct State: Codable, Equatable, Sendable {
+    public struct State: JSONCoded, Equatable, Sendable {
         public var title: String
         public var desc: String
         /// Whether a view has loaded for this instance (the first `viewDidLoad` was heard).

@@ -4,7 +4,7 @@ import FusionKit
 // internal ones, and a host's tests build these from outside the module. They repeat in shape.
 /// The profile data of seed 004's app, one entity per fetch.
 @JSONCoded
-public struct PetEntity: Codable, Equatable, Sendable {
+public struct PetEntity: JSONCoded, Equatable, Sendable {
     public var name: String
     public var species: String
     public var age: Int
@@ -17,7 +17,7 @@ public struct PetEntity: Codable, Equatable, Sendable {
 }
 
 @JSONCoded
-public struct FamilyMember: Codable, Equatable, Sendable {
+public struct FamilyMember: JSONCoded, Equatable, Sendable {
     public var name: String
     public var relation: String
 
@@ -28,7 +28,7 @@ public struct FamilyMember: Codable, Equatable, Sendable {
 }
 
 @JSONCoded
-public struct FamilyEntity: Codable, Equatable, Sendable {
+public struct FamilyEntity: JSONCoded, Equatable, Sendable {
     public var members: [FamilyMember]
 
     public init(members: [FamilyMember]) {
@@ -37,7 +37,7 @@ public struct FamilyEntity: Codable, Equatable, Sendable {
 }
 
 @JSONCoded
-public struct PreSchoolEntity: Codable, Equatable, Sendable {
+public struct PreSchoolEntity: JSONCoded, Equatable, Sendable {
     public var name: String
     public var className: String
     public var teacher: String
@@ -50,7 +50,7 @@ public struct PreSchoolEntity: Codable, Equatable, Sendable {
 }
 
 @JSONCoded
-public struct BabyProfile: Codable, Equatable, Sendable {
+public struct BabyProfile: JSONCoded, Equatable, Sendable {
     public var name: String
     /// ISO 8601 date, e.g. "2024-03-14".
     public var birthDate: String

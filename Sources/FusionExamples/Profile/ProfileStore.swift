@@ -21,7 +21,7 @@ public struct ProfileStore: Feature {
         "One store for profile data: four parallel host-requested fetches, …Complete actions, error and retry (seed 004)."
 
     @JSONCoded
-    public enum Input: Decodable, Sendable {
+    public enum Input: JSONCoded, Sendable {
         case loadAllProfiles
         case retryTapped
         case errorDismissed
@@ -29,7 +29,7 @@ public struct ProfileStore: Feature {
 
     /// One of the four fetches.
     @JSONCoded
-    public enum Fetch: String, Codable, CaseIterable, Sendable {
+    public enum Fetch: String, JSONCoded, CaseIterable, Sendable {
         case pet, family, preschool, babyProfile
     }
 
@@ -44,7 +44,7 @@ public struct ProfileStore: Feature {
     }
 
     @JSONCoded
-    public struct State: Codable, Equatable, Sendable, DerivedFields {
+    public struct State: JSONCoded, Equatable, Sendable, DerivedFields {
         public var pet: PetEntity?
         public var family: FamilyEntity?
         public var school: PreSchoolEntity?

@@ -3,7 +3,7 @@ import FusionKit
 /// An alert's words, decided by the feature and kept in the state, so that every front
 /// end (the web page, Textual, ncurses) shows the same title, message and buttons.
 @JSONCoded
-public struct AlertText: Codable, Equatable, Sendable {
+public struct AlertText: JSONCoded, Equatable, Sendable {
     public var title: String
     public var message: String
     /// The button that acknowledges or acts ("OK", "Forget").

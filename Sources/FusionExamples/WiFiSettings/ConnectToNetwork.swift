@@ -17,7 +17,7 @@ public struct ConnectToNetwork: Feature {
     public static let password = "blob"
 
     @JSONCoded
-    public enum Input: Decodable, Sendable {
+    public enum Input: JSONCoded, Sendable {
         case passwordChanged(password: String)
         case joinButtonTapped
         case incorrectPasswordAlertDismissed
@@ -37,7 +37,7 @@ public struct ConnectToNetwork: Feature {
     }
 
     @JSONCoded
-    public struct State: Codable, Equatable, Sendable, DerivedFields {
+    public struct State: JSONCoded, Equatable, Sendable, DerivedFields {
         public var network: Network
         public var password = ""
         public var isConnecting = false {

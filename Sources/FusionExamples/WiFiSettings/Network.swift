@@ -2,7 +2,7 @@ import FusionKit
 
 /// A Wi-Fi network as the settings screen shows it (seed 003's domain model).
 @JSONCoded
-public struct Network: Codable, Equatable, Sendable, Identifiable {
+public struct Network: JSONCoded, Equatable, Sendable, Identifiable {
     public var id: String
     public var name: String
     public var isSecured: Bool {

@@ -8,7 +8,7 @@ public struct NetworkDetail: Feature {
     public static let summary = "A network's details, with \"forget this network\" behind a confirmation alert."
 
     @JSONCoded
-    public enum Input: Decodable, Sendable {
+    public enum Input: JSONCoded, Sendable {
         case forgetNetworkButtonTapped
         case confirmForgetNetworkButtonTapped
         case forgetAlertDismissed
@@ -26,7 +26,7 @@ public struct NetworkDetail: Feature {
     }
 
     @JSONCoded
-    public struct State: Codable, Equatable, Sendable {
+    public struct State: JSONCoded, Equatable, Sendable {
         public var network: Network
         public var forgetAlertIsPresented = false
         /// The words of the confirmation, shown while it is presented.

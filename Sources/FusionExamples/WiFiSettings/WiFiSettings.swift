@@ -27,7 +27,7 @@ public struct WiFiSettings: Feature {
     public static let scanEffect: EffectID = "wifi.scan"
 
     @JSONCoded
-    public enum Input: Decodable, Sendable {
+    public enum Input: JSONCoded, Sendable {
         case screenAppeared
         case screenDisappeared
         case wifiToggled(isOn: Bool)
@@ -58,13 +58,13 @@ public struct WiFiSettings: Feature {
 
     /// Where the screen has navigated to: at most one place at a time.
     @JSONCoded
-    public enum Destination: Codable, Equatable, Sendable {
+    public enum Destination: JSONCoded, Equatable, Sendable {
         case connect(ConnectToNetwork.State)
         case detail(NetworkDetail.State)
     }
 
     @JSONCoded
-    public struct State: Codable, Equatable, Sendable, DerivedFields {
+    public struct State: JSONCoded, Equatable, Sendable, DerivedFields {
         public var isOn = true
         public var foundNetworks: [Network]
         public var selectedNetworkID: String?

@@ -1,7 +1,7 @@
 /// A screen's logic, written once: `Input → transform → [Action] → perform → State`.
 ///
 /// - `Input` is what the person does, named as they do it, decoded from JSON. An enum
-///   whose synthesized `Decodable` reads `{"networkTapped":{"id":"…"}}`; cases without
+///   marked `@JSONCoded`, which reads `{"networkTapped":{"id":"…"}}`; cases without
 ///   payload may also be sent as a bare string, `"increase"`.
 /// - `Action` is what the logic does, including results of effects (`…Complete`).
 /// - `State` is everything a front end needs to draw the screen, derived values
@@ -9,10 +9,15 @@
 ///
 /// A feature is a value: what it needs from the outside world (time, randomness,
 /// work only the host can do) comes in through its `Environment`, so tests can pin it.
+///
+/// `Input` and `State`, and the types inside them, are marked `@JSONCoded` and state the
+/// conformance: `@JSONCoded public struct State: JSONCoded, Equatable, Sendable`. The
+/// macro writes their JSON coding (no `Codable`, which Embedded Swift lacks), so the same
+/// source builds the native library and the WebAssembly module (docs/wasm.md).
 public protocol Feature: Sendable {
-    associatedtype Input: Decodable & Sendable
+    associatedtype Input: JSONCoded & Sendable
     associatedtype Action: Sendable
-    associatedtype State: Codable & Equatable & Sendable
+    associatedtype State: JSONCoded & Equatable & Sendable
 
     /// The name front ends create it by, e.g. `"counter"`.
     static var name: String { get }

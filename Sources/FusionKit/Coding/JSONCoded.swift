@@ -7,7 +7,7 @@
 /// struct is an object of its stored properties in declaration order, `nil` written as
 /// `null`; an enum case is `{"case": {labeled values}}`, or `{"case": value}` for a case
 /// with one unlabeled value; a `String`-backed enum is its raw value.
-public protocol JSONCoded {
+public protocol JSONCoded: JSONCodedBase {
     /// Appends this value's JSON.
     func writeJSON(into writer: inout JSONWriter)
     /// Reads a value from parsed JSON; the error names the path and what was expected.
@@ -15,6 +15,14 @@ public protocol JSONCoded {
     /// The JSON shape, as the manifest, the input checks and the JSON Schema read it.
     static var jsonShape: Shape { get }
 }
+
+#if hasFeature(Embedded)
+    public protocol JSONCodedBase {}
+#else
+    /// In the native build a `JSONCoded` type is also `Codable` (Swift synthesizes it), which
+    /// the native runtime's encoders still use; Embedded Swift has no `Codable`.
+    public typealias JSONCodedBase = Codable
+#endif
 
 extension JSONCoded {
     /// This value's JSON text.
@@ -25,12 +33,25 @@ extension JSONCoded {
     }
 }
 
-/// Generates `JSONCoded` for a struct (its stored properties) or an enum (its cases; a
-/// `String`-backed enum is its raw value). A type that lists `DerivedFields` may have
-/// those fields left out of its JSON: they are read as empty (0, false, "", null, [])
-/// for the feature to recompute.
-@attached(extension, conformances: JSONCoded, names: named(writeJSON), named(init(json:)), named(jsonShape))
-public macro JSONCoded() = #externalMacro(module: "FusionMacros", type: "JSONCodedMacro")
+#if hasFeature(Embedded)
+    /// Generates `JSONCoded` for a struct (its stored properties) or an enum (its cases; a
+    /// `String`-backed enum is its raw value). A type that lists `DerivedFields` may have
+    /// those fields left out of its JSON: they are read as empty (0, false, "", null, [])
+    /// for the feature to recompute.
+    @attached(extension, conformances: JSONCoded, names: named(writeJSON), named(init(json:)), named(jsonShape))
+    public macro JSONCoded() = #externalMacro(module: "FusionMacros", type: "JSONCodedMacro")
+#else
+    /// Generates `JSONCoded` for a struct (its stored properties) or an enum (its cases; a
+    /// `String`-backed enum is its raw value). A type that lists `DerivedFields` may have
+    /// those fields left out of its JSON: they are read as empty (0, false, "", null, [])
+    /// for the feature to recompute.
+    ///
+    /// In the native build it also declares `Codable` (Swift synthesizes it), which the
+    /// native runtime's encoders still use; Embedded Swift has no `Codable`, and there the
+    /// type is `JSONCoded` alone. A feature's types therefore name neither.
+    @attached(extension, conformances: JSONCoded, Codable, names: named(writeJSON), named(init(json:)), named(jsonShape))
+    public macro JSONCoded() = #externalMacro(module: "FusionMacros", type: "NativeJSONCodedMacro")
+#endif
 
 extension Bool: JSONCoded {
     public func writeJSON(into writer: inout JSONWriter) { writer.writeBool(self) }

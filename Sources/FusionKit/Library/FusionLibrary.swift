@@ -1,8 +1,9 @@
 /// What a plugin library exports: its name, version and features.
 ///
-/// A library declares it once, in the one registration line the C ABI looks for:
+/// A library declares it once, in the one function `@ExportLibrary` marks; the C ABI
+/// finds the library through it:
 ///
-///     @_silgen_name("fusionkit_library")
+///     @ExportLibrary
 ///     public func fusionLibrary() -> FusionLibrary {
 ///         FusionLibrary(name: "MyFeatures", version: "1.0.0", features: [Counter.self])
 ///     }
@@ -51,3 +52,8 @@ public struct FusionLibrary: Sendable {
         ]
     }
 }
+
+/// Marks the function that returns a library's `FusionLibrary` as the one the C ABI
+/// exports (as `fusionkit_library`, the symbol FusionABI calls). One per library.
+@attached(peer, names: named(_fusionkitLibraryEntry))
+public macro ExportLibrary() = #externalMacro(module: "FusionMacros", type: "ExportLibraryMacro")

@@ -2,7 +2,7 @@ import FusionKit
 
 /// The registration line: the features libChores exports through FusionKit's C ABI.
 /// Add a feature by listing its type here.
-@_silgen_name("fusionkit_library")
+@ExportLibrary
 public func fusionLibrary() -> FusionLibrary {
     FusionLibrary(name: "Chores", version: "1.1.0", features: [TodoList.self, TallyCounter.self])
 }

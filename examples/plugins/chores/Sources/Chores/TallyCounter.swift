@@ -34,7 +34,8 @@ public struct TallyCounter: Feature {
     public static let undoLimit = 10
 
     /// What the person does.
-    public enum Input: Decodable, Sendable {
+    @JSONCoded
+    public enum Input: JSONCoded, Sendable {
         /// The big button: adds `step` to `count`.
         case tapped
         /// The step picker: later taps add `step`. Values outside 1…100 are ignored.
@@ -58,7 +59,8 @@ public struct TallyCounter: Feature {
     }
 
     /// Everything the screen draws, derived values included.
-    public struct State: Codable, Equatable, Sendable {
+    @JSONCoded
+    public struct State: JSONCoded, Equatable, Sendable {
         /// The tally: the sum of the steps of the taps since the start or the last reset,
         /// less those undone.
         public var count: Int

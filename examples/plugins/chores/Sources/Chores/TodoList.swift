@@ -27,7 +27,8 @@ public struct TodoList: Feature {
     public static let summary = "A to-do list: add, toggle, remove, toggle all, clear completed; filter all, active or completed."
 
     /// Which items the list shows. Sent and drawn as its raw value: `"all"`, `"active"`, `"completed"`.
-    public enum Filter: String, Codable, CaseIterable, Equatable, Sendable {
+    @JSONCoded
+    public enum Filter: String, JSONCoded, CaseIterable, Equatable, Sendable {
         /// Every item.
         case all
         /// The items not done yet.
@@ -37,7 +38,8 @@ public struct TodoList: Feature {
     }
 
     /// One thing to do.
-    public struct Item: Codable, Equatable, Identifiable, Sendable {
+    @JSONCoded
+    public struct Item: JSONCoded, Equatable, Identifiable, Sendable {
         /// Unique in the list and never reused: 1 for the first item added, then 2, 3, …
         public var id: Int
         /// What to do: the draft it was added from, trimmed.
@@ -54,7 +56,8 @@ public struct TodoList: Feature {
     }
 
     /// What the person does.
-    public enum Input: Decodable, Sendable {
+    @JSONCoded
+    public enum Input: JSONCoded, Sendable {
         /// The text field for a new item changed to `text`.
         case draftChanged(text: String)
         /// The add button: adds the trimmed draft as a new item and clears the draft.
@@ -93,7 +96,8 @@ public struct TodoList: Feature {
     }
 
     /// Everything the screen draws, derived values included.
-    public struct State: Codable, Equatable, Sendable {
+    @JSONCoded
+    public struct State: JSONCoded, Equatable, Sendable {
         /// Every item, in the order added.
         public var items: [Item]
         /// The text field for a new item, as typed.
