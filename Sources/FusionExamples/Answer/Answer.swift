@@ -73,10 +73,7 @@ public struct Answer: Feature {
         case .submit:
             state.isSubmitting = true
             let answer = Self.trimmed(state.answer)
-            return .run(id: "answer.submit") { [clock] send in
-                guard (try? await clock.sleep(for: Self.submitDelay)) != nil else { return }
-                send(.submitCompleted(answer))
-            }
+            return .after(Self.submitDelay, on: clock, id: "answer.submit", send: .submitCompleted(answer))
         case .submitCompleted(let answer):
             state.isSubmitting = false
             state.submitted = answer

@@ -196,11 +196,7 @@ public struct WiFiSettings: Feature {
         switch action {
         case .startScanning:
             state.isScanning = true
-            return .run(id: Self.scanEffect, cancelInFlight: true) { [clock] send in
-                while (try? await clock.sleep(for: Self.scanInterval)) != nil {
-                    send(.scanTick)
-                }
-            }
+            return .every(Self.scanInterval, on: clock, id: Self.scanEffect, send: .scanTick)
         case .stopScanning:
             state.isScanning = false
             return .cancel(id: Self.scanEffect)

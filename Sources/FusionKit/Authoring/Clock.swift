@@ -1,12 +1,14 @@
-/// Time, as features see it. Effects sleep on the environment's clock rather than
-/// calling `Task.sleep` themselves, so that a test can advance time instead of waiting.
-public protocol FusionClock: Sendable {
+/// Time, as features see it. Effects wait on the environment's clock (`Effect.after`,
+/// `Effect.every`) rather than calling `Task.sleep` themselves, so that a test, a journal
+/// or a WebAssembly host can move time instead of waiting. A class: Embedded Swift keeps
+/// existentials of class-bound protocols only.
+public protocol FusionClock: AnyObject, Sendable {
     /// Suspends for `duration`; throws `CancellationError` when the effect is cancelled.
     func sleep(for duration: Duration) async throws
 }
 
 /// The real, monotonic clock.
-public struct SystemClock: FusionClock {
+public final class SystemClock: FusionClock {
     /// The clock every instance has unless its options say `"clock": "manual"`.
     public init() {}
     /// Sleeps for real (`Task.sleep`); throws `CancellationError` when the effect is cancelled.

@@ -8,6 +8,9 @@ public struct Effect<Action: Sendable>: Sendable {
         /// An action applied right after the current one, within the same input.
         case send(Action)
         case run(id: EffectID?, cancelInFlight: Bool, body: @Sendable (Send<Action>) async -> Void)
+        /// `action` after `timer.delay` on `timer.clock`, once or (repeating) until cancelled:
+        /// time as data, which the store schedules on the feature's clock.
+        case timer(EffectTimer, Action)
         case cancel(EffectID)
         /// Work asked of the host. The store submits it after the current input, and the
         /// answer's action is applied inside the host's fk_respond/fk_fail_request call,
@@ -84,6 +87,24 @@ public struct Effect<Action: Sendable>: Sendable {
         ])
     }
 
+    /// Applies `action` once `delay` has passed on `clock` (the environment's clock, which a
+    /// test or a host moves by hand), unless cancelled first. `cancelInFlight` cancels
+    /// earlier work with the same id (a restarted countdown).
+    public static func after(
+        _ delay: Duration, on clock: any FusionClock, id: EffectID? = nil, cancelInFlight: Bool = false, send action: Action
+    ) -> Effect {
+        Effect(work: [.timer(EffectTimer(delay: delay, clock: clock, id: id, cancelInFlight: cancelInFlight, repeats: false), action)])
+    }
+
+    /// Applies `action` every `interval` on `clock` until the effect is cancelled (by `id`,
+    /// or with the instance): a live scan, a poll. A new one with the same id replaces
+    /// the old (`cancelInFlight`).
+    public static func every(
+        _ interval: Duration, on clock: any FusionClock, id: EffectID, cancelInFlight: Bool = true, send action: Action
+    ) -> Effect {
+        Effect(work: [.timer(EffectTimer(delay: interval, clock: clock, id: id, cancelInFlight: cancelInFlight, repeats: true), action)])
+    }
+
     /// Cancels every running effect started with `id`. Actions they send afterwards are dropped.
     public static func cancel(id: EffectID) -> Effect { Effect(work: [.cancel(id)]) }
 
@@ -105,6 +126,8 @@ public struct Effect<Action: Sendable>: Sendable {
                     return .run(id: id, cancelInFlight: cancelInFlight) { send in
                         await body(Send { action in send(transform(action)) })
                     }
+                case .timer(let timer, let action):
+                    return .timer(timer, transform(action))
                 case .cancel(let id):
                     return .cancel(id)
                 case .request(let id, let submit, let builtin):
@@ -114,6 +137,27 @@ public struct Effect<Action: Sendable>: Sendable {
                         builtin: { send in await builtin(Send { action in send(transform(action)) }) })
                 }
             })
+    }
+}
+
+/// When a timed effect (`Effect.after`, `Effect.every`) fires, and on which clock.
+public struct EffectTimer: Sendable {
+    /// The wait before it fires, and between firings when it repeats.
+    public let delay: Duration
+    public let clock: any FusionClock
+    public let id: EffectID?
+    public let cancelInFlight: Bool
+    /// True for `every`: it fires until cancelled.
+    public let repeats: Bool
+
+    /// The work the native store runs for it: sleeps on the clock, then sends.
+    func body<Action: Sendable>(_ action: Action) -> @Sendable (Send<Action>) async -> Void {
+        { [clock, delay, repeats] send in
+            while (try? await clock.sleep(for: delay)) != nil {
+                send(action)
+                if !repeats { return }
+            }
+        }
     }
 }
 

@@ -20,7 +20,13 @@ public enum JSONCodedSupport {
             }
         }
         if case .optional = T.jsonShape { return try T(json: .null) }
-        if derived.contains(name), let empty = T.jsonShape.emptyValue { return try T(json: empty) }
+        if derived.contains(name) {
+            if let empty = T.jsonShape.emptyValue { return try T(json: empty) }
+            // A derived field of another type: the first empty value it reads.
+            for empty: JSONValue in [.null, .array([]), .object([])] {
+                if let value = try? T(json: empty) { return value }
+            }
+        }
         throw JSONCodingError(path: [], reason: "missing field \"\(name)\"")
     }
 

@@ -111,13 +111,13 @@ final class JSONStore<F: Feature>: InstanceCore, FeatureInstance, @unchecked Sen
         return try decodeInput(parsed, inputs: reader.catalog)
     }
 
-    /// An input with fields, through `Decodable`: not worth specializing.
+    /// An input with fields: checked against the catalog (whose errors name the case and
+    /// field), then read by the input's own `@JSONCoded` code.
     @usableFromInline
     static func decodeInput(_ parsed: JSONValue, inputs: InputCatalog) throws(FusionError) -> F.Input {
-        do {
-            return try JSONValueDecoder().decode(F.Input.self, from: try inputs.normalize(parsed))
-        } catch let error as FusionError {
-            throw error
+        let normalized = try inputs.normalize(parsed)
+        do throws(JSONCodingError) {
+            return try F.Input(json: normalized)
         } catch {
             throw FusionError(.invalidInput, "the input does not fit feature \"\(F.name)\": \(error)")
         }

@@ -50,7 +50,7 @@ enum StateRestoration {
             ? "; if it was saved by another version of \(name), give its \"stateVersion\" (this library's is \(current))" : ""
         let state: F.State
         do {
-            state = try JSONValueDecoder().decode(F.State.self, from: json)
+            state = try F.State(json: json)
         } catch {
             throw FusionError(.invalidState, "the given state\(origin) does not fit \(name) (state version \(current)): \(error)\(hint)")
         }

@@ -206,6 +206,9 @@ extension Store {
             case .run(let id, let cancelInFlight, let body):
                 if cancelInFlight, let id { cancelLocked(id) }
                 startLocked(id: id, body)
+            case .timer(let timer, let action):
+                if timer.cancelInFlight, let id = timer.id { cancelLocked(id) }
+                startLocked(id: timer.id, timer.body(action))
             case .cancel(let id): cancelLocked(id)
             case .request(let id, let submit, let builtin):
                 if host.currentMode == .builtin {
