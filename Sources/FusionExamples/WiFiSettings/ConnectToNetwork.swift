@@ -97,7 +97,8 @@ public struct ConnectToNetwork: Feature {
             state.isConnecting = true
             state.incorrectPasswordAlertIsPresented = false
             let succeeded = state.password == Self.password
-            return .after(Self.joinDuration, on: clock, id: Self.joinEffect, cancelInFlight: true, send: .joinFinished(succeeded: succeeded))
+            return .after(
+                Self.joinDuration, on: clock, id: Self.joinEffect, cancelInFlight: true, send: .joinFinished(succeeded: succeeded))
         case .joinFinished(let succeeded):
             state.isConnecting = false
             if succeeded { return .send(.delegate(.connected(state.network))) }
