@@ -98,7 +98,8 @@ public struct JSONParser {
     /// object costs linear time, not quadratic (and a small one never makes the set).
     @inline(never)
     private mutating func parseRestOfLargeObject(into members: inout [JSONMember], depth: Int) throws(JSONParseError) {
-        var keys = Set(members.lazy.map(\.key))
+        // A closure, not a key path: Embedded Swift has no key paths.
+        var keys = Set(members.lazy.map { $0.key })
         while true {
             let (key, keyOffset) = try parseKey()
             guard keys.insert(key).inserted else { throw duplicateKeyError(key, at: keyOffset) }

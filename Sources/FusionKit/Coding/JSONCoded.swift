@@ -17,7 +17,11 @@ public protocol JSONCoded: JSONCodedBase {
 }
 
 #if hasFeature(Embedded)
+    /// Nothing more under Embedded Swift.
     public protocol JSONCodedBase {}
+    extension Optional: JSONCodedBase where Wrapped: JSONCoded {}
+    extension Array: JSONCodedBase where Element: JSONCoded {}
+    extension Dictionary: JSONCodedBase where Key == String, Value: JSONCoded {}
 #else
     /// In the native build a `JSONCoded` type is also `Codable` (Swift synthesizes it), which
     /// the native runtime's encoders still use; Embedded Swift has no `Codable`.
