@@ -24,7 +24,8 @@ import FusionKit
 /// the generation, whether the slot is live, and how many calls are in its instance right
 /// now. A call counts itself in and out of the slot (`withInstance`) and uses the slot's
 /// own reference meanwhile, so that a round trip pays two atomic operations, not four
-/// (taking and dropping a reference of its own cost two more: 10 ns of a 70 ns call).
+/// (taking and dropping a reference of its own cost two more, measurable in the one-call
+/// round trip of docs/performance.md).
 /// Inserting and removing take `lock`; a removal clears the live bit (no call starts
 /// after that) and releases the slot's reference at once when no call is in, or else
 /// leaves that to the last call out, so it never waits for a call, even one on its own

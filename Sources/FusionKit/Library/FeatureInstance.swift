@@ -249,7 +249,8 @@ final class JSONStore<F: Feature>: InstanceCore, FeatureInstance, @unchecked Sen
 /// of a trip through `Decodable`. A list, not a dictionary: for the handful of cases a
 /// feature has, comparing small strings (two machine words each) beats hashing. (One
 /// object, so that an instance's closure captures one reference for both: the catalog
-/// captured by value cost each instance a 176-byte closure context.)
+/// captured by value made each instance's closure context several times larger;
+/// docs/performance.md has the bytes per instance.)
 @usableFromInline
 final class InputReader<F: Feature>: Sendable {
     @usableFromInline let catalog: InputCatalog

@@ -2,7 +2,8 @@
 /// than only through the `FeatureInstance` protocol: the C ABI's instance table makes them
 /// on an instance it takes no reference to (`Unmanaged`, while its slot counts the call
 /// in). A protocol call on an existential read from memory takes a reference and gives it
-/// back: two atomic operations on each call, a seventh of a 70 ns round trip.
+/// back: two atomic operations on each call, a share of the round trip that
+/// docs/performance.md measures.
 /// `JSONStore` is the one subclass; `FeatureInstance.core` is the instance itself.
 public class InstanceCore: @unchecked Sendable {
     /// The instance's clock when it is manual: a call that may set effects going then runs
