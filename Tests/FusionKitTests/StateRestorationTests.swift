@@ -25,11 +25,11 @@ private struct Note: Feature {
     func transform(_ input: Input, state: State) -> [Action] { [.touch] }
     func perform(_ action: Action, state: inout State) -> Effect<Action> { .none }
 
-    struct BadSave: Error, CustomStringConvertible { var description: String { "no title to carry over" } }
-
-    static func migrateState(_ state: JSONValue, from version: Int) throws -> JSONValue {
+    static func migrateState(_ state: JSONValue, from version: Int) throws(StateMigrationError) -> JSONValue {
         guard version == 2 else { throw NoStateMigration() }
-        guard case .object(var members) = state, members.contains(where: { $0.key == "title" }) else { throw BadSave() }
+        guard case .object(var members) = state, members.contains(where: { $0.key == "title" }) else {
+            throw StateMigrationError("no title to carry over")
+        }
         members.append(JSONMember("tags", []))
         return .object(members)
     }

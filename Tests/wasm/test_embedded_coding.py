@@ -4,24 +4,23 @@ answer byte for byte as the same sources built for the host do, on states shaped
 examples' (coding_probe.swift), good and bad."""
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from embedded_build import (
+    CODING,
+    EMBEDDED,
+    MACROS,
+    TOOLCHAIN,
+    UNICODE_TABLES,
+    WASI_LIBC,
+    compiler_builtins,
+    missing,
+    run,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-BUILD = ROOT / ".build" / "debug"
-TOOLCHAIN = Path(shutil.which("swiftc") or "/opt/swift/usr/bin/swiftc").resolve().parent
-WASI_LIBC = Path("/usr/lib/wasm32-wasi/libc.a")
-UNICODE_TABLES = TOOLCHAIN.parent / "lib/swift/embedded/wasm32-unknown-none-wasm/libswiftUnicodeDataTables.a"
-
-#: The sources both builds compile: the codec, and the parts of FusionKit a type's coding needs.
-SOURCES = [*sorted((ROOT / "Sources/FusionJSON").glob("*.swift")), *sorted((ROOT / "Sources/FusionKit/Coding").glob("*.swift")),
-           ROOT / "Sources/FusionKit/Schema/Shape.swift", ROOT / "Sources/FusionKit/JSON/JSONCodingError.swift",
-           ROOT / "Sources/FusionKit/Authoring/DerivedFields.swift", HERE / "coding_probe.swift"]
-MACROS = ["-load-plugin-executable", f"{BUILD / 'FusionMacros-tool'}#FusionMacros"]
+SOURCES = [*CODING, HERE / "coding_probe.swift"]
 
 STATION = '{"id":"blob","name":"Blob\'s WiFi","strength":0.9,"security":"WPA2","bars":3}'
 #: (input, the answer expected from both builds).
@@ -51,28 +50,17 @@ VECTORS = [
 ]
 
 
-def run(command: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600, **kwargs)
-    assert result.returncode == 0, f"{' '.join(command[:3])}…:\n{result.stderr[-4000:]}"
-    return result
-
-
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
-    for needed in (BUILD / "FusionMacros-tool", WASI_LIBC, UNICODE_TABLES):
-        assert needed.exists(), f"{needed} is missing (swift build builds the macros; scripts/setup installs wasi-libc)"
-    builtins = sorted(Path("/usr/lib").glob("llvm-*/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a"))
-    assert builtins, "compiler-rt's wasm32 builtins are missing (scripts/setup installs libclang-rt-dev-wasm32)"
+    assert not missing(), f"missing: {missing()} (swift build builds the macros; scripts/setup installs the rest)"
     out = tmp_path_factory.mktemp("wasm")
     run([str(TOOLCHAIN / "swiftc"), "-O", "-parse-as-library", "-module-name", "FusionKit", *MACROS, *map(str, SOURCES),
          str(HERE / "native_main.swift"), "-lm", "-o", str(out / "probe")])
-    run([str(TOOLCHAIN / "swiftc"), "-target", "wasm32-unknown-none-wasm", "-enable-experimental-feature", "Embedded", "-wmo",
-         "-Osize", "-Xfrontend", "-disable-stack-protector", "-parse-as-library", "-module-name", "FusionKit", *MACROS,
-         *map(str, SOURCES), str(HERE / "wasm_entry.swift"), "-c", "-o", str(out / "probe.o")])
+    run([str(TOOLCHAIN / "swiftc"), *EMBEDDED, "-module-name", "FusionKit", *MACROS, *map(str, SOURCES), str(HERE / "wasm_entry.swift"), "-c", "-o", str(out / "probe.o")])
     run([str(TOOLCHAIN / "clang"), "--target=wasm32-wasi", "-isystem", "/usr/include/wasm32-wasi", "-O2", "-c",
          str(HERE / "strtod_shim.c"), "-o", str(out / "shim.o")])
     run([str(TOOLCHAIN / "wasm-ld"), "--no-entry", "--export=probe_alloc", "--export=probe_run", "--gc-sections",
-         str(out / "probe.o"), str(out / "shim.o"), str(WASI_LIBC), str(UNICODE_TABLES), str(builtins[-1]),
+         str(out / "probe.o"), str(out / "shim.o"), str(WASI_LIBC), str(UNICODE_TABLES), str(compiler_builtins()),
          "-o", str(out / "probe.wasm")])
     stdin = "".join(text + "\n" for text, _ in VECTORS)
     return {

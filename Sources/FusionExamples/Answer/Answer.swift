@@ -86,7 +86,7 @@ public struct Answer: Feature {
     }
 
     static func canSubmit(_ state: State) -> Bool {
-        !state.isSubmitting && !state.answer.allSatisfy(\.isWhitespace)
+        !state.isSubmitting && !state.answer.allSatisfy({ $0.isWhitespace })
     }
 
     static func trimmed(_ text: String) -> String {

@@ -128,7 +128,7 @@ public struct WiFiSettings: Feature {
 
     /// From version 1: an open connect or detail screen gets its alert's words, made from
     /// its network's name as this version makes them.
-    public static func migrateState(_ state: JSONValue, from version: Int) throws -> JSONValue {
+    public static func migrateState(_ state: JSONValue, from version: Int) throws(StateMigrationError) -> JSONValue {
         guard version == 1 else { throw NoStateMigration() }
         guard case .object(var members) = state else { throw StateMigrationError("the state is not an object") }
         guard let index = members.firstIndex(where: { $0.key == "destination" }),
@@ -143,7 +143,7 @@ public struct WiFiSettings: Feature {
         case "detail": alert = ("forgetAlert", .forget(name))
         default: return state
         }
-        fields.append(JSONMember(alert.key, try JSONValueEncoder().encode(alert.text)))
+        fields.append(JSONMember(alert.key, alert.text.jsonValue))
         members[index].value = .object([JSONMember(screen.key, .object(fields))])
         return .object(members)
     }
@@ -284,10 +284,4 @@ public struct WiFiSettings: Feature {
             state.foundNetworks.remove(at: unselected[random.int(in: 0...(unselected.count - 1))])
         }
     }
-}
-
-/// Why a saved Wi-Fi state could not be brought to this version (the host is told).
-struct StateMigrationError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

@@ -7,18 +7,22 @@ public struct Effect<Action: Sendable>: Sendable {
     @usableFromInline enum Work: Sendable {
         /// An action applied right after the current one, within the same input.
         case send(Action)
-        case run(id: EffectID?, cancelInFlight: Bool, body: @Sendable (Send<Action>) async -> Void)
+        #if !hasFeature(Embedded)
+            case run(id: EffectID?, cancelInFlight: Bool, body: @Sendable (Send<Action>) async -> Void)
+        #endif
         /// `action` after `timer.delay` on `timer.clock`, once or (repeating) until cancelled:
         /// time as data, which the store schedules on the feature's clock.
         case timer(EffectTimer, Action)
         case cancel(EffectID)
-        /// Work asked of the host. The store submits it after the current input, and the
-        /// answer's action is applied inside the host's fk_respond/fk_fail_request call,
-        /// so answers are applied in the order the host gives them. In "builtin" mode
-        /// `builtin` runs instead, as an ordinary effect.
-        case request(
-            id: EffectID?, submit: @Sendable (HostRequests, @escaping @Sendable (Action) -> Void) -> UInt64?,
-            builtin: @Sendable (Send<Action>) async -> Void)
+        #if !hasFeature(Embedded)
+            /// Work asked of the host. The store submits it after the current input, and the
+            /// answer's action is applied inside the host's fk_respond/fk_fail_request call,
+            /// so answers are applied in the order the host gives them. In "builtin" mode
+            /// `builtin` runs instead, as an ordinary effect.
+            case request(
+                id: EffectID?, submit: @Sendable (HostRequests, @escaping @Sendable (Action) -> Void) -> UInt64?,
+                builtin: @Sendable (Send<Action>) async -> Void)
+        #endif
     }
 
     @usableFromInline let work: [Work]
@@ -37,55 +41,59 @@ public struct Effect<Action: Sendable>: Sendable {
     /// way a child feature reports to its parent (a delegate action).
     public static func send(_ action: Action) -> Effect { Effect(work: [.send(action)]) }
 
-    /// Runs `body` concurrently; whatever it passes to `send` is applied as an action.
-    /// With an `id` it can be cancelled; `cancelInFlight` cancels earlier work with the
-    /// same id first (a debounce, a restarted fetch).
-    public static func run(
-        id: EffectID? = nil, cancelInFlight: Bool = false,
-        _ body: @escaping @Sendable (Send<Action>) async -> Void
-    ) -> Effect {
-        Effect(work: [.run(id: id, cancelInFlight: cancelInFlight, body: body)])
-    }
+    // Async work and host requests need Swift concurrency, which Embedded Swift lacks here.
+    #if !hasFeature(Embedded)
+        /// Runs `body` concurrently; whatever it passes to `send` is applied as an action.
+        /// With an `id` it can be cancelled; `cancelInFlight` cancels earlier work with the
+        /// same id first (a debounce, a restarted fetch).
+        public static func run(
+            id: EffectID? = nil, cancelInFlight: Bool = false,
+            _ body: @escaping @Sendable (Send<Action>) async -> Void
+        ) -> Effect {
+            Effect(work: [.run(id: id, cancelInFlight: cancelInFlight, body: body)])
+        }
 
-    /// Asks the host for work and applies `then` to its answer: a result, or the host's
-    /// error. Cancelling `id` (or dismissing whatever owns it) cancels the request, and the
-    /// host is told. The answer is applied while the host's answering call runs, so
-    /// answers land in the order the host gives them. Without a host (mode "builtin"),
-    /// the request's `builtin` answer is used after its own delay.
-    public static func request<Response>(
-        _ request: HostRequest<Response>, id: EffectID? = nil,
-        then transform: @escaping @Sendable (Result<Response, HostRequestError>) -> Action
-    ) -> Effect {
-        Effect(work: [
-            .request(
-                id: id,
-                submit: { host, deliver in
-                    host.submit(request) { answer in
-                        // nil: cancelled, by the effect's owner; nothing to apply.
-                        if let answer { deliver(transform(answer)) }
-                    }
-                },
-                builtin: { send in
-                    guard let builtin = request.builtin else {
-                        send(
-                            transform(
-                                .failure(
-                                    HostRequestError(
-                                        "no host answers \"\(request.kind)\" requests, and the library has no answer of its own"))))
-                        return
-                    }
-                    do {
-                        send(transform(.success(try await builtin())))
-                    } catch is CancellationError {
-                        return
-                    } catch let error as HostRequestError {
-                        send(transform(.failure(error)))
-                    } catch {
-                        send(transform(.failure(HostRequestError("\(error)"))))
-                    }
-                })
-        ])
-    }
+        /// Asks the host for work and applies `then` to its answer: a result, or the host's
+        /// error. Cancelling `id` (or dismissing whatever owns it) cancels the request, and the
+        /// host is told. The answer is applied while the host's answering call runs, so
+        /// answers land in the order the host gives them. Without a host (mode "builtin"),
+        /// the request's `builtin` answer is used after its own delay.
+        public static func request<Response>(
+            _ request: HostRequest<Response>, id: EffectID? = nil,
+            then transform: @escaping @Sendable (Result<Response, HostRequestError>) -> Action
+        ) -> Effect {
+            Effect(work: [
+                .request(
+                    id: id,
+                    submit: { host, deliver in
+                        host.submit(request) { answer in
+                            // nil: cancelled, by the effect's owner; nothing to apply.
+                            if let answer { deliver(transform(answer)) }
+                        }
+                    },
+                    builtin: { send in
+                        guard let builtin = request.builtin else {
+                            send(
+                                transform(
+                                    .failure(
+                                        HostRequestError(
+                                            "no host answers \"\(request.kind)\" requests, and the library has no answer of its own"))))
+                            return
+                        }
+                        do {
+                            send(transform(.success(try await builtin())))
+                        } catch is CancellationError {
+                            return
+                        } catch let error as HostRequestError {
+                            send(transform(.failure(error)))
+                        } catch {
+                            send(transform(.failure(HostRequestError("\(error)"))))
+                        }
+                    })
+            ])
+        }
+
+    #endif
 
     /// Applies `action` once `delay` has passed on `clock` (the environment's clock, which a
     /// test or a host moves by hand), unless cancelled first. `cancelInFlight` cancels
@@ -122,19 +130,23 @@ public struct Effect<Action: Sendable>: Sendable {
                 switch item {
                 case .send(let action):
                     return .send(transform(action))
-                case .run(let id, let cancelInFlight, let body):
-                    return .run(id: id, cancelInFlight: cancelInFlight) { send in
-                        await body(Send { action in send(transform(action)) })
-                    }
+                #if !hasFeature(Embedded)
+                    case .run(let id, let cancelInFlight, let body):
+                        return .run(id: id, cancelInFlight: cancelInFlight) { send in
+                            await body(Send { action in send(transform(action)) })
+                        }
+                #endif
                 case .timer(let timer, let action):
                     return .timer(timer, transform(action))
                 case .cancel(let id):
                     return .cancel(id)
-                case .request(let id, let submit, let builtin):
-                    return .request(
-                        id: id,
-                        submit: { host, deliver in submit(host) { action in deliver(transform(action)) } },
-                        builtin: { send in await builtin(Send { action in send(transform(action)) }) })
+                #if !hasFeature(Embedded)
+                    case .request(let id, let submit, let builtin):
+                        return .request(
+                            id: id,
+                            submit: { host, deliver in submit(host) { action in deliver(transform(action)) } },
+                            builtin: { send in await builtin(Send { action in send(transform(action)) }) })
+                #endif
                 }
             })
     }
@@ -150,15 +162,17 @@ public struct EffectTimer: Sendable {
     /// True for `every`: it fires until cancelled.
     public let repeats: Bool
 
-    /// The work the native store runs for it: sleeps on the clock, then sends.
-    func body<Action: Sendable>(_ action: Action) -> @Sendable (Send<Action>) async -> Void {
-        { [clock, delay, repeats] send in
-            while (try? await clock.sleep(for: delay)) != nil {
-                send(action)
-                if !repeats { return }
+    #if !hasFeature(Embedded)
+        /// The work the native store runs for it: sleeps on the clock, then sends.
+        func body<Action: Sendable>(_ action: Action) -> @Sendable (Send<Action>) async -> Void {
+            { [clock, delay, repeats] send in
+                while (try? await clock.sleep(for: delay)) != nil {
+                    send(action)
+                    if !repeats { return }
+                }
             }
         }
-    }
+    #endif
 }
 
 /// Identifies effects so they can be cancelled.

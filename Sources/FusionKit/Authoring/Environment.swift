@@ -7,8 +7,10 @@ public struct Environment: Sendable {
     public var clock: any FusionClock
     /// Where the feature draws random numbers: seeded by the creation option `"seed"`.
     public var random: RandomSource
-    /// Work the front end does for the feature (see `HostRequest`).
-    public var host: HostRequests
+    #if !hasFeature(Embedded)
+        /// Work the front end does for the feature (see `HostRequest`).
+        public var host: HostRequests
+    #endif
     /// Feature-specific settings from the creation options (`"settings"`), an object.
     public var settings: JSONValue
     /// The signed-in user the host vouches for (the creation option `"user"`); nil when
@@ -17,16 +19,27 @@ public struct Environment: Sendable {
 
     /// An environment; each part defaults to the live one (system clock, unpredictable
     /// seed, built-in answers to host requests, no settings).
-    public init(
-        clock: any FusionClock = SystemClock(), random: RandomSource = RandomSource(),
-        host: HostRequests = HostRequests(), settings: JSONValue = [:], user: User? = nil
-    ) {
-        self.user = user
-        self.clock = clock
-        self.random = random
-        self.host = host
-        self.settings = settings
-    }
+    #if hasFeature(Embedded)
+        public init(
+            clock: any FusionClock = SystemClock(), random: RandomSource = RandomSource(), settings: JSONValue = [:], user: User? = nil
+        ) {
+            self.user = user
+            self.clock = clock
+            self.random = random
+            self.settings = settings
+        }
+    #else
+        public init(
+            clock: any FusionClock = SystemClock(), random: RandomSource = RandomSource(),
+            host: HostRequests = HostRequests(), settings: JSONValue = [:], user: User? = nil
+        ) {
+            self.user = user
+            self.clock = clock
+            self.random = random
+            self.host = host
+            self.settings = settings
+        }
+    #endif
 
     /// The real clock, an unpredictably seeded random source, built-in host answers.
     public static var live: Environment { Environment() }

@@ -40,7 +40,7 @@ public protocol Feature: Sendable {
     /// into the current shape; it is decoded as `State` afterwards. Throw when it
     /// cannot be done: the error's description reaches the host. The default knows no
     /// migration, so an older state is refused with a message naming both versions.
-    static func migrateState(_ state: JSONValue, from version: Int) throws -> JSONValue
+    static func migrateState(_ state: JSONValue, from version: Int) throws(StateMigrationError) -> JSONValue
 
     /// Recomputes `state`'s derived values from its other fields and this feature's
     /// environment (the signed-in user, settings). The runtime calls it on every state an
@@ -66,11 +66,13 @@ public protocol Feature: Sendable {
     /// Applies one action: changes the state and returns the effects to run.
     func perform(_ action: Action, state: inout State) -> Effect<Action>
 
-    /// FusionKit's own; features do not implement it. The default below is compiled in
-    /// the module that declares the conformance, where `Self` is a concrete type, so a
-    /// library's `[Counter.self, …]` list yields instances whose hot path is
-    /// specialized for each feature (see `JSONStore`).
-    static func _fusionDefinition() -> FeatureDefinition
+    #if !hasFeature(Embedded)
+        /// FusionKit's own; features do not implement it. The default below is compiled in
+        /// the module that declares the conformance, where `Self` is a concrete type, so a
+        /// library's `[Counter.self, …]` list yields instances whose hot path is
+        /// specialized for each feature (see `JSONStore`).
+        static func _fusionDefinition() -> FeatureDefinition
+    #endif
 }
 
 extension Feature {
@@ -85,14 +87,16 @@ extension Feature {
     /// Nothing to start again.
     public func restartEffects(for state: State) -> [Action] { [] }
     /// No migration: a state saved at an older `stateVersion` is refused.
-    public static func migrateState(_ state: JSONValue, from version: Int) throws -> JSONValue {
-        throw NoStateMigration()
+    public static func migrateState(_ state: JSONValue, from version: Int) throws(StateMigrationError) -> JSONValue {
+        throw StateMigrationError()
     }
     /// Nothing derived: a given state is used as decoded.
     public func deriveValues(in state: inout State) {}
 
-    /// The default every feature uses: compiled in the feature's own module, so the
-    /// runtime's code is specialized for it. Not for authors to implement.
-    @inlinable
-    public static func _fusionDefinition() -> FeatureDefinition { FeatureDefinition(Self.self) }
+    #if !hasFeature(Embedded)
+        /// The default every feature uses: compiled in the feature's own module, so the
+        /// runtime's code is specialized for it. Not for authors to implement.
+        @inlinable
+        public static func _fusionDefinition() -> FeatureDefinition { FeatureDefinition(Self.self) }
+    #endif
 }

@@ -22,7 +22,7 @@ public struct User: Sendable, Equatable {
     /// What to call them: the `name` claim when it has something besides whitespace,
     /// else the subject (a token may carry `"name": ""`).
     public var displayName: String {
-        guard let name = claim("name"), !name.allSatisfy(\.isWhitespace) else { return subject }
+        guard let name = claim("name"), !name.allSatisfy({ $0.isWhitespace }) else { return subject }
         return name
     }
 

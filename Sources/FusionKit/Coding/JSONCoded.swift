@@ -29,6 +29,14 @@ public protocol JSONCoded: JSONCodedBase {
 #endif
 
 extension JSONCoded {
+    /// This value as a `JSONValue`: its JSON, read back (for a migration that adds it to
+    /// a saved state, say).
+    public var jsonValue: JSONValue {
+        var writer = JSONWriter()
+        writeJSON(into: &writer)
+        return (try? JSONParser.parse(writer.bytes)) ?? .null
+    }
+
     /// This value's JSON text.
     public var jsonText: String {
         var writer = JSONWriter()

@@ -29,9 +29,9 @@ enum StateRestoration {
         var json = given
         var origin = ""
         if saved < current {
-            do {
+            do throws(StateMigrationError) {
                 json = try F.migrateState(given, from: saved)
-            } catch is NoStateMigration {
+            } catch  where error.isNoMigration {
                 throw FusionError(
                     .invalidState,
                     "the state was saved at state version \(saved) of \(name); this library's \(name) is at state version \(current) and has no migration from version \(saved)"

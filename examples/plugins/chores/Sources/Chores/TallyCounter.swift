@@ -85,7 +85,7 @@ public struct TallyCounter: Feature {
 
     /// A state saved by Chores 1.0.0 (state version 1) restores with its undo steps:
     /// `history` is renamed `undoSteps`; the rest did not change.
-    public static func migrateState(_ state: JSONValue, from version: Int) throws -> JSONValue {
+    public static func migrateState(_ state: JSONValue, from version: Int) throws(StateMigrationError) -> JSONValue {
         guard version == 1, case .object(var members) = state else { throw NoStateMigration() }
         if let old = members.firstIndex(where: { $0.key == "history" }) { members[old].key = "undoSteps" }
         return .object(members)
