@@ -10,6 +10,7 @@
 
     /// A clock the host moves: by the page's real time, or by hand in a scripted run.
     public final class ManualClock: FusionClock, @unchecked Sendable {
+        /// How far the clock has been moved.
         public private(set) var now: Duration
         /// A clock at `time` (zero by default).
         public init(startingAt time: Duration = .zero) { now = time }

@@ -156,8 +156,11 @@ public struct Effect<Action: Sendable>: Sendable {
 public struct EffectTimer: Sendable {
     /// The wait before it fires, and between firings when it repeats.
     public let delay: Duration
+    /// The clock it waits on: the feature's environment's.
     public let clock: any FusionClock
+    /// Cancels it (`Effect.cancel(id:)`); nil: only the instance's end does.
     public let id: EffectID?
+    /// Whether starting it first cancels what runs under the same id.
     public let cancelInFlight: Bool
     /// True for `every`: it fires until cancelled.
     public let repeats: Bool

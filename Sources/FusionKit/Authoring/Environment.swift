@@ -17,9 +17,9 @@ public struct Environment: Sendable {
     /// nobody signed in, or the host does not say.
     public var user: User?
 
-    /// An environment; each part defaults to the live one (system clock, unpredictable
-    /// seed, built-in answers to host requests, no settings).
     #if hasFeature(Embedded)
+        /// An environment; each part defaults to the live one (the host-moved clock,
+        /// unpredictable seed, no settings). Host requests are native-only for now.
         public init(
             clock: any FusionClock = SystemClock(), random: RandomSource = RandomSource(), settings: JSONValue = [:], user: User? = nil
         ) {
@@ -29,6 +29,8 @@ public struct Environment: Sendable {
             self.settings = settings
         }
     #else
+        /// An environment; each part defaults to the live one (system clock, unpredictable
+        /// seed, built-in answers to host requests, no settings).
         public init(
             clock: any FusionClock = SystemClock(), random: RandomSource = RandomSource(),
             host: HostRequests = HostRequests(), settings: JSONValue = [:], user: User? = nil

@@ -16,6 +16,7 @@ public struct StateMigrationError: Error, Sendable, Equatable, CustomStringConve
     /// Whether the feature knows no way forward from that version.
     public var isNoMigration: Bool { reason == nil }
 
+    /// The reason, or that there is no migration.
     public var description: String { reason ?? "no migration from that state version" }
 }
 

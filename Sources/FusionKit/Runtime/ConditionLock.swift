@@ -2,8 +2,11 @@
     /// Under Embedded Swift (WebAssembly) an instance has one thread: its calls come one at
     /// a time from the host, so there is nothing to exclude and nobody to wait for.
     public struct ConditionLock: @unchecked Sendable {
+        /// A lock.
         public init() {}
+        /// Nothing to take: one thread.
         @inlinable public func lock() {}
+        /// Nothing to release.
         @inlinable public func unlock() {}
         /// Runs `body`.
         @inline(__always)
