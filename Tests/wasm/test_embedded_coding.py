@@ -4,15 +4,20 @@ answer byte for byte as the same sources built for the host do, on states shaped
 examples' (coding_probe.swift), good and bad."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
-from embedded_build import (
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "Wasm"))
+from build import (  # noqa: E402
     CODING,
     EMBEDDED,
     MACROS,
     TOOLCHAIN,
     UNICODE_TABLES,
+    WASI_INCLUDE,
     WASI_LIBC,
     compiler_builtins,
     missing,
@@ -57,8 +62,8 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     run([str(TOOLCHAIN / "swiftc"), "-O", "-parse-as-library", "-module-name", "FusionKit", *MACROS, *map(str, SOURCES),
          str(HERE / "native_main.swift"), "-lm", "-o", str(out / "probe")])
     run([str(TOOLCHAIN / "swiftc"), *EMBEDDED, "-module-name", "FusionKit", *MACROS, *map(str, SOURCES), str(HERE / "wasm_entry.swift"), "-c", "-o", str(out / "probe.o")])
-    run([str(TOOLCHAIN / "clang"), "--target=wasm32-wasi", "-isystem", "/usr/include/wasm32-wasi", "-O2", "-c",
-         str(HERE / "strtod_shim.c"), "-o", str(out / "shim.o")])
+    run([str(TOOLCHAIN / "clang"), "--target=wasm32-wasi", "-isystem", str(WASI_INCLUDE), "-O2", "-c",
+         str(ROOT / "Wasm/Runtime/strtod_shim.c"), "-o", str(out / "shim.o")])
     run([str(TOOLCHAIN / "wasm-ld"), "--no-entry", "--export=probe_alloc", "--export=probe_run", "--gc-sections",
          str(out / "probe.o"), str(out / "shim.o"), str(WASI_LIBC), str(UNICODE_TABLES), str(compiler_builtins()),
          "-o", str(out / "probe.wasm")])

@@ -65,14 +65,6 @@ private final class SubmittedID: @unchecked Sendable {
     }
 }
 
-/// Who answers requests.
-public enum RequestMode: String, Sendable {
-    /// The library, with each request's `builtin` answer.
-    case builtin
-    /// The host: a handler is told, or events wait to be polled.
-    case host
-}
-
 /// One instance's open requests, and the way their events reach the host.
 public final class HostRequests: @unchecked Sendable {
     /// Told each event as JSON bytes: `{"event":"request",…}` or `{"event":"cancel",…}`.

@@ -37,9 +37,20 @@ public final class RandomSource: RandomNumberGenerator, @unchecked Sendable {
         }
     }
 
-    /// A uniformly drawn integer in `range`.
+    /// A uniformly drawn integer in `range`: the number `Int.random(in:using:)` draws on a
+    /// 64-bit platform, drawn here in 64-bit arithmetic on every platform, so that a seed
+    /// gives the same numbers in the WebAssembly module (32-bit `Int`) as natively.
     public func int(in range: ClosedRange<Int>) -> Int {
-        var generator = self
-        return Int.random(in: range, using: &generator)
+        let lower = Int64(range.lowerBound)
+        let delta = UInt64(bitPattern: Int64(range.upperBound) &- lower)
+        if delta == .max { return Int(truncatingIfNeeded: next()) }
+        // Lemire's nearly divisionless method, as the standard library's `next(upperBound:)`.
+        let bound = delta + 1
+        var product = next().multipliedFullWidth(by: bound)
+        if product.low < bound {
+            let threshold = (0 &- bound) % bound
+            while product.low < threshold { product = next().multipliedFullWidth(by: bound) }
+        }
+        return Int(truncatingIfNeeded: lower &+ Int64(bitPattern: product.high))
     }
 }

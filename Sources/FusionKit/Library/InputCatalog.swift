@@ -37,7 +37,7 @@ public struct InputCatalog: Sendable, Equatable {
         }
     }
 
-    public var caseNames: [String] { cases.map(\.name) }
+    public var caseNames: [String] { cases.map { $0.name } }
 
     /// Checks an input and rewrites it into the form the Swift type decodes.
     @usableFromInline

@@ -98,19 +98,21 @@ public struct InstanceOptions: Sendable, Equatable {
         }
     }
 
-    /// The environment these options describe.
-    public func makeEnvironment() -> Environment {
-        if let checkpoint {
+    #if !hasFeature(Embedded)
+        /// The environment these options describe.
+        public func makeEnvironment() -> Environment {
+            if let checkpoint {
+                return Environment(
+                    clock: ManualClock(startingAt: .nanoseconds(Int64(clamping: checkpoint.clock))),
+                    random: RandomSource(seed: checkpoint.seed, position: checkpoint.random),
+                    host: HostRequests(mode: requests), settings: settings, user: user)
+            }
             return Environment(
-                clock: ManualClock(startingAt: .nanoseconds(Int64(clamping: checkpoint.clock))),
-                random: RandomSource(seed: checkpoint.seed, position: checkpoint.random),
-                host: HostRequests(mode: requests), settings: settings, user: user)
+                clock: clock == .manual ? ManualClock() : SystemClock(),
+                random: RandomSource(seed: seed),
+                host: HostRequests(mode: requests),
+                settings: settings,
+                user: user)
         }
-        return Environment(
-            clock: clock == .manual ? ManualClock() : SystemClock(),
-            random: RandomSource(seed: seed),
-            host: HostRequests(mode: requests),
-            settings: settings,
-            user: user)
-    }
+    #endif
 }

@@ -1,0 +1,77 @@
+"""A FusionKit WebAssembly module, run by node (wasm_host.mjs, over Wasm/host/fusionkit-wasm.mjs),
+behind the calls fusionkit's scenario runner makes on a library and its instances, so that
+one runner drives the native library and the module alike."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "bindings" / "python"))
+from fusionkit.errors import FusionError, error_for_status  # noqa: E402
+
+
+class WasmLibrary:
+    def __init__(self, module: Path) -> None:
+        self.process = subprocess.Popen(["node", str(HERE / "wasm_host.mjs"), str(module)], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)
+
+    def call(self, **request: Any) -> dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the wasm host ended (exit {self.process.wait()})")
+        answer: dict[str, Any] = json.loads(line)
+        if "error" in answer:
+            error = answer["error"]
+            raise error_for_status(error["code"], error["status"], error["message"])
+        return answer
+
+    @property
+    def feature_names(self) -> list[str]:
+        return list(self.call(op="features")["features"])
+
+    def create(self, feature: str, options: dict[str, Any] | None = None) -> WasmInstance:
+        return WasmInstance(self, int(self.call(op="create", feature=feature, options=options)["handle"]))
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+class WasmInstance:
+    def __init__(self, library: WasmLibrary, handle: int) -> None:
+        self.library = library
+        self.handle = handle
+
+    def send_json(self, text: str) -> None:
+        self.library.call(op="send", handle=self.handle, input=text)
+
+    def state_json(self) -> tuple[str, int]:
+        answer = self.library.call(op="state", handle=self.handle)
+        return str(answer["state"]), int(answer["version"])
+
+    def snapshot(self) -> tuple[Any, int]:
+        text, version = self.state_json()
+        return json.loads(text), version
+
+    def advance_clock(self, seconds: float = 0.0) -> None:
+        self.library.call(op="advance", handle=self.handle, nanoseconds=round(seconds * 1_000_000_000))
+
+    def pending(self) -> tuple[int, int]:
+        return int(self.library.call(op="pending", handle=self.handle)["effects"]), 0
+
+    def poll_request(self) -> None:
+        return None
+
+    def goto(self, version: int) -> None:
+        raise FusionError("time travel is not in the WebAssembly module yet")
+
+    def close(self) -> None:
+        self.library.call(op="destroy", handle=self.handle)

@@ -1,0 +1,33 @@
+/// A feature as a WebAssembly module offers it: its name, and how an instance is made
+/// from creation options. Made for each feature type at compile time (Embedded Swift
+/// has no metatypes as values, so a library lists `WasmFeature<Counter>()`, not
+/// `Counter.self`).
+/// A feature's entry, whatever its type (see `WasmFeature`).
+public class WasmFeatureBase {
+    var name: String { "" }
+    func makeInstance(options: InstanceOptions) throws(FusionError) -> WasmInstanceBase { WasmInstanceBase() }
+}
+
+public final class WasmFeature<F: Feature>: WasmFeatureBase {
+    /// The entry for `F`.
+    override public init() {}
+
+    override var name: String { F.name }
+
+    override func makeInstance(options: InstanceOptions) throws(FusionError) -> WasmInstanceBase {
+        let clock = ManualClock()
+        let environment = Environment(
+            clock: clock, random: RandomSource(seed: options.seed), settings: options.settings, user: options.user)
+        let feature = F(environment: environment)
+        var state = feature.initialState
+        if let given = options.state {
+            do throws(JSONCodingError) {
+                state = try F.State(json: given)
+            } catch {
+                throw FusionError(.invalidState, "the given state does not fit feature \"\(F.name)\": \(error.description)")
+            }
+        }
+        feature.deriveValues(in: &state)
+        return WasmInstance(feature: feature, clock: clock, state: state)
+    }
+}

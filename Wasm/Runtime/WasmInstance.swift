@@ -1,0 +1,147 @@
+/// One instance of a feature inside a WebAssembly module (Embedded Swift; docs/wasm.md).
+///
+/// The module has one thread and no tasks: the host calls in one call at a time, and time
+/// moves only when the host says so. So an instance is the store's rule with nothing
+/// around it: an input is transformed, its actions performed in order (follow-ups right
+/// after the action that sent them), a changed state is a new version; timed effects
+/// (`Effect.after`, `Effect.every`) wait in a list the clock's moves fire, in deadline
+/// order, as the native manual clock wakes its sleepers.
+class WasmInstanceBase {
+    /// The state's JSON, as the native library writes it.
+    func stateJSON() -> [UInt8] { [] }
+    /// How many changes the state has been through.
+    var version: UInt64 { 0 }
+    /// Applies an input given as JSON.
+    func send(_ json: [UInt8]) throws(FusionError) {}
+    /// Moves the clock forward and fires what is due.
+    func advanceClock(by nanoseconds: UInt64) {}
+    /// Nanoseconds until the next timed effect fires; nil when none waits.
+    var nextWake: UInt64? { nil }
+    /// Timed effects waiting (fk_pending's effects).
+    var pendingEffects: Int { 0 }
+}
+
+final class WasmInstance<F: Feature>: WasmInstanceBase {
+    /// A timed effect waiting for its deadline.
+    struct Waiting {
+        let key: UInt64
+        let id: EffectID?
+        var deadline: Duration
+        /// Set for `every`: the wait between firings.
+        let interval: Duration?
+        let action: F.Action
+    }
+
+    let feature: F
+    let clock: ManualClock
+    let inputs: InputCatalog
+    var state: F.State
+    var currentVersion: UInt64 = 0
+    var waiting: [Waiting] = []
+    var nextKey: UInt64 = 0
+
+    init(feature: F, clock: ManualClock, state: F.State) {
+        self.feature = feature
+        self.clock = clock
+        self.state = state
+        inputs = InputCatalog(featureName: F.name, shape: F.Input.jsonShape)
+    }
+
+    override func stateJSON() -> [UInt8] {
+        var writer = JSONWriter()
+        state.writeJSON(into: &writer)
+        return writer.bytes
+    }
+
+    override var version: UInt64 { currentVersion }
+
+    override func send(_ json: [UInt8]) throws(FusionError) {
+        let parsed: JSONValue
+        do {
+            parsed = try JSONParser.parse(json)
+        } catch {
+            throw FusionError(.malformedJSON, "the input is not JSON: \(error.description)")
+        }
+        let normalized = try inputs.normalize(parsed)
+        let input: F.Input
+        do throws(JSONCodingError) {
+            input = try F.Input(json: normalized)
+        } catch {
+            throw FusionError(.invalidInput, "the input does not fit feature \"\(F.name)\": \(error.description)")
+        }
+        apply(feature.transform(input, state: state))
+    }
+
+    /// Performs the actions and those they send; schedules their timed effects.
+    func apply(_ actions: [F.Action]) {
+        let before = state
+        var queue = actions
+        var index = 0
+        while index < queue.count {
+            let effect = feature.perform(queue[index], state: &state)
+            index += 1
+            if effect.work.isEmpty { continue }
+            let followUps = start(effect)
+            if !followUps.isEmpty { queue.insert(contentsOf: followUps, at: index) }
+        }
+        if state != before { currentVersion += 1 }
+    }
+
+    /// Starts an effect's work; returns the actions it sends at once.
+    func start(_ effect: Effect<F.Action>) -> [F.Action] {
+        var followUps: [F.Action] = []
+        for work in effect.work {
+            switch work {
+            case .send(let action): followUps.append(action)
+            case .timer(let timer, let action):
+                if timer.cancelInFlight, let id = timer.id { cancel(id) }
+                nextKey += 1
+                waiting.append(
+                    Waiting(
+                        key: nextKey, id: timer.id, deadline: clock.now + max(.zero, timer.delay),
+                        interval: timer.repeats ? timer.delay : nil, action: action))
+            case .cancel(let id): cancel(id)
+            }
+        }
+        return followUps
+    }
+
+    func cancel(_ id: EffectID) {
+        waiting.removeAll { $0.id == id }
+        cancelledWhileFiring.append(id)
+    }
+
+    /// Ids cancelled while due effects fire: a repeating one whose id is among them (by
+    /// its own action, or replaced by a new one) does not wait again.
+    var cancelledWhileFiring: [EffectID] = []
+
+    /// As the native manual clock: the time moves at once, then each timed effect that is
+    /// due fires in deadline order (one cancelled by an earlier one's action does not),
+    /// and a repeating one waits again from the new time.
+    override func advanceClock(by nanoseconds: UInt64) {
+        clock.advance(by: .nanoseconds(Int64(clamping: nanoseconds)))
+        let now = clock.now
+        var due = waiting.filter { $0.deadline <= now }
+        due.sort { $0.deadline < $1.deadline }
+        for fired in due {
+            // Gone: cancelled by an action applied before it.
+            guard let index = waiting.firstIndex(where: { $0.key == fired.key }) else { continue }
+            waiting.remove(at: index)
+            cancelledWhileFiring = []
+            apply([fired.action])
+            guard let interval = fired.interval else { continue }
+            if let id = fired.id, cancelledWhileFiring.contains(id) { continue }
+            nextKey += 1
+            waiting.append(Waiting(key: nextKey, id: fired.id, deadline: clock.now + interval, interval: interval, action: fired.action))
+        }
+        cancelledWhileFiring = []
+    }
+
+    override var nextWake: UInt64? {
+        guard let first = waiting.map({ $0.deadline }).min() else { return nil }
+        let wait = first - clock.now
+        return wait <= .zero ? 0 : UInt64(wait.components.seconds) * 1_000_000_000 + UInt64(wait.components.attoseconds / 1_000_000_000)
+    }
+
+    override var pendingEffects: Int { waiting.count }
+}

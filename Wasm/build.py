@@ -1,0 +1,106 @@
+"""Builds a FusionKit library as one WebAssembly module with Embedded Swift (docs/wasm.md).
+
+The same Swift sources as the native library: FusionJSON, the parts of FusionKit that
+build under Embedded Swift (the list below, the one place it is kept), the module's
+runtime and exports (Wasm/Runtime), and the library's features with its registration.
+Run as `scripts/build-wasm`; Tests/wasm imports the lists and `build`."""
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEBUG = ROOT / ".build" / "debug"
+TOOLCHAIN = Path(shutil.which("swiftc") or "/opt/swift/usr/bin/swiftc").resolve().parent
+WASI_LIBC = Path("/usr/lib/wasm32-wasi/libc.a")
+WASI_INCLUDE = Path("/usr/include/wasm32-wasi")
+UNICODE_TABLES = TOOLCHAIN.parent / "lib/swift/embedded/wasm32-unknown-none-wasm/libswiftUnicodeDataTables.a"
+MACROS = ["-load-plugin-executable", f"{DEBUG / 'FusionMacros-tool'}#FusionMacros"]
+EMBEDDED = ["-target", "wasm32-unknown-none-wasm", "-enable-experimental-feature", "Embedded", "-wmo", "-Osize",
+            "-Xfrontend", "-disable-stack-protector", "-parse-as-library", "-swift-version", "6"]
+
+KIT = ROOT / "Sources/FusionKit"
+#: The codec and the parts of FusionKit a type's JSON coding needs.
+CODING = [*sorted((ROOT / "Sources/FusionJSON").glob("*.swift")), *sorted((KIT / "Coding").glob("*.swift")),
+          KIT / "Schema/Shape.swift", KIT / "JSON/JSONCodingError.swift", KIT / "Authoring/DerivedFields.swift"]
+#: What a feature is written against: the authoring API, with what it uses of the runtime.
+AUTHORING = [*CODING, *(KIT / "Authoring" / name for name in
+                        ("Clock.swift", "Effect.swift", "Environment.swift", "Feature.swift", "StateMigrationError.swift",
+                         "RandomSource.swift", "User.swift")),
+             KIT / "Runtime/ConditionLock.swift", KIT / "Runtime/FusionError.swift"]
+#: What the module's runtime adds: the input checks and creation options the native
+#: library uses, and the instance and exports of Wasm/Runtime.
+RUNTIME = [*AUTHORING, KIT / "Library/InputCatalog.swift", KIT / "Library/InstanceOptions.swift",
+           KIT / "Library/Checkpoint.swift", KIT / "Authoring/RequestMode.swift",
+           *sorted((ROOT / "Wasm/Runtime").glob("*.swift"))]
+EXAMPLES = ROOT / "Sources/FusionExamples"
+#: The example features that build under Embedded Swift so far, unchanged: all but the
+#: Profile, whose host requests wait on Swift concurrency (not in Embedded wasm32 yet).
+EMBEDDED_FEATURES = [EXAMPLES / "Counter/Counter.swift", EXAMPLES / "Answer/Answer.swift", EXAMPLES / "Home/Home.swift",
+                     *sorted((EXAMPLES / "WiFiSettings").glob("*.swift"))]
+#: What the module exports (Wasm/Runtime/WasmExports.swift).
+EXPORTS = ["fk_alloc", "fk_free", "fk_feature_names", "fk_create", "fk_destroy", "fk_send", "fk_state", "fk_version",
+           "fk_advance_clock", "fk_next_wake", "fk_pending_effects", "fk_last_error_message", "fk_last_error_status",
+           "fk_status_name"]
+
+
+def run(command: list[str | Path], input: str | None = None) -> subprocess.CompletedProcess[str]:  # noqa: A002
+    result = subprocess.run([str(part) for part in command], capture_output=True, text=True, timeout=900, input=input)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, command[:3]))}… failed:\n{result.stderr[-6000:]}")
+    return result
+
+
+def compiler_builtins() -> Path | None:
+    """compiler-rt's wasm32 builtins (128-bit multiplication and the like)."""
+    found = sorted(Path("/usr/lib").glob("llvm-*/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a"))
+    return found[-1] if found else None
+
+
+def missing() -> list[str]:
+    """What a build needs and this machine lacks: `swift build` makes the macros;
+    scripts/setup installs the rest."""
+    needed = [DEBUG / "FusionMacros-tool", WASI_LIBC, UNICODE_TABLES]
+    return [str(path) for path in needed if not path.exists()] + ([] if compiler_builtins() else ["libclang-rt-dev-wasm32"])
+
+
+def build(out: Path, features: list[Path] = EMBEDDED_FEATURES,
+          registration: list[Path] | None = None, module: str = "FusionExamples") -> Path:
+    """Builds the module `out/<module>.wasm` from `features` and their `registration`."""
+    if registration is None:
+        registration = sorted((ROOT / "Wasm/FusionExamples").glob("*.swift"))
+    if missing():
+        raise RuntimeError(f"missing: {', '.join(missing())} (swift build makes the macros; scripts/setup installs the rest)")
+    out.mkdir(parents=True, exist_ok=True)
+    swiftc = TOOLCHAIN / "swiftc"
+    run([swiftc, *EMBEDDED, "-module-name", "FusionKit", *MACROS, "-emit-module", "-emit-module-path",
+         out / "FusionKit.swiftmodule", *RUNTIME, "-c", "-o", out / "FusionKit.o"])
+    run([swiftc, *EMBEDDED, "-module-name", module, *MACROS, "-I", out, *features, *registration,
+         "-c", "-o", out / f"{module}.o"])
+    run([TOOLCHAIN / "clang", "--target=wasm32-wasi", "-isystem", WASI_INCLUDE, "-O2", "-c",
+         ROOT / "Wasm/Runtime/strtod_shim.c", "-o", out / "strtod_shim.o"])
+    wasm = out / f"{module}.wasm"
+    run([TOOLCHAIN / "wasm-ld", "--no-entry", "--gc-sections", "--strip-all", *(f"--export={name}" for name in EXPORTS),
+         out / "FusionKit.o", out / f"{module}.o", out / "strtod_shim.o", WASI_LIBC, UNICODE_TABLES, compiler_builtins(),
+         "-o", wasm])
+    return wasm
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=ROOT / ".build/wasm", help="where the module goes (.build/wasm)")
+    arguments = parser.parse_args()
+    try:
+        wasm = build(arguments.out)
+    except RuntimeError as error:
+        print(f"build-wasm: {error}", file=sys.stderr)
+        return 1
+    print(f"{wasm} ({wasm.stat().st_size:,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+// A FusionKit library's WebAssembly module (scripts/build-wasm), loaded and called from
+// JavaScript: the page's side of docs/wasm.md, also what node runs in Tests/wasm.
+//
+//   const library = await loadLibrary(bytes);
+//   const counter = library.create("counter", { seed: 7 });
+//   counter.send('"increase"'); counter.state(); counter.advanceClock(1_000_000_000n);
+//
+// Text crosses as UTF-8 in the module's memory; errors are thrown as FusionWasmError with
+// the native library's status (code and name) and message.
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export class FusionWasmError extends Error {
+    constructor(code, status, message) {
+        super(`${status}: ${message}`);
+        this.code = code;
+        this.status = status;
+        this.detail = message;
+    }
+}
+
+// The WASI calls wasi-libc makes (printing a fatal error, seeding hashing), answered as a
+// page can: to the console, and from crypto.getRandomValues.
+function wasiImports(memory) {
+    return {
+        fd_write(fd, iovs, count, written) {
+            const view = new DataView(memory().buffer);
+            let total = 0, text = "";
+            for (let i = 0; i < count; i++) {
+                const base = view.getUint32(iovs + i * 8, true), length = view.getUint32(iovs + i * 8 + 4, true);
+                text += decoder.decode(new Uint8Array(memory().buffer, base, length));
+                total += length;
+            }
+            if (text) console.error(text);
+            view.setUint32(written, total, true);
+            return 0;
+        },
+        fd_close: () => 0,
+        fd_seek: () => 70, // ESPIPE: nothing to seek
+        random_get(buffer, length) {
+            globalThis.crypto.getRandomValues(new Uint8Array(memory().buffer, buffer, length));
+            return 0;
+        },
+    };
+}
+
+export async function loadLibrary(bytes) {
+    let exports;
+    const { instance } = await WebAssembly.instantiate(bytes, {
+        wasi_snapshot_preview1: wasiImports(() => exports.memory),
+    });
+    exports = instance.exports;
+    return new WasmLibrary(exports);
+}
+
+class WasmLibrary {
+    constructor(exports) {
+        this.exports = exports;
+    }
+
+    // Copies text into the module's memory; returns [pointer, length] (free the pointer).
+    write(text) {
+        const bytes = encoder.encode(text);
+        const pointer = this.exports.fk_alloc(bytes.length);
+        new Uint8Array(this.exports.memory.buffer, pointer, bytes.length).set(bytes);
+        return [pointer, bytes.length];
+    }
+
+    // Reads and frees a NUL-terminated string the module returned.
+    take(pointer) {
+        const heap = new Uint8Array(this.exports.memory.buffer);
+        let end = pointer;
+        while (heap[end] !== 0) end++;
+        const text = decoder.decode(heap.subarray(pointer, end));
+        this.exports.fk_free(pointer);
+        return text;
+    }
+
+    error(code) {
+        const status = this.take(this.exports.fk_status_name(code));
+        return new FusionWasmError(code, status, this.take(this.exports.fk_last_error_message()));
+    }
+
+    get featureNames() {
+        return JSON.parse(this.take(this.exports.fk_feature_names()));
+    }
+
+    create(feature, options = null) {
+        const [name, nameLength] = this.write(feature);
+        const [text, textLength] = options === null ? [0, 0] : this.write(JSON.stringify(options));
+        const handle = this.exports.fk_create(name, nameLength, text, textLength);
+        this.exports.fk_free(name);
+        if (text) this.exports.fk_free(text);
+        if (handle === 0) throw this.error(this.exports.fk_last_error_status());
+        return new WasmInstance(this, handle);
+    }
+}
+
+class WasmInstance {
+    constructor(library, handle) {
+        this.library = library;
+        this.handle = handle;
+    }
+
+    // Applies an input, given as JSON text.
+    send(json) {
+        const [pointer, length] = this.library.write(json);
+        const status = this.library.exports.fk_send(this.handle, pointer, length);
+        this.library.exports.fk_free(pointer);
+        if (status !== 0) throw this.library.error(status);
+    }
+
+    // The state's JSON text, as the native library writes it.
+    state() {
+        return this.library.take(this.library.exports.fk_state(this.handle));
+    }
+
+    get version() {
+        return Number(this.library.exports.fk_version(this.handle));
+    }
+
+    // Moves the instance's clock (nanoseconds, a BigInt) and fires what is due.
+    advanceClock(nanoseconds) {
+        const status = this.library.exports.fk_advance_clock(this.handle, BigInt(nanoseconds));
+        if (status !== 0) throw this.library.error(status);
+    }
+
+    // Nanoseconds until the next timed effect fires, or null.
+    get nextWake() {
+        const wake = this.library.exports.fk_next_wake(this.handle);
+        return wake < 0n ? null : wake;
+    }
+
+    get pendingEffects() {
+        return this.library.exports.fk_pending_effects(this.handle);
+    }
+
+    destroy() {
+        this.library.exports.fk_destroy(this.handle);
+    }
+}
