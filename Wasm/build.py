@@ -33,7 +33,7 @@ AUTHORING = [*CODING, *(KIT / "Authoring" / name for name in
              KIT / "Runtime/ConditionLock.swift", KIT / "Runtime/FusionError.swift"]
 #: What the module's runtime adds: the input checks and creation options the native
 #: library uses, and the instance and exports of Wasm/Runtime.
-RUNTIME = [*AUTHORING, KIT / "Library/InputCatalog.swift", KIT / "Library/InstanceOptions.swift",
+RUNTIME = [*AUTHORING, KIT / "Runtime/ActionOrder.swift", KIT / "Library/InputCatalog.swift", KIT / "Library/InstanceOptions.swift",
            KIT / "Library/Checkpoint.swift", KIT / "Authoring/RequestMode.swift",
            *sorted((ROOT / "Wasm/Runtime").glob("*.swift"))]
 EXAMPLES = ROOT / "Sources/FusionExamples"

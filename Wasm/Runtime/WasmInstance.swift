@@ -62,28 +62,13 @@ final class WasmInstance<F: Feature>: WasmInstanceBase {
         } catch {
             throw FusionError(.malformedJSON, "the input is not JSON: \(error.description)")
         }
-        let normalized = try inputs.normalize(parsed)
-        let input: F.Input
-        do throws(JSONCodingError) {
-            input = try F.Input(json: normalized)
-        } catch {
-            throw FusionError(.invalidInput, "the input does not fit feature \"\(F.name)\": \(error.description)")
-        }
-        apply(feature.transform(input, state: state))
+        apply(feature.transform(try inputs.read(parsed, as: F.Input.self), state: state))
     }
 
     /// Performs the actions and those they send; schedules their timed effects.
     func apply(_ actions: [F.Action]) {
         let before = state
-        var queue = actions
-        var index = 0
-        while index < queue.count {
-            let effect = feature.perform(queue[index], state: &state)
-            index += 1
-            if effect.work.isEmpty { continue }
-            let followUps = start(effect)
-            if !followUps.isEmpty { queue.insert(contentsOf: followUps, at: index) }
-        }
+        feature.performInOrder(actions, on: &state) { start($0) }
         if state != before { currentVersion += 1 }
     }
 

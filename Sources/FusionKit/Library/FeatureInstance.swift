@@ -115,12 +115,7 @@ final class JSONStore<F: Feature>: InstanceCore, FeatureInstance, @unchecked Sen
     /// field), then read by the input's own `@JSONCoded` code.
     @usableFromInline
     static func decodeInput(_ parsed: JSONValue, inputs: InputCatalog) throws(FusionError) -> F.Input {
-        let normalized = try inputs.normalize(parsed)
-        do throws(JSONCodingError) {
-            return try F.Input(json: normalized)
-        } catch {
-            throw FusionError(.invalidInput, "the input does not fit feature \"\(F.name)\": \(error)")
-        }
+        try inputs.read(parsed, as: F.Input.self)
     }
 
     // The protocol's requirements; @usableFromInline because the class is.

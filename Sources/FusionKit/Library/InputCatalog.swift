@@ -108,6 +108,19 @@ public struct InputCatalog: Sendable, Equatable {
         return members
     }
 
+    /// An input with fields: checked against the catalog (whose errors name the case and
+    /// field), then read by the input's own `@JSONCoded` code. The one way both the native
+    /// library and the WebAssembly module read such an input.
+    @usableFromInline
+    func read<Input: JSONCoded>(_ parsed: JSONValue, as type: Input.Type) throws(FusionError) -> Input {
+        let normalized = try normalize(parsed)
+        do throws(JSONCodingError) {
+            return try Input(json: normalized)
+        } catch {
+            throw FusionError(.invalidInput, "the input does not fit feature \"\(featureName)\": \(error.description)")
+        }
+    }
+
     /// `id: string, label: string?`
     func signature(_ input: Case) -> String {
         input.fields.map { "\($0.name): \($0.shape.typeName)" }.joined(separator: ", ")

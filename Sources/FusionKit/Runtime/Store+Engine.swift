@@ -162,16 +162,7 @@ extension Store {
     @discardableResult @inlinable
     func applyLocked(_ actions: [F.Action]) -> Bool {
         let before = current
-        var queue = actions
-        var index = 0
-        while index < queue.count {
-            let effect = feature.perform(queue[index], state: &current)
-            index += 1
-            if effect.work.isEmpty { continue }
-            let followUps = startLocked(effect)
-            // Follow-ups run right after the action that sent them, before the rest.
-            if !followUps.isEmpty { queue.insert(contentsOf: followUps, at: index) }
-        }
+        feature.performInOrder(actions, on: &current) { startLocked($0) }
         guard current != before else {
             timeline?.nextCause = .effect
             return false
