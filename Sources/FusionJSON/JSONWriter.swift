@@ -207,7 +207,15 @@ public struct JSONWriter {
     /// Finite doubles: whole numbers as integers, others in Swift's shortest form.
     static func appendDouble(_ value: Double, to bytes: inout [UInt8]) {
         if value == value.rounded(.towardZero), abs(value) < 1e15 {
-            appendInteger(Int(value), to: &bytes)
+            if let whole = Int(exactly: value) {
+                appendInteger(whole, to: &bytes)
+            } else {
+                // Only where Int is 32 bits (WebAssembly): the same digits, through Int64
+                // (Int(value) would trap past 2^31).
+                var wide = JSONWriter(reservingCapacity: 24)
+                wide.writeInteger(Int64(value))
+                bytes.append(contentsOf: wide.bytes)
+            }
             return
         }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DoubleText.capacity) { buffer in

@@ -50,6 +50,10 @@ VECTORS = [
      "error: at $.screen: expected an object with one key, the case's name, found an object"),
     ('{"isOn":true,"stations":[],"screen":{"away":{}}}', 'error: at $.screen: unknown case "away" of Screen; known: list, detail, join'),
     ('{"isOn":true,"stations":[],"counts":{"a":1.5}}', 'error: at $.counts.a: expected an integer for Int, found 1.5'),
+    # A whole number past 2^31 in a Double: the same digits where Int is 32 bits.
+    ('{"isOn":true,"counts":{},"stations":[{"id":"x","name":"n","strength":3000000000,"security":"open"}]}',
+     '{"isOn":true,"stations":[{"id":"x","name":"n","strength":3000000000,"security":"open","bars":0}],'
+     '"selected":null,"screen":null,"counts":{}}'),
     ('[]', 'error: expected an object, found an array'),
     ('{"isOn":tru}', 'parse error'),
 ]

@@ -91,7 +91,11 @@ extension Int: JSONCoded {
 }
 
 extension Double: JSONCoded {
-    public func writeJSON(into writer: inout JSONWriter) { writer.writeDouble(self) }
+    /// A number that is not finite (NaN, ±infinity) has no JSON: it is written `null`, as
+    /// JavaScript's `JSON.stringify` writes it.
+    public func writeJSON(into writer: inout JSONWriter) {
+        if isFinite { writer.writeDouble(self) } else { writer.writeRaw("null") }
+    }
     public init(json: JSONValue) throws(JSONCodingError) {
         switch json {
         case .integer(let value): self = Double(value)
