@@ -33,7 +33,7 @@ AUTHORING = [*CODING, *(KIT / "Authoring" / name for name in
              KIT / "Runtime/ConditionLock.swift", KIT / "Runtime/FusionError.swift"]
 #: What the module's runtime adds: the input checks and creation options the native
 #: library uses, and the instance and exports of Wasm/Runtime.
-RUNTIME = [*AUTHORING, KIT / "Runtime/ActionOrder.swift", KIT / "Library/InputCatalog.swift", KIT / "Library/InstanceOptions.swift",
+RUNTIME = [*AUTHORING, KIT / "Runtime/ActionOrder.swift", KIT / "Runtime/Timeline.swift", KIT / "Library/InputCatalog.swift", KIT / "Library/InstanceOptions.swift",
            KIT / "Library/Checkpoint.swift", KIT / "Authoring/RequestMode.swift",
            *sorted((ROOT / "Wasm/Runtime").glob("*.swift"))]
 EXAMPLES = ROOT / "Sources/FusionExamples"
@@ -43,8 +43,8 @@ EMBEDDED_FEATURES = [EXAMPLES / "Counter/Counter.swift", EXAMPLES / "Answer/Answ
                      *sorted((EXAMPLES / "WiFiSettings").glob("*.swift"))]
 #: What the module exports (Wasm/Runtime/WasmExports.swift).
 EXPORTS = ["fk_alloc", "fk_free", "fk_feature_names", "fk_create", "fk_destroy", "fk_send", "fk_state", "fk_version",
-           "fk_advance_clock", "fk_next_wake", "fk_pending_effects", "fk_last_error_message", "fk_last_error_status",
-           "fk_status_name"]
+           "fk_advance_clock", "fk_next_wake", "fk_pending_effects", "fk_goto", "fk_history", "fk_last_error_message",
+           "fk_last_error_status", "fk_status_name"]
 
 
 def run(command: list[str | Path], input: str | None = None) -> subprocess.CompletedProcess[str]:  # noqa: A002

@@ -18,6 +18,7 @@ sys.path.insert(0, str(ROOT / "bindings" / "python"))
 sys.path.insert(0, str(ROOT / "Wasm"))
 import build as wasm_build  # noqa: E402
 from fusionkit import Library  # noqa: E402
+from fusionkit._time_travel import History  # noqa: E402
 from fusionkit.scenario import collect, load  # noqa: E402
 from fusionkit.scenario._runner import _Run  # noqa: E402
 from wasm_library import WasmLibrary  # noqa: E402
@@ -25,8 +26,7 @@ from wasm_library import WasmLibrary  # noqa: E402
 NATIVE = ROOT / ".build" / "debug" / "libFusionExamples.so"
 SCENARIOS = collect(ROOT / "examples" / "scenarios")
 #: What the module does not do yet, by scenario file: the reason is the test's output.
-NOT_YET = {path.name: "host requests (the Profile)" for path in SCENARIOS if path.name.startswith("profile-")} | {
-    "counter-time-travel.scenario.json": "time travel (history, goto)"}
+NOT_YET = {path.name: "host requests (the Profile)" for path in SCENARIOS if path.name.startswith("profile-")}
 
 
 class Recording:
@@ -90,3 +90,18 @@ def test_each_scenario_passes_in_both_with_the_same_bytes(path: Path, module: Wa
     assert len(in_wasm.texts) == len(in_native.texts) > 0
     for step, (wasm_text, native_text) in enumerate(zip(in_wasm.texts, in_native.texts, strict=True)):
         assert wasm_text == native_text, f"snapshot {step} differs"
+
+
+def test_time_travel_keeps_the_same_history_in_both(module: WasmLibrary, native: Library) -> None:
+    histories = []
+    for library in (native, module):
+        counter = library.create("counter", options={"history": 4})
+        for step in ('"increase"', '"increase"', '{"show":{}}', 1, '"decrease"', 0, '"reset"', '"increase"'):
+            if isinstance(step, int):
+                counter.goto(step)
+            else:
+                counter.send_json(step)
+        histories.append(counter.history() if library is native else History.from_json(json.dumps(counter.history())))
+        counter.close()
+    assert histories[0] == histories[1]
+    assert [entry.cause for entry in histories[0].entries] == ["goto", "input", "input"]

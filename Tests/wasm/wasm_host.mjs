@@ -24,6 +24,8 @@ for await (const line of createInterface({ input: process.stdin })) {
         case "state": reply({ state: instance.state(), version: instance.version }); break;
         case "advance": instance.advanceClock(BigInt(request.nanoseconds)); reply({}); break;
         case "pending": reply({ effects: instance.pendingEffects }); break;
+        case "goto": reply({ version: instance.goto(request.version) }); break;
+        case "history": reply({ history: instance.history }); break;
         case "destroy": instance.destroy(); instances.delete(request.handle); reply({}); break;
         default: reply({ error: { code: 12, status: "FK_ERR_INTERNAL", message: `unknown op ${request.op}` } });
         }

@@ -11,7 +11,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "bindings" / "python"))
-from fusionkit.errors import FusionError, error_for_status  # noqa: E402
+from fusionkit.errors import error_for_status  # noqa: E402
 
 
 class WasmLibrary:
@@ -70,8 +70,11 @@ class WasmInstance:
     def poll_request(self) -> None:
         return None
 
-    def goto(self, version: int) -> None:
-        raise FusionError("time travel is not in the WebAssembly module yet")
+    def goto(self, version: int) -> int:
+        return int(self.library.call(op="goto", handle=self.handle, version=version)["version"])
+
+    def history(self) -> Any:
+        return self.library.call(op="history", handle=self.handle)["history"]
 
     def close(self) -> None:
         self.library.call(op="destroy", handle=self.handle)

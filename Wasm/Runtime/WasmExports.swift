@@ -173,6 +173,30 @@ public func fk_last_error_message() -> UnsafeMutableRawPointer {
     terminated(Array((ModuleState.shared.lastError?.message ?? "").utf8))
 }
 
+/// Returns to a kept version's state (option "history"), as a new version; the version
+/// reached, or 0 on error.
+@_expose(wasm, "fk_goto")
+@_cdecl("fk_goto")
+public func fk_goto(_ handle: Int32, _ version: UInt64) -> UInt64 {
+    do throws(FusionError) {
+        return try instance(handle).goto(version: version)
+    } catch {
+        _ = failed(error)
+        return 0
+    }
+}
+
+/// The versions kept and what made each (fk_history's JSON; free it with `fk_free`);
+/// null when none are kept.
+@_expose(wasm, "fk_history")
+@_cdecl("fk_history")
+public func fk_history(_ handle: Int32) -> UnsafeMutableRawPointer? {
+    guard let json = try? instance(handle).historyJSON else { return nil }
+    var writer = JSONWriter()
+    writer.write(json)
+    return terminated(writer.bytes)
+}
+
 /// The last error's status code (0 when there was none).
 @_expose(wasm, "fk_last_error_status")
 @_cdecl("fk_last_error_status")

@@ -28,6 +28,8 @@ public final class WasmFeature<F: Feature>: WasmFeatureBase {
             }
         }
         feature.deriveValues(in: &state)
-        return WasmInstance(feature: feature, clock: clock, state: state)
+        let instance = WasmInstance(feature: feature, clock: clock, state: state)
+        if options.history > 0 { instance.timeline = Timeline(limit: options.history, version: 0, state: state) }
+        return instance
     }
 }

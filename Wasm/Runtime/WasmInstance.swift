@@ -19,6 +19,10 @@ class WasmInstanceBase {
     var nextWake: UInt64? { nil }
     /// Timed effects waiting (fk_pending's effects).
     var pendingEffects: Int { 0 }
+    /// Returns to a kept version's state, as a new version (fk_goto); the version reached.
+    func goto(version: UInt64) throws(FusionError) -> UInt64 { 0 }
+    /// The versions kept and what made each (fk_history); nil when none are kept.
+    var historyJSON: JSONValue? { nil }
 }
 
 final class WasmInstance<F: Feature>: WasmInstanceBase {
@@ -39,6 +43,8 @@ final class WasmInstance<F: Feature>: WasmInstanceBase {
     var currentVersion: UInt64 = 0
     var waiting: [Waiting] = []
     var nextKey: UInt64 = 0
+    /// The versions kept for time travel (option "history"); nil: none.
+    var timeline: Timeline<F.State>?
 
     init(feature: F, clock: ManualClock, state: F.State) {
         self.feature = feature
@@ -62,15 +68,46 @@ final class WasmInstance<F: Feature>: WasmInstanceBase {
         } catch {
             throw FusionError(.malformedJSON, "the input is not JSON: \(error.description)")
         }
-        apply(feature.transform(try inputs.read(parsed, as: F.Input.self), state: state))
+        let input = try inputs.read(parsed, as: F.Input.self)
+        timeline?.nextCause = .input(json)
+        apply(feature.transform(input, state: state))
     }
 
     /// Performs the actions and those they send; schedules their timed effects.
     func apply(_ actions: [F.Action]) {
         let before = state
         feature.performInOrder(actions, on: &state) { start($0) }
-        if state != before { currentVersion += 1 }
+        if state != before {
+            recordChange()
+        } else {
+            timeline?.nextCause = .effect
+        }
     }
+
+    /// A new version, kept for time travel.
+    func recordChange() {
+        currentVersion += 1
+        timeline?.record(version: currentVersion, state: state)
+    }
+
+    /// As the native `Store.goto`: timed effects belong to the abandoned future and are
+    /// cancelled, the versions after it forgotten, and the next input branches from there.
+    override func goto(version: UInt64) throws(FusionError) -> UInt64 {
+        guard let timeline else {
+            throw FusionError(
+                .invalidArgument,
+                "this \"\(F.name)\" instance keeps no history; create it with the option {\"history\": N} to keep N versions")
+        }
+        guard let restored = try timeline.stateToRestore(version, current: currentVersion) else { return version }
+        waiting.removeAll()
+        timeline.dropFrom(version)
+        timeline.nextCause = .restored(version)
+        state = restored
+        recordChange()
+        return currentVersion
+    }
+
+    override var historyJSON: JSONValue? { timeline?.json(current: currentVersion) }
 
     /// Starts an effect's work; returns the actions it sends at once.
     func start(_ effect: Effect<F.Action>) -> [F.Action] {

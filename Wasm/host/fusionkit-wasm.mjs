@@ -132,6 +132,19 @@ class WasmInstance {
         return wake < 0n ? null : wake;
     }
 
+    // Returns to a kept version's state (option "history"), as a new version; the version reached.
+    goto(version) {
+        const reached = this.library.exports.fk_goto(this.handle, BigInt(version));
+        if (reached === 0n) throw this.library.error(this.library.exports.fk_last_error_status());
+        return Number(reached);
+    }
+
+    // The versions kept and what made each (fk_history), or null when none are kept.
+    get history() {
+        const pointer = this.library.exports.fk_history(this.handle);
+        return pointer === 0 ? null : JSON.parse(this.library.take(pointer));
+    }
+
     get pendingEffects() {
         return this.library.exports.fk_pending_effects(this.handle);
     }

@@ -286,19 +286,16 @@ public final class Store<F: Feature>: @unchecked Sendable {
                 .invalidArgument,
                 "this \"\(F.name)\" instance keeps no history; create it with the option {\"history\": N} to keep N versions")
         }
-        if version == currentVersion {
+        let restored: F.State?
+        do throws(FusionError) {
+            restored = try timeline.stateToRestore(version, current: currentVersion)
+        } catch {
+            lock.unlock()
+            throw error
+        }
+        guard let state = restored else {
             lock.unlock()
             return version
-        }
-        guard let state = timeline.state(of: version) else {
-            let kept = Array(timeline.keptVersions)
-            lock.unlock()
-            // Listed in full when short: after a goto the versions kept are not a range.
-            let listed =
-                kept.count <= 8
-                ? kept.map { "v\($0)" }.joined(separator: ", ")
-                : "\(kept.count) versions from v\(kept[0]) to v\(kept[kept.count - 1]) (fk_history lists them)"
-            throw FusionError(.invalidArgument, "version \(version) is not kept; this instance keeps \(listed)")
         }
         for effect in effects.values {
             if let task = effect.task { tasksToCancel.append(task) }

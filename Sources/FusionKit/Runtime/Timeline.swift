@@ -71,6 +71,24 @@ final class Timeline<State>: @unchecked Sendable {
 
     /// Forgets `version` and every later one: time travel branches from there. The
     /// caller records the restoring version next.
+    /// What going to `version` restores, from `current`: nil when it is the current one
+    /// (nothing changes), else its state; throws, listing what is kept, for a version
+    /// not kept. The rule both builds' `goto` follow.
+    func stateToRestore(_ version: UInt64, current: UInt64) throws(FusionError) -> State? {
+        if version == current { return nil }
+        guard let state = state(of: version) else {
+            let kept = Array(keptVersions)
+            // Listed in full when short: after a goto the versions kept are not a range.
+            let listed =
+                kept.count <= 8
+                ? kept.map { "v\($0)" }.joined(separator: ", ")
+                : "\(kept.count) versions from v\(kept[0]) to v\(kept[kept.count - 1]) (fk_history lists them)"
+            throw FusionError(.invalidArgument, "version \(version) is not kept; this instance keeps \(listed)")
+        }
+        return state
+    }
+
+    /// Forgets `version` and every later one: a goto's abandoned future.
     func dropFrom(_ version: UInt64) {
         let index = position(of: version)
         versions.removeSubrange(index...)
