@@ -140,7 +140,14 @@ public final class JournalFile: Sendable {
             throw error
         }
         let old = current.exchange(descriptor, ordering: .acquiringAndReleasing)
-        systemClose(old)
+        if old >= 0 {
+            systemClose(old)
+        } else if case let mine = current.exchange(-1, ordering: .acquiringAndReleasing), mine >= 0 {
+            // Closed while the checkpoint was written (a committer's thread checkpointing
+            // as `close` ran): the new file keeps the name, but not the lock, or reopening
+            // the journal would find it held ("another process has it open").
+            systemClose(mine)
+        }
         Self.syncFolder(of: path)
     }
 
