@@ -33,17 +33,20 @@ AUTHORING = [*CODING, *(KIT / "Authoring" / name for name in
              KIT / "Runtime/ConditionLock.swift", KIT / "Runtime/FusionError.swift"]
 #: What the module's runtime adds: the input checks and creation options the native
 #: library uses, and the instance and exports of Wasm/Runtime.
-RUNTIME = [*AUTHORING, KIT / "Runtime/ActionOrder.swift", KIT / "Runtime/Timeline.swift", KIT / "Library/InputCatalog.swift", KIT / "Library/InstanceOptions.swift",
+RUNTIME = [*AUTHORING, KIT / "Runtime/ActionOrder.swift", KIT / "Runtime/Timeline.swift", KIT / "Library/InputCatalog.swift", KIT / "Library/InputCatalog+Schema.swift",
+           KIT / "Library/ManifestEntry.swift", KIT / "Schema/JSONSchema.swift", KIT / "Library/InstanceOptions.swift",
            KIT / "Library/Checkpoint.swift", KIT / "Authoring/RequestMode.swift",
            *sorted((ROOT / "Wasm/Runtime").glob("*.swift"))]
 EXAMPLES = ROOT / "Sources/FusionExamples"
+#: The demo pages, which load the example module from their own folder (`?transport=wasm`).
+PAGES = ROOT / "examples/web"
 #: The example features that build under Embedded Swift so far, unchanged: all but the
 #: Profile, whose host requests wait on Swift concurrency (not in Embedded wasm32 yet).
 EMBEDDED_FEATURES = [EXAMPLES / "Counter/Counter.swift", EXAMPLES / "Answer/Answer.swift", EXAMPLES / "Home/Home.swift",
                      *sorted((EXAMPLES / "WiFiSettings").glob("*.swift"))]
 #: What the module exports (Wasm/Runtime/WasmExports.swift).
-EXPORTS = ["fk_alloc", "fk_free", "fk_feature_names", "fk_create", "fk_destroy", "fk_send", "fk_state", "fk_version",
-           "fk_advance_clock", "fk_next_wake", "fk_pending_effects", "fk_goto", "fk_history", "fk_last_error_message",
+EXPORTS = ["fk_alloc", "fk_free", "fk_manifest", "fk_feature_names", "fk_create", "fk_destroy", "fk_send", "fk_state", "fk_version",
+           "fk_advance_clock", "fk_elapse", "fk_next_wake", "fk_pending_effects", "fk_goto", "fk_history", "fk_last_error_message",
            "fk_last_error_status", "fk_status_name"]
 
 
@@ -92,6 +95,8 @@ def build(out: Path, features: list[Path] = EMBEDDED_FEATURES,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / ".build/wasm", help="where the module goes (.build/wasm)")
+    parser.add_argument("--pages", type=Path, default=PAGES,
+                        help="a copy for the demo pages (examples/web, where they load it from; '' for none)")
     arguments = parser.parse_args()
     try:
         wasm = build(arguments.out)
@@ -99,6 +104,11 @@ def main() -> int:
         print(f"build-wasm: {error}", file=sys.stderr)
         return 1
     print(f"{wasm} ({wasm.stat().st_size:,} bytes)")
+    if str(arguments.pages) not in ("", "."):
+        # A copy, not a link: `fusion serve` serves no link that leads out of its folder.
+        copy = arguments.pages / wasm.name
+        shutil.copyfile(wasm, copy)
+        print(f"{copy} (the demo pages' copy)")
     return 0
 
 

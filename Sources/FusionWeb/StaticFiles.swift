@@ -61,6 +61,7 @@ struct StaticFiles: Sendable {
         case "svg": return "image/svg+xml"
         case "png": return "image/png"
         case "ico": return "image/x-icon"
+        case "wasm": return "application/wasm"  // compiled while it streams (WebAssembly.instantiateStreaming)
         case "txt", "md": return "text/plain; charset=utf-8"
         default: return "application/octet-stream"
         }

@@ -2,22 +2,23 @@ import Testing
 
 @testable import FusionKit
 
-/// How many times a probe feature's state was described: its `init(from:)` runs when the
-/// recorder describes it, and nowhere else in these tests.
+/// How many times a probe feature's state was described: its `jsonShape` counts, and
+/// nothing but describing the feature reads it in these tests.
 private let stateDescriptions = Locked(0)
 
 @JSONCoded
 
 private enum ProbeInput: JSONCoded, Sendable { case poke }
 
-@JSONCoded
-
+/// Written by hand rather than by `@JSONCoded`, so that describing it can be counted.
 private struct ProbeState: JSONCoded, Equatable, Sendable {
     var pokes = 0
+    func writeJSON(into writer: inout JSONWriter) { writer.write(["pokes": .integer(pokes)]) }
     init() {}
-    init(from decoder: any Decoder) throws {
-        pokes = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .pokes)
+    init(json: JSONValue) throws(JSONCodingError) { pokes = try Int(json: json["pokes"] ?? .null) }
+    static var jsonShape: Shape {
         stateDescriptions.withLock { $0 += 1 }
+        return .object(name: "ProbeState", fields: [Shape.Field(name: "pokes", shape: .integer, required: true)])
     }
 }
 

@@ -2,7 +2,7 @@
 // request per line, one JSON answer per line (Tests/wasm/wasm_library.py speaks it).
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { loadLibrary, FusionWasmError } from "../../Wasm/host/fusionkit-wasm.mjs";
+import { loadLibrary, FusionWasmError } from "../../bindings/web/fusionkit/wasm.js";
 
 const library = await loadLibrary(readFileSync(process.argv[2]));
 const instances = new Map();

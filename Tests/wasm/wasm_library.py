@@ -1,4 +1,4 @@
-"""A FusionKit WebAssembly module, run by node (wasm_host.mjs, over Wasm/host/fusionkit-wasm.mjs),
+"""A FusionKit WebAssembly module, run by node (wasm_host.mjs, over bindings/web/fusionkit/wasm.js),
 behind the calls fusionkit's scenario runner makes on a library and its instances, so that
 one runner drives the native library and the module alike."""
 from __future__ import annotations

@@ -55,6 +55,30 @@ class Server:
         raise AssertionError("no VmRSS")
 
 
+class StaticSite:
+    """`python3 -m http.server` on examples/web, as docs/front-ends.md tells a team to serve
+    the pages offline: static files and nothing else (no bridge, no WebSocket), so a page
+    that works from it runs its feature in the page (?transport=wasm)."""
+
+    def __init__(self, folder: Path = ROOT / "examples/web") -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "0"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=folder)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()  # "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
+        if "port" not in line:
+            self.process.kill()
+            raise AssertionError(f"python3 -m http.server did not start: {line!r}")
+        self.port = int(line.split(" port ")[1].split()[0])
+        self.url = f"http://127.0.0.1:{self.port}/"
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 10) -> tuple[int, str, str]:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        self.process.wait(timeout=timeout)
+        return self.process.returncode, "", ""
+
+
 def serving(fusion: Path) -> Iterator[Callable[..., Server]]:
     """What the `serve` fixtures yield (Tests/web's and Tests/auth's): a starter of bridges,
     `start(*flags)`, each stopped once the test is done."""

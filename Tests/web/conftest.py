@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bridge import ROOT, Server, serving  # noqa: E402
+from bridge import ROOT, Server, StaticSite, serving  # noqa: E402
 
 
 @pytest.fixture
@@ -88,10 +88,13 @@ class Browser:
     does: open a page and wait until it has drawn, find elements by their data-test
     hook, wait for what the page shows, save a screenshot, read the console."""
 
-    def __init__(self, driver: Any, server: Server, screenshots: Path) -> None:
+    def __init__(self, driver: Any, server: Server | StaticSite, screenshots: Path, transport: str = "bridge") -> None:
         self.driver = driver
         self.server = server
         self.screenshots = screenshots
+        #: Where the pages run their feature: "bridge" (fusion serve) or "wasm" (in the
+        #: page, from static files: every page opened asks for it with ?transport=wasm).
+        self.transport = transport
         #: The servers the fixture stops after the test (a test that starts one adds it).
         self.servers = [server]
 
@@ -99,7 +102,10 @@ class Browser:
 
     def open(self, path: str, ready: bool = True) -> None:
         """Loads a page of the server (in the current tab) and waits for data-ready."""
-        self.driver.get(self.server.url + path.lstrip("/"))
+        path = path.lstrip("/")
+        if self.transport == "wasm":
+            path += ("&" if "?" in path else "?") + "transport=wasm"
+        self.driver.get(self.server.url + path)
         if ready:
             self.wait_ready()
 
@@ -193,6 +199,8 @@ class Browser:
     # -- What the person sees, and what the console says -----------------------------
 
     def screenshot(self, name: str) -> Path:
+        if self.transport != "bridge":
+            name = f"{name}-{self.transport}"
         """Saves the window as the person sees it, once animations that end (a dialog
         popping up, an error flashing; not a spinner) have ended."""
         self.wait_for("animations to end", lambda: self.driver.execute_script(
@@ -257,6 +265,42 @@ def browser(chrome: Any, server: Server, screenshots: Path) -> Iterator[Browser]
     close_tabs(chrome)
     for each in b.servers:
         stop_server(each)
+
+
+@pytest.fixture(scope="session")
+def wasm_pages() -> Path:
+    """The example library's WebAssembly module, built from the sources as they are and
+    copied beside the demo pages (what scripts/build-wasm does)."""
+    sys.path.insert(0, str(ROOT / "Wasm"))
+    import build as wasm_build  # Wasm/build.py
+    try:
+        module = wasm_build.build(ROOT / ".build" / "wasm")
+    except RuntimeError as error:
+        pytest.fail(f"the WebAssembly module did not build: {error}", pytrace=False)
+    copy = wasm_build.PAGES / module.name
+    copy.write_bytes(module.read_bytes())
+    return copy
+
+
+@pytest.fixture(params=["bridge", "wasm"])
+def page_browser(request: pytest.FixtureRequest, chrome: Any, screenshots: Path) -> Iterator[Browser]:
+    """A demo page test run both ways: the feature on `fusion serve`, and the same page
+    from static files (`python3 -m http.server` on examples/web: no bridge at all) with
+    the feature running in the page as WebAssembly."""
+    if request.param == "wasm":
+        request.getfixturevalue("wasm_pages")
+        site: Server | StaticSite = StaticSite()
+    else:
+        site = request.getfixturevalue("server")
+    chrome.get_log("browser")
+    b = Browser(chrome, site, screenshots, transport=request.param)
+    yield b
+    close_tabs(chrome)
+    for each in b.servers:
+        if isinstance(each, StaticSite):
+            each.stop()
+        else:
+            stop_server(each)
 
 
 @pytest.fixture(scope="session")

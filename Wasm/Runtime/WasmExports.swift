@@ -10,16 +10,17 @@ final class ModuleState: @unchecked Sendable {
     var instances: [Int32: WasmInstanceBase] = [:]
     var nextHandle: Int32 = 0
     var lastError: FusionError?
-    /// The library's features, from its registration (`fusionkit_wasm_features`).
-    lazy var features: [WasmFeatureBase] = libraryFeatures()
+    /// The library, from its registration (`fusionkit_wasm_library`).
+    lazy var library: WasmLibrary = registeredLibrary()
+    var features: [WasmFeatureBase] { library.features }
 
     static let shared = ModuleState()
 }
 
-/// The library's features: declared here without a body, defined by the library's
-/// registration (as the native `fusionkit_library` is), bound when the module is linked.
-@_silgen_name("fusionkit_wasm_features")
-func libraryFeatures() -> [WasmFeatureBase]
+/// The library: declared here without a body, defined by the library's registration (as
+/// the native `fusionkit_library` is), bound when the module is linked.
+@_silgen_name("fusionkit_wasm_library")
+func registeredLibrary() -> WasmLibrary
 
 func failed(_ error: FusionError) -> Int32 {
     ModuleState.shared.lastError = error
@@ -57,6 +58,16 @@ public func fk_free(_ pointer: UnsafeMutableRawPointer?) {
 public func fk_feature_names() -> UnsafeMutableRawPointer {
     var writer = JSONWriter()
     writer.write(.array(ModuleState.shared.features.map { .string($0.name) }))
+    return terminated(writer.bytes)
+}
+
+/// The library's manifest (JSON, as the native `fk_manifest` writes it; free it with
+/// `fk_free`).
+@_expose(wasm, "fk_manifest")
+@_cdecl("fk_manifest")
+public func fk_manifest() -> UnsafeMutableRawPointer {
+    var writer = JSONWriter()
+    writer.write(ModuleState.shared.library.manifest)
     return terminated(writer.bytes)
 }
 
@@ -138,12 +149,38 @@ public func fk_version(_ handle: Int32) -> UInt64 {
     (try? instance(handle).version) ?? 0
 }
 
-/// Moves the instance's clock `nanoseconds` forward and fires what is due.
+/// Moves a manual clock (option "clock": "manual") `nanoseconds` forward and fires what
+/// is due. An instance on the system clock refuses, with the native library's message.
 @_expose(wasm, "fk_advance_clock")
 @_cdecl("fk_advance_clock")
 public func fk_advance_clock(_ handle: Int32, _ nanoseconds: UInt64) -> Int32 {
     do throws(FusionError) {
-        try instance(handle).advanceClock(by: nanoseconds)
+        let found = try instance(handle)
+        guard !found.onSystemClock else {
+            throw FusionError(
+                .invalidArgument,
+                "this \"\(found.featureName)\" instance runs on the system clock; create it with {\"clock\":\"manual\"} to advance time")
+        }
+        found.advanceClock(by: nanoseconds)
+        return 0
+    } catch {
+        return failed(error)
+    }
+}
+
+/// Tells an instance on the system clock that `nanoseconds` of the host's time have
+/// passed, and fires what is due: a module has no clock of its own, so its host's timer
+/// (after `fk_next_wake`) is its system clock. A manual clock refuses: only
+/// `fk_advance_clock` moves it.
+@_expose(wasm, "fk_elapse")
+@_cdecl("fk_elapse")
+public func fk_elapse(_ handle: Int32, _ nanoseconds: UInt64) -> Int32 {
+    do throws(FusionError) {
+        let found = try instance(handle)
+        guard found.onSystemClock else {
+            throw FusionError(.invalidArgument, "this \"\(found.featureName)\" instance runs on a manual clock: fk_advance_clock moves it")
+        }
+        found.advanceClock(by: nanoseconds)
         return 0
     } catch {
         return failed(error)

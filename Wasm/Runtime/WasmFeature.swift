@@ -5,6 +5,8 @@
 /// A feature's entry, whatever its type (see `WasmFeature`).
 public class WasmFeatureBase {
     var name: String { "" }
+    /// The feature's entry in the manifest, as the native library writes it.
+    var manifest: JSONValue { .null }
     func makeInstance(options: InstanceOptions) throws(FusionError) -> WasmInstanceBase { WasmInstanceBase() }
 }
 
@@ -13,6 +15,13 @@ public final class WasmFeature<F: Feature>: WasmFeatureBase {
     override public init() {}
 
     override var name: String { F.name }
+
+    override var manifest: JSONValue {
+        ManifestEntry.feature(
+            name: F.name, summary: F.summary, stateVersion: F.stateVersion,
+            inputs: InputCatalog(featureName: F.name, shape: F.Input.jsonShape),
+            inputShape: F.Input.jsonShape, stateShape: F.State.jsonShape)
+    }
 
     override func makeInstance(options: InstanceOptions) throws(FusionError) -> WasmInstanceBase {
         let clock = ManualClock()
@@ -29,6 +38,7 @@ public final class WasmFeature<F: Feature>: WasmFeatureBase {
         }
         feature.deriveValues(in: &state)
         let instance = WasmInstance(feature: feature, clock: clock, state: state)
+        instance.onSystemClock = options.clock == .system
         if options.history > 0 { instance.timeline = Timeline(limit: options.history, version: 0, state: state) }
         return instance
     }

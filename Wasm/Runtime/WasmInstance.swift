@@ -7,6 +7,11 @@
 /// (`Effect.after`, `Effect.every`) wait in a list the clock's moves fire, in deadline
 /// order, as the native manual clock wakes its sleepers.
 class WasmInstanceBase {
+    /// Created without {"clock": "manual"}: the host moves this clock as its own time
+    /// passes (`fk_elapse`); the page may not move it (`fk_advance_clock`), as natively.
+    var onSystemClock = false
+    /// The feature's name, for messages.
+    var featureName: String { "" }
     /// The state's JSON, as the native library writes it.
     func stateJSON() -> [UInt8] { [] }
     /// How many changes the state has been through.
@@ -45,6 +50,8 @@ final class WasmInstance<F: Feature>: WasmInstanceBase {
     var nextKey: UInt64 = 0
     /// The versions kept for time travel (option "history"); nil: none.
     var timeline: Timeline<F.State>?
+
+    override var featureName: String { F.name }
 
     init(feature: F, clock: ManualClock, state: F.State) {
         self.feature = feature

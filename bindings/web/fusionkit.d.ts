@@ -129,7 +129,9 @@ export interface Manifest {
  * connection failed), `CLIENT_MALFORMED_MESSAGE` (the server sent something that is not JSON),
  * `CLIENT_NO_URL` (connect() without a URL outside an http(s) page), `CLIENT_NO_WEBSOCKET`,
  * `CLIENT_BAD_ARGUMENT` (a wrong argument, such as a feature name that is not a string),
- * `CLIENT_BAD_PATCH` (a PatchError). Every error the module raises is a FusionError.
+ * `CLIENT_BAD_PATCH` (a PatchError); in the page (connect({wasm})):
+ * `CLIENT_WASM_UNAVAILABLE` (the module could not be loaded), `CLIENT_WASM_TRAPPED` (the
+ * module stopped on a trap, and the page's bridge closed). Every error the module raises is a FusionError.
  * A refusal the server could not tie to its message (`re` null: rate limit, size) is given
  * to the oldest call still waiting, since replies come in the order messages were sent.
  */
@@ -172,12 +174,31 @@ export function jsonEqual(a: JSONValue, b: JSONValue): boolean;
  * rejoins the session; a dropped connection is rejoined the same way.
  */
 export function connect<F extends FeatureMap<F> = AnyFeatures>(url?: string, options?: ConnectOptions): Promise<Bridge<F>>;
+/**
+ * Runs the library in the page: loads its WebAssembly module (scripts/build-wasm) from
+ * `wasm` (a URL, or the module's bytes) and gives the same Bridge and Instance API, with
+ * no server (docs/wasm.md). `transport` is then "wasm", `session` null. A reload gets the
+ * page's instances back from their states, saved in `storage` (default sessionStorage)
+ * when the page is hidden. Rejects with `CLIENT_WASM_UNAVAILABLE` when the module cannot
+ * be fetched or compiled.
+ */
+export function connect<F extends FeatureMap<F> = AnyFeatures>(local: LocalOptions): Promise<Bridge<F>>;
+
+/** What connect() takes to run a library in the page. */
+export interface LocalOptions {
+    /** The module: its URL ("/FusionExamples.wasm"), or its bytes. */
+    wasm: string | URL | ArrayBuffer | Uint8Array;
+    /** Where states are saved for a reload (default: sessionStorage; null: nowhere). */
+    storage?: Pick<Storage, "getItem" | "setItem"> | null;
+}
 
 /** A connection to a bridge. `F` maps each feature's name to its types (the `Features`
  *  of a file `fusion types --lang ts` wrote): `create("wifi")` then gives an instance
  *  that takes only Wi-Fi inputs and whose state is the Wi-Fi state. */
 export class Bridge<F extends FeatureMap<F> = AnyFeatures> {
-    /** The WebSocket URL, without the session parameter. */
+    /** Where the features run: "bridge" (fusion serve) or "wasm" (in the page). */
+    readonly transport?: "bridge" | "wasm";
+    /** The WebSocket URL, without the session parameter (in the page: the module's URL). */
     readonly url: string;
     /** The session id (32 hex digits). */
     readonly session: string | null;

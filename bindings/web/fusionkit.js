@@ -15,7 +15,8 @@
 // This file is the public face; the parts are modules of one concept each in
 // fusionkit/ (docs/layout.md): errors, patch (JSON Pointer/Patch), listeners, storage,
 // input (the input shorthand), bridge (the connection), instance, instance-key (the key
-// bridge.instance() asks for), host-requests.
+// bridge.instance() asks for), host-requests, wasm (a library's WebAssembly module) and
+// local (connect({wasm}): the same API with the features running in the page).
 
 export { FusionError, PatchError } from "./fusionkit/errors.js";
 export { applyPatch, jsonEqual, parsePointer } from "./fusionkit/patch.js";

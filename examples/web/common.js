@@ -113,7 +113,7 @@ function hasDuplicateKey(text) {
 }
 
 /** Parameters that are the page's own, not creation options. */
-const PAGE_PARAMETERS = new Set(["feature", "key"]);
+const PAGE_PARAMETERS = new Set(["feature", "key", "transport"]);
 
 /**
  * Creation options from the query string: `seed`, `clock`, `requests`, `state` (JSON),
@@ -154,6 +154,40 @@ export function optionsFromQuery(search = location.search, base = {}) {
 }
 
 // ---------------------------------------------------------------------------------
+// Where the feature runs: on the bridge, or in the page
+
+/** The example library's WebAssembly module, beside the pages (scripts/build-wasm). */
+export const WASM_MODULE = "/FusionExamples.wasm";
+/** Where the choice is kept for the tab, so the other pages follow it. */
+const TRANSPORT_KEY = "fusionkit.transport";
+
+/**
+ * Where the page runs its feature: "wasm" (in the page, from WASM_MODULE: no server) or
+ * "bridge" (fusion serve). `?transport=` chooses, and the choice stays for the tab;
+ * without one, what the tab chose last, else the bridge.
+ * @param {string} [search]
+ * @returns {"wasm" | "bridge"}
+ */
+export function chosenTransport(search = location.search) {
+    const asked = new URLSearchParams(search).get("transport");
+    if (asked === "wasm" || asked === "bridge") {
+        try {
+            sessionStorage.setItem(TRANSPORT_KEY, asked);
+        } catch {
+            // storage denied: the query still decides this page
+        }
+        return asked;
+    }
+    try {
+        const kept = sessionStorage.getItem(TRANSPORT_KEY);
+        if (kept === "wasm" || kept === "bridge") return kept;
+    } catch {
+        // storage denied
+    }
+    return "bridge";
+}
+
+// ---------------------------------------------------------------------------------
 // The page chrome: status line and error area (markup in each page's HTML)
 
 /** Builds the chrome every page shares in place of its `<header data-role="chrome">`:
@@ -169,7 +203,8 @@ function buildChrome() {
         h("div", { class: "status-line" },
             h("span", { class: "status", "data-role": "status", "data-test": "status", "data-status": "connecting" }, "connecting"),
             h("span", { class: "sep" }, "·"), " session ", h("code", { "data-role": "session", "data-test": "session" }, "–"),
-            home ? null : [h("span", { class: "sep" }, "·"), " version ", h("code", { "data-role": "version", "data-test": "version" }, "–")]));
+            home ? null : [h("span", { class: "sep" }, "·"), " version ", h("code", { "data-role": "version", "data-test": "version" }, "–")],
+            h("span", { class: "sep" }, "·"), transportToggle()));
     const errorArea = h("div", { class: "server-error", "data-role": "server-error", "data-test": placeholder.dataset.errorTest ?? "error", role: "alert", hidden: true },
         h("span", { class: "error-status" }), " ", h("span", { class: "error-message" }),
         // Shown for BRIDGE_UNAUTHENTICATED: the bridge (fusion serve --auth jwt) wants a
@@ -177,6 +212,18 @@ function buildChrome() {
         h("a", { class: "btn small", href: "/login", "data-test": "sign-in", hidden: true }, "Sign in"), " ",
         h("button", { class: "icon-button", "data-test": "close-error", "aria-label": "Dismiss error" }, "×"));
     placeholder.replaceWith(bar, errorArea);
+}
+
+/** The switch between the two transports: a link to this page with the other one. */
+function transportToggle() {
+    const transport = chosenTransport();
+    const other = transport === "wasm" ? "bridge" : "wasm";
+    const params = new URLSearchParams(location.search);
+    params.set("transport", other);
+    return h("a", {
+        class: "transport", "data-test": "transport", "data-transport": transport, href: `?${params}`,
+        title: transport === "wasm" ? "Runs in this page (WebAssembly). Switch to the bridge." : "Runs on the bridge (fusion serve). Switch to this page.",
+    }, transport === "wasm" ? "in page" : "on bridge");
 }
 
 /**
@@ -256,7 +303,7 @@ export class Page {
     async connect() {
         this.setStatus("connecting");
         try {
-            this.bridge = await connect();
+            this.bridge = chosenTransport() === "wasm" ? await connect({ wasm: WASM_MODULE }) : await connect();
         } catch (error) {
             this.setStatus("closed");
             this.showError(error);
@@ -266,7 +313,7 @@ export class Page {
         this.bridge.onError(this.showError);
         if (this.sessionElement) {
             const session = this.bridge.session ?? "";
-            setText(this.sessionElement, session ? `${session.slice(0, 8)}…` : "–");
+            setText(this.sessionElement, session ? `${session.slice(0, 8)}…` : this.bridge.transport === "wasm" ? "this page" : "–");
             this.sessionElement.title = session;
         }
         this.bridge.onStatus(() => {

@@ -17,8 +17,10 @@ public struct FeatureDefinition: Sendable {
         name = F.name
         summary = F.summary
         stateVersion = F.stateVersion
-        inputShape = ShapeRecorder.shape(of: F.Input.self)
-        stateShape = ShapeRecorder.shape(of: F.State.self)
+        // The shapes `@JSONCoded` wrote from the declarations: cases in the order declared,
+        // the same in the native library and the WebAssembly module.
+        inputShape = F.Input.jsonShape
+        stateShape = F.State.jsonShape
         let inputs = InputCatalog(featureName: F.name, shape: inputShape)
         self.inputs = inputs
         // Decoded on the first instance: a manifest does not need them.
@@ -59,32 +61,8 @@ public struct FeatureDefinition: Sendable {
 
     /// This feature's entry in the manifest.
     public var manifest: JSONValue {
-        [
-            "name": .string(name),
-            "summary": .string(summary),
-            "stateVersion": .integer(stateVersion),
-            "inputs": .array(
-                inputs.cases.map { item in
-                    var entry: JSONValue = [
-                        "name": .string(item.name),
-                        "fields": .array(
-                            item.fields.map { field in
-                                [
-                                    "name": .string(field.name),
-                                    "type": .string(field.shape.typeName),
-                                    "required": .bool(field.required),
-                                    "schema": field.shape.jsonSchema
-                                ]
-                            })
-                    ]
-                    if let value = item.value, case .object(var members) = entry {
-                        members.append(JSONMember("value", ["type": .string(value.typeName), "schema": value.jsonSchema]))
-                        entry = .object(members)
-                    }
-                    return entry
-                }),
-            "inputSchema": inputs.wireSchema(title: inputShape.title),
-            "stateSchema": stateShape.writtenJSONSchema
-        ]
+        ManifestEntry.feature(
+            name: name, summary: summary, stateVersion: stateVersion, inputs: inputs,
+            inputShape: inputShape, stateShape: stateShape)
     }
 }

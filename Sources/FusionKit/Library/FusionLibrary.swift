@@ -44,12 +44,8 @@ public struct FusionLibrary: Sendable {
     }
 
     private func header(abiVersion: Int, optionalFunctions: [String], features: [JSONValue]) -> JSONValue {
-        [
-            "abiVersion": .integer(abiVersion),
-            "library": ["name": .string(name), "version": .string(version)],
-            "optionalFunctions": .array(optionalFunctions.map(JSONValue.string)),
-            "features": .array(features)
-        ]
+        ManifestEntry.library(
+            name: name, version: version, abiVersion: abiVersion, optionalFunctions: optionalFunctions, features: features)
     }
 }
 

@@ -5,7 +5,7 @@ extension InputCatalog {
     /// with `null` for them; a case with one unlabeled value as `{"case": value}`.
     func wireSchema(title: String) -> JSONValue {
         var variants: [JSONValue] = []
-        let bare = cases.filter { $0.value == nil && !$0.fields.contains(where: \.required) }.map { JSONValue.string($0.name) }
+        let bare = cases.filter { $0.value == nil && !$0.fields.contains(where: { $0.required }) }.map { JSONValue.string($0.name) }
         if !bare.isEmpty { variants.append(["type": "string", "enum": .array(bare)]) }
         for item in cases {
             var payload: JSONValue
@@ -13,7 +13,7 @@ extension InputCatalog {
                 payload = value.jsonSchema
             } else {
                 payload = Shape.objectSchema(title: "", fields: item.fields, written: false)
-                if !item.fields.contains(where: \.required) { payload = ["anyOf": [payload, ["type": "null"]]] }
+                if !item.fields.contains(where: { $0.required }) { payload = ["anyOf": [payload, ["type": "null"]]] }
             }
             variants.append([
                 "type": "object",

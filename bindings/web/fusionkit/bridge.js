@@ -7,6 +7,7 @@ import { FusionError, badArgument, messageOf, notConnected } from "./errors.js";
 import { failUnsure, randomToken, settleUnsure } from "./exactly-once.js";
 import { Instance } from "./instance.js";
 import { instanceKey } from "./instance-key.js";
+import { connectLocal } from "./local.js";
 import { emit, listen } from "./listeners.js";
 import { isContainer } from "./patch.js";
 import { STORAGE_KEY, defaultStorage, readStorage, writeStorage } from "./storage.js";
@@ -28,8 +29,11 @@ const CLOSE_UNAUTHENTICATED = 4001;
  * Opens a bridge to `fusion serve`. `url` defaults to ws(s)://<this page's host>/ws.
  * Resolves once the server has welcomed the session; rejects if that first connection
  * fails. Later drops are handled by reconnecting with the same session.
+ * `connect({wasm: "/FusionExamples.wasm"})` runs the library in the page instead
+ * (local.js): the same API, no server.
  */
 export async function connect(url, options = {}) {
+    if (url !== null && typeof url === "object" && !(url instanceof URL) && "wasm" in url) return connectLocal(url);
     const bridge = new Bridge(absoluteURL(url ?? defaultURL()), options);
     await bridge._start();
     return bridge;
@@ -37,6 +41,8 @@ export async function connect(url, options = {}) {
 
 export class Bridge {
     constructor(url, options = {}) {
+        /** Where the features run: here, on a bridge ("wasm" for connect({wasm})). */
+        this.transport = "bridge";
         /** The WebSocket URL, without the session parameter. */
         this.url = url;
         /** The session id (32 hex digits), from the last welcome. */

@@ -359,6 +359,22 @@ public final class FusionExamples {
 
     /** An input of "wifi". */
     public sealed interface WiFiSettingsInput extends FusionInput {
+        /** {@code "screenAppeared"} */
+        record ScreenAppeared() implements WiFiSettingsInput {
+            @Override
+            public String toJson() {
+                return Json.input("screenAppeared", null);
+            }
+        }
+
+        /** {@code "screenDisappeared"} */
+        record ScreenDisappeared() implements WiFiSettingsInput {
+            @Override
+            public String toJson() {
+                return Json.input("screenDisappeared", null);
+            }
+        }
+
         /** {@code "wifiToggled"} */
         record WifiToggled(boolean isOn) implements WiFiSettingsInput {
             @Override
@@ -383,35 +399,19 @@ public final class FusionExamples {
             }
         }
 
-        /** {@code "passwordChanged"} */
-        record PasswordChanged(String password) implements WiFiSettingsInput {
-            @Override
-            public String toJson() {
-                return Json.input("passwordChanged", Json.object("password", Json.of(password)));
-            }
-        }
-
-        /** {@code "screenAppeared"} */
-        record ScreenAppeared() implements WiFiSettingsInput {
-            @Override
-            public String toJson() {
-                return Json.input("screenAppeared", null);
-            }
-        }
-
-        /** {@code "screenDisappeared"} */
-        record ScreenDisappeared() implements WiFiSettingsInput {
-            @Override
-            public String toJson() {
-                return Json.input("screenDisappeared", null);
-            }
-        }
-
         /** {@code "destinationDismissed"} */
         record DestinationDismissed() implements WiFiSettingsInput {
             @Override
             public String toJson() {
                 return Json.input("destinationDismissed", null);
+            }
+        }
+
+        /** {@code "passwordChanged"} */
+        record PasswordChanged(String password) implements WiFiSettingsInput {
+            @Override
+            public String toJson() {
+                return Json.input("passwordChanged", Json.object("password", Json.of(password)));
             }
         }
 

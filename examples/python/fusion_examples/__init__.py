@@ -192,6 +192,16 @@ class WiFiSettingsState(TypedDict):
     signalBarsMaximum: int
 
 
+@final
+class WiFiSettingsInputScreenAppeared(TypedDict):
+    screenAppeared: NoFields | None
+
+
+@final
+class WiFiSettingsInputScreenDisappeared(TypedDict):
+    screenDisappeared: NoFields | None
+
+
 class WiFiSettingsInputWifiToggledFields(TypedDict):
     isOn: bool
 
@@ -219,6 +229,11 @@ class WiFiSettingsInputInfoButtonTapped(TypedDict):
     infoButtonTapped: WiFiSettingsInputInfoButtonTappedFields
 
 
+@final
+class WiFiSettingsInputDestinationDismissed(TypedDict):
+    destinationDismissed: NoFields | None
+
+
 class WiFiSettingsInputPasswordChangedFields(TypedDict):
     password: str
 
@@ -226,21 +241,6 @@ class WiFiSettingsInputPasswordChangedFields(TypedDict):
 @final
 class WiFiSettingsInputPasswordChanged(TypedDict):
     passwordChanged: WiFiSettingsInputPasswordChangedFields
-
-
-@final
-class WiFiSettingsInputScreenAppeared(TypedDict):
-    screenAppeared: NoFields | None
-
-
-@final
-class WiFiSettingsInputScreenDisappeared(TypedDict):
-    screenDisappeared: NoFields | None
-
-
-@final
-class WiFiSettingsInputDestinationDismissed(TypedDict):
-    destinationDismissed: NoFields | None
 
 
 @final
@@ -270,13 +270,13 @@ class WiFiSettingsInputForgetAlertDismissed(TypedDict):
 
 WiFiSettingsInput: TypeAlias = (
     Literal["screenAppeared", "screenDisappeared", "destinationDismissed", "joinButtonTapped", "incorrectPasswordAlertDismissed", "forgetNetworkButtonTapped", "confirmForgetNetworkButtonTapped", "forgetAlertDismissed"]
+    | WiFiSettingsInputScreenAppeared
+    | WiFiSettingsInputScreenDisappeared
     | WiFiSettingsInputWifiToggled
     | WiFiSettingsInputNetworkTapped
     | WiFiSettingsInputInfoButtonTapped
-    | WiFiSettingsInputPasswordChanged
-    | WiFiSettingsInputScreenAppeared
-    | WiFiSettingsInputScreenDisappeared
     | WiFiSettingsInputDestinationDismissed
+    | WiFiSettingsInputPasswordChanged
     | WiFiSettingsInputJoinButtonTapped
     | WiFiSettingsInputIncorrectPasswordAlertDismissed
     | WiFiSettingsInputForgetNetworkButtonTapped

@@ -124,13 +124,13 @@ export namespace WiFiSettings {
 
     /** An input of "wifi". */
     export type Input =
+        | "screenAppeared" | { screenAppeared: Record<string, never> | null }
+        | "screenDisappeared" | { screenDisappeared: Record<string, never> | null }
         | { wifiToggled: { isOn: boolean } }
         | { networkTapped: { id: string } }
         | { infoButtonTapped: { id: string } }
-        | { passwordChanged: { password: string } }
-        | "screenAppeared" | { screenAppeared: Record<string, never> | null }
-        | "screenDisappeared" | { screenDisappeared: Record<string, never> | null }
         | "destinationDismissed" | { destinationDismissed: Record<string, never> | null }
+        | { passwordChanged: { password: string } }
         | "joinButtonTapped" | { joinButtonTapped: Record<string, never> | null }
         | "incorrectPasswordAlertDismissed" | { incorrectPasswordAlertDismissed: Record<string, never> | null }
         | "forgetNetworkButtonTapped" | { forgetNetworkButtonTapped: Record<string, never> | null }

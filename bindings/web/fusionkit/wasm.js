@@ -1,21 +1,27 @@
-// A FusionKit library's WebAssembly module (scripts/build-wasm), loaded and called from
-// JavaScript: the page's side of docs/wasm.md, also what node runs in Tests/wasm.
+// wasm.js: a FusionKit library's WebAssembly module (scripts/build-wasm), loaded and
+// called from JavaScript: the host's side of docs/wasm.md. The page's local transport
+// (local.js) is built on it; node runs it in Tests/wasm.
 //
 //   const library = await loadLibrary(bytes);
-//   const counter = library.create("counter", { seed: 7 });
+//   const counter = library.create("counter", { seed: 7, clock: "manual" });
 //   counter.send('"increase"'); counter.state(); counter.advanceClock(1_000_000_000n);
 //
-// Text crosses as UTF-8 in the module's memory; errors are thrown as FusionWasmError with
-// the native library's status (code and name) and message.
+// Text crosses as UTF-8 in the module's memory; errors are thrown as FusionWasmError, a
+// FusionError with the native library's status (`status`: its name, `code`: its number)
+// and message.
+
+import { FusionError } from "./errors.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-export class FusionWasmError extends Error {
+export class FusionWasmError extends FusionError {
     constructor(code, status, message) {
-        super(`${status}: ${message}`);
+        super(status, message);
+        this.name = "FusionWasmError";
+        /** The status's number (include/fusionkit.h's fk_status). */
         this.code = code;
-        this.status = status;
+        /** The library's message (the same as `message`). */
         this.detail = message;
     }
 }
@@ -45,11 +51,14 @@ function wasiImports(memory) {
     };
 }
 
+/** Compiles and instantiates a module from its bytes (an ArrayBuffer, a typed array, or
+ *  a Response: then compiled while it streams). */
 export async function loadLibrary(bytes) {
     let exports;
-    const { instance } = await WebAssembly.instantiate(bytes, {
-        wasi_snapshot_preview1: wasiImports(() => exports.memory),
-    });
+    const imports = { wasi_snapshot_preview1: wasiImports(() => exports.memory) };
+    const { instance } = typeof Response !== "undefined" && bytes instanceof Response
+        ? await WebAssembly.instantiateStreaming(bytes, imports)
+        : await WebAssembly.instantiate(bytes, imports);
     exports = instance.exports;
     return new WasmLibrary(exports);
 }
@@ -86,6 +95,11 @@ class WasmLibrary {
         return JSON.parse(this.take(this.exports.fk_feature_names()));
     }
 
+    /** The library's manifest, as the native library's fk_manifest writes it (parsed). */
+    get manifest() {
+        return JSON.parse(this.take(this.exports.fk_manifest()));
+    }
+
     create(feature, options = null) {
         const [name, nameLength] = this.write(feature);
         const [text, textLength] = options === null ? [0, 0] : this.write(JSON.stringify(options));
@@ -120,9 +134,15 @@ class WasmInstance {
         return Number(this.library.exports.fk_version(this.handle));
     }
 
-    // Moves the instance's clock (nanoseconds, a BigInt) and fires what is due.
+    // Moves a manual clock (nanoseconds, a BigInt) and fires what is due.
     advanceClock(nanoseconds) {
         const status = this.library.exports.fk_advance_clock(this.handle, BigInt(nanoseconds));
+        if (status !== 0) throw this.library.error(status);
+    }
+
+    // Tells an instance on the system clock that this much of the host's time passed.
+    elapse(nanoseconds) {
+        const status = this.library.exports.fk_elapse(this.handle, BigInt(nanoseconds));
         if (status !== 0) throw this.library.error(status);
     }
 

@@ -1,0 +1,1 @@
+../../bindings/web/fusionkit.js
