@@ -34,7 +34,7 @@ AUTHORING = [*CODING, *(KIT / "Authoring" / name for name in
 #: What the module's runtime adds: the input checks and creation options the native
 #: library uses, and the instance and exports of Wasm/Runtime.
 RUNTIME = [*AUTHORING, KIT / "Runtime/ActionOrder.swift", KIT / "Runtime/Timeline.swift", KIT / "Library/InputCatalog.swift", KIT / "Library/InputCatalog+Schema.swift",
-           KIT / "Library/ManifestEntry.swift", KIT / "Schema/JSONSchema.swift", KIT / "Library/InstanceOptions.swift",
+           KIT / "Library/ManifestEntry.swift", KIT / "Library/StateRestoration.swift", KIT / "Schema/JSONSchema.swift", KIT / "Library/InstanceOptions.swift",
            KIT / "Library/Checkpoint.swift", KIT / "Authoring/RequestMode.swift",
            *sorted((ROOT / "Wasm/Runtime").glob("*.swift"))]
 EXAMPLES = ROOT / "Sources/FusionExamples"

@@ -571,15 +571,16 @@ def test_generic_page_inputs_after_the_instance_was_refused(browser: Browser) ->
     assert_no_js_errors(b, "FusionError", "FK_ERR_INVALID_STATE")
 
 
-def test_generic_page_drives_wifi_with_a_checkbox_field(browser: Browser) -> None:
-    b = browser
+def test_generic_page_drives_wifi_with_a_checkbox_field(page_browser: Browser) -> None:
+    b = page_browser
     b.open("feature.html?feature=wifi&liveScan=false")
     b.expect_text("feature-name", "wifi")
     assert b.text("instance-id") == "wifi.liveScan-false"
     assert b.text("options") == '{"settings":{"liveScan":false}}'
     cases = [form.get_attribute("data-name") for form in b.find_all("input-case")]
-    assert cases == ["wifiToggled", "networkTapped", "infoButtonTapped", "passwordChanged", "screenAppeared",
-                     "screenDisappeared", "destinationDismissed", "joinButtonTapped", "incorrectPasswordAlertDismissed",
+    # In the order the feature declares them.
+    assert cases == ["screenAppeared", "screenDisappeared", "wifiToggled", "networkTapped", "infoButtonTapped",
+                     "destinationDismissed", "passwordChanged", "joinButtonTapped", "incorrectPasswordAlertDismissed",
                      "forgetNetworkButtonTapped", "confirmForgetNetworkButtonTapped", "forgetAlertDismissed"], cases
     checkbox = b.find("field-wifiToggled-isOn")
     assert checkbox.get_attribute("type") == "checkbox" and not checkbox.is_selected()

@@ -30,13 +30,10 @@ public final class WasmFeature<F: Feature>: WasmFeatureBase {
         let feature = F(environment: environment)
         var state = feature.initialState
         if let given = options.state {
-            do throws(JSONCodingError) {
-                state = try F.State(json: given)
-            } catch {
-                throw FusionError(.invalidState, "the given state does not fit feature \"\(F.name)\": \(error.description)")
-            }
+            state = try StateRestoration.restore(feature, given, savedAt: options.stateVersion)
+        } else {
+            feature.deriveValues(in: &state)
         }
-        feature.deriveValues(in: &state)
         let instance = WasmInstance(feature: feature, clock: clock, state: state)
         instance.onSystemClock = options.clock == .system
         if options.history > 0 { instance.timeline = Timeline(limit: options.history, version: 0, state: state) }

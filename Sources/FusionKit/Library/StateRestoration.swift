@@ -4,6 +4,7 @@
 /// refused, since synthesized `Decodable` would skip that field in silence (a renamed
 /// field would come back as its default). Never a partial read.
 /// Derived values are then recomputed by the feature (`Feature.deriveValues(in:)`).
+/// The native library and the WebAssembly module both read given states here.
 @usableFromInline
 enum StateRestoration {
     /// The state `given` as `feature` is to start from: decoded (migrated when older),
@@ -56,7 +57,7 @@ enum StateRestoration {
         }
         // What the decoded state writes back is every field it read; a given field not
         // among them was dropped. (A state that cannot be written fails at its first read.)
-        if let written = try? JSONValueEncoder().encode(state), let path = firstDroppedField(json, written, path: "$") {
+        if let path = firstDroppedField(json, state.jsonValue, path: "$") {
             throw FusionError(
                 .invalidState,
                 "the given state\(origin) does not fit \(name) (state version \(current)): it has a field \(path) that this version does not have\(hint)"
@@ -70,7 +71,7 @@ enum StateRestoration {
     static func firstDroppedField(_ given: JSONValue, _ written: JSONValue, path: String) -> String? {
         switch (given, written) {
         case (.object(let members), .object(let kept)):
-            let index = kept.count > 8 ? Dictionary(kept.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }) : nil
+            let index = kept.count > 8 ? firstByKey(kept) : nil
             for member in members {
                 let memberPath = path + "." + member.key
                 let match = index.map { $0[member.key] } ?? kept.first { $0.key == member.key }?.value
@@ -88,5 +89,13 @@ enum StateRestoration {
             break
         }
         return nil
+    }
+
+    /// Each key's first value. (Built by hand: the initializer that merges duplicate keys
+    /// casts dynamically, which Embedded Swift cannot.)
+    private static func firstByKey(_ members: [JSONMember]) -> [String: JSONValue] {
+        var index: [String: JSONValue] = [:]
+        for member in members where index[member.key] == nil { index[member.key] = member.value }
+        return index
     }
 }

@@ -17,8 +17,8 @@ const decoder = new TextDecoder();
 
 export class FusionWasmError extends FusionError {
     constructor(code, status, message) {
-        super(status, message);
-        this.name = "FusionWasmError";
+        super(status, message); // name "FusionError": a page reads it as the bridge's
+
         /** The status's number (include/fusionkit.h's fk_status). */
         this.code = code;
         /** The library's message (the same as `message`). */
