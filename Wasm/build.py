@@ -19,7 +19,7 @@ WASI_LIBC = Path("/usr/lib/wasm32-wasi/libc.a")
 WASI_INCLUDE = Path("/usr/include/wasm32-wasi")
 UNICODE_TABLES = TOOLCHAIN.parent / "lib/swift/embedded/wasm32-unknown-none-wasm/libswiftUnicodeDataTables.a"
 MACROS = ["-load-plugin-executable", f"{DEBUG / 'FusionMacros-tool'}#FusionMacros"]
-EMBEDDED = ["-target", "wasm32-unknown-none-wasm", "-enable-experimental-feature", "Embedded", "-wmo", "-Osize",
+EMBEDDED = ["-target", "wasm32-unknown-none-wasm", "-enable-experimental-feature", "Embedded", "-wmo", "-O",
             "-Xfrontend", "-disable-stack-protector", "-parse-as-library", "-swift-version", "6"]
 
 KIT = ROOT / "Sources/FusionKit"

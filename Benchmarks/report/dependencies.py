@@ -29,6 +29,9 @@ DEPENDENCIES: dict[str, tuple[str, ...]] = {
     # The smoke run's load on the tests' debug build: the regression guard's reference.
     "web-load-guard.json": (*BRIDGE, "Benchmarks/web-load"),
     "time-travel.json": (*LIBRARY, "Benchmarks/time-travel"),
+    # The page both ways: the bridge and the page's client, the module's runtime and build,
+    # the demo pages it loads.
+    "page-bench.json": (*BRIDGE, "Wasm", "bindings/web", "examples/web", "Benchmarks/page"),
     "journal-cost.json": (*PYTHON, "Benchmarks/journal/cost.py"),
     "clock-records.json": (*PYTHON, "Benchmarks/journal/clock_records.py"),
     "group-commit.json": (*BRIDGE, "Benchmarks/journal/group_commit.py", "Benchmarks/web-load"),

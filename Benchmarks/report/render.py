@@ -45,6 +45,7 @@ import fusion_bench  # noqa: E402
 import group_commit  # noqa: E402
 import java_bench  # noqa: E402
 import journal_cost  # noqa: E402
+import page_bench  # noqa: E402
 import patch_plot  # noqa: E402
 import provenance  # noqa: E402
 import python_bench  # noqa: E402
@@ -57,7 +58,8 @@ Render = Callable[[Any], str]
 #: The modules that render blocks: each has DOCUMENT, BLOCK, RESULTS and render, or a
 #: BLOCKS list of such (document, block, results, render) for several.
 MODULES: tuple[ModuleType, ...] = (
-    fusion_bench, python_bench, java_bench, web_load, time_travel, journal_cost, group_commit, clock_records, reliability, cluster_load)
+    fusion_bench, python_bench, java_bench, web_load, page_bench, time_travel, journal_cost, group_commit, clock_records, reliability,
+    cluster_load)
 
 
 def results_names(results: str | tuple[str, ...]) -> tuple[str, ...]:

@@ -356,6 +356,8 @@ TEXTUAL = "a full-screen Textual app: Tests/textual drives it with Textual's pil
 NCURSES = "a full-screen ncurses program: Tests/abi/test_ncurses.py drives it in tmux"
 GREETER = "needs libGreeter.so, which `swift build` of a new package makes in minutes (Tests/plugins/test_scaffold.py)"
 MINE = "./libMine.so stands for the reader's own library"
+WASM = ("builds the module from a fresh clone's own debug build (minutes); Tests/wasm and Tests/web build it from "
+        "the same sources with Wasm/build.py, which the script runs")
 NOT_RUN: dict[tuple[str, str], str] = {
     ("README.md", "scripts/demo"): "CI runs it first (.ci/run, stdin empty); it builds and starts every front end",
     ("README.md", "scripts/test"): "CI runs it (.ci/run): it is every test, this one included",
@@ -364,6 +366,8 @@ NOT_RUN: dict[tuple[str, str], str] = {
     ("docs/c.md", "swift build --product FusionExamples"): BUILT_BY_THE_SUITE,
     ("docs/c.md", "./wifi_screen"): NCURSES,
     ("docs/deploy.md", "scripts/cluster --bridges 3 --port 8080"): CLUSTER,
+    ("docs/front-ends.md", "scripts/build-wasm"): WASM,
+    ("docs/wasm.md", "scripts/build-wasm"): WASM,
     ("docs/deploy.md", "scripts/cluster --tls --auth"): CLUSTER,
     ("docs/front-ends.md", "java -cp .build/java/fusionkit.jar:/usr/share/java/jna.jar:/usr/share/java/jackson-databind.jar"
                            ":/usr/share/java/jackson-core.jar:/usr/share/java/jackson-annotations.jar:.build/java/tests "
@@ -497,12 +501,13 @@ def scratch_clone(doc: Path, clones: dict[Path, Path], bin_dir: Path, folder: Pa
     return clones[doc]
 
 
-# A server (`fusion serve`) is started, its first line printed, and stopped: it started.
+# A server (`fusion serve`, `python3 -m http.server`) is started, its first line printed,
+# and stopped: it started. (Python writes that line at once, as it does to a terminal.)
 SERVE_BRIEFLY = """
 serve_briefly() {
     local fifo pid line=""
     fifo=$(mktemp -u) && mkfifo "$fifo"
-    "$@" >"$fifo" 2>&1 &
+    PYTHONUNBUFFERED=1 "$@" >"$fifo" 2>&1 &
     pid=$!
     exec 3<"$fifo" && rm "$fifo"
     read -t 60 -r line <&3 || true
@@ -530,7 +535,7 @@ def shell_script(block: Block) -> tuple[str, list[tuple[int, str, str]]]:
             if part and (doc, part) in NOT_RUN:
                 assert not is_result(comment), f"{block.where}: `{line}` shows a result the test cannot check"
                 line = line.replace(part, ": " + part, 1)
-            elif part.startswith("fusion serve"):
+            elif part.startswith(("fusion serve", "python3 -m http.server")):
                 line = line.replace(part, "serve_briefly " + part, 1)
                 served = True
         if is_result(comment) or (served and comment.startswith("Serving ")):

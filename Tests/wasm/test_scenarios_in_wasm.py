@@ -77,6 +77,17 @@ def test_the_module_has_the_features_the_native_library_lists(module: WasmLibrar
     assert module.feature_names == [name for name in native_names if name != "profile"]
 
 
+def test_the_module_describes_each_feature_as_the_native_library_does(module: WasmLibrary, native: Library) -> None:
+    """fk_manifest: the same library, ABI version and entries, byte for byte per feature
+    (one ManifestEntry writes both); only the optional C functions are the native one's."""
+    in_wasm, in_native = json.loads(module.manifest_json()), json.loads(native.manifest_json())
+    assert in_wasm["library"] == in_native["library"] and in_wasm["abiVersion"] == in_native["abiVersion"]
+    assert in_wasm["optionalFunctions"] == []
+    described = {feature["name"]: feature for feature in in_native["features"]}
+    for feature in in_wasm["features"]:
+        assert json.dumps(feature) == json.dumps(described[feature["name"]]), feature["name"]
+
+
 @pytest.mark.parametrize("path", SCENARIOS, ids=[path.name for path in SCENARIOS])
 def test_each_scenario_passes_in_both_with_the_same_bytes(path: Path, module: WasmLibrary, native: Library) -> None:
     if path.name in NOT_YET:

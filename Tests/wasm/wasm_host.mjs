@@ -14,6 +14,7 @@ for await (const line of createInterface({ input: process.stdin })) {
         const instance = instances.get(request.handle);
         switch (request.op) {
         case "features": reply({ features: library.featureNames }); break;
+        case "manifest": reply({ manifest: library.take(library.exports.fk_manifest()) }); break;
         case "create": {
             const created = library.create(request.feature, request.options ?? null);
             instances.set(created.handle, created);

@@ -36,6 +36,10 @@ class WasmLibrary:
     def feature_names(self) -> list[str]:
         return list(self.call(op="features")["features"])
 
+    def manifest_json(self) -> str:
+        """The module's manifest, as the text fk_manifest wrote."""
+        return str(self.call(op="manifest")["manifest"])
+
     def create(self, feature: str, options: dict[str, Any] | None = None) -> WasmInstance:
         return WasmInstance(self, int(self.call(op="create", feature=feature, options=options)["handle"]))
 

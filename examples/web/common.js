@@ -389,6 +389,8 @@ export class Page {
     }
 
     markReady() {
+        // The first state drawn, as a mark a benchmark reads (time since navigation).
+        if (document.body.dataset.ready !== "true") performance.mark("fusionkit:first-state");
         document.body.dataset.ready = "true";
     }
 

@@ -66,6 +66,21 @@ export async function loadLibrary(bytes) {
 class WasmLibrary {
     constructor(exports) {
         this.exports = exports;
+        // Room in the module's memory kept for inputs, grown when one does not fit: an
+        // input is encoded straight into it, with no allocation per send.
+        this.scratch = 0;
+        this.scratchSize = 0;
+    }
+
+    // Encodes text into the scratch room; returns its length there (valid until the next call).
+    writeScratch(text) {
+        const most = text.length * 3; // UTF-16 code units to UTF-8 bytes, at worst
+        if (most > this.scratchSize) {
+            if (this.scratch) this.exports.fk_free(this.scratch);
+            this.scratchSize = Math.max(256, most * 2);
+            this.scratch = this.exports.fk_alloc(this.scratchSize);
+        }
+        return encoder.encodeInto(text, new Uint8Array(this.exports.memory.buffer, this.scratch, this.scratchSize)).written;
     }
 
     // Copies text into the module's memory; returns [pointer, length] (free the pointer).
@@ -79,9 +94,7 @@ class WasmLibrary {
     // Reads and frees a NUL-terminated string the module returned.
     take(pointer) {
         const heap = new Uint8Array(this.exports.memory.buffer);
-        let end = pointer;
-        while (heap[end] !== 0) end++;
-        const text = decoder.decode(heap.subarray(pointer, end));
+        const text = decoder.decode(heap.subarray(pointer, heap.indexOf(0, pointer)));
         this.exports.fk_free(pointer);
         return text;
     }
@@ -119,9 +132,8 @@ class WasmInstance {
 
     // Applies an input, given as JSON text.
     send(json) {
-        const [pointer, length] = this.library.write(json);
-        const status = this.library.exports.fk_send(this.handle, pointer, length);
-        this.library.exports.fk_free(pointer);
+        const length = this.library.writeScratch(json);
+        const status = this.library.exports.fk_send(this.handle, this.library.scratch, length);
         if (status !== 0) throw this.library.error(status);
     }
 
