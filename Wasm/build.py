@@ -28,7 +28,8 @@ CODING = [*sorted((ROOT / "Sources/FusionJSON").glob("*.swift")), *sorted((KIT /
           KIT / "Schema/Shape.swift", KIT / "JSON/JSONCodingError.swift", KIT / "Authoring/DerivedFields.swift"]
 #: What a feature is written against: the authoring API, with what it uses of the runtime.
 AUTHORING = [*CODING, *(KIT / "Authoring" / name for name in
-                        ("Clock.swift", "Effect.swift", "Environment.swift", "Feature.swift", "StateMigrationError.swift",
+                        ("Clock.swift", "Effect.swift", "EffectRequest.swift", "HostRequest.swift", "Environment.swift",
+                         "Feature.swift", "StateMigrationError.swift",
                          "RandomSource.swift", "User.swift")),
              KIT / "Runtime/ConditionLock.swift", KIT / "Runtime/FusionError.swift"]
 #: What the module's runtime adds: the input checks and creation options the native
@@ -40,13 +41,12 @@ RUNTIME = [*AUTHORING, KIT / "Runtime/ActionOrder.swift", KIT / "Runtime/Timelin
 EXAMPLES = ROOT / "Sources/FusionExamples"
 #: The demo pages, which load the example module from their own folder (`?transport=wasm`).
 PAGES = ROOT / "examples/web"
-#: The example features that build under Embedded Swift so far, unchanged: all but the
-#: Profile, whose host requests wait on Swift concurrency (not in Embedded wasm32 yet).
-EMBEDDED_FEATURES = [EXAMPLES / "Counter/Counter.swift", EXAMPLES / "Answer/Answer.swift", EXAMPLES / "Home/Home.swift",
-                     *sorted((EXAMPLES / "WiFiSettings").glob("*.swift"))]
+#: The example features, unchanged: every file but the native registration (Library.swift).
+EMBEDDED_FEATURES = [path for path in sorted(EXAMPLES.rglob("*.swift")) if path.name != "Library.swift"]
 #: What the module exports (Wasm/Runtime/WasmExports.swift).
 EXPORTS = ["fk_alloc", "fk_free", "fk_manifest", "fk_feature_names", "fk_create", "fk_destroy", "fk_send", "fk_state", "fk_version",
-           "fk_advance_clock", "fk_elapse", "fk_next_wake", "fk_pending_effects", "fk_goto", "fk_history", "fk_last_error_message",
+           "fk_advance_clock", "fk_elapse", "fk_next_wake", "fk_pending_effects", "fk_goto", "fk_history",
+           "fk_pending_requests", "fk_poll_request", "fk_respond", "fk_fail_request", "fk_last_error_message",
            "fk_last_error_status", "fk_status_name"]
 
 

@@ -26,7 +26,6 @@ from wasm_library import WasmLibrary  # noqa: E402
 NATIVE = ROOT / ".build" / "debug" / "libFusionExamples.so"
 SCENARIOS = collect(ROOT / "examples" / "scenarios")
 #: What the module does not do yet, by scenario file: the reason is the test's output.
-NOT_YET = {path.name: "host requests (the Profile)" for path in SCENARIOS if path.name.startswith("profile-")}
 
 
 class Recording:
@@ -74,7 +73,7 @@ def native() -> Library:
 
 def test_the_module_has_the_features_the_native_library_lists(module: WasmLibrary, native: Library) -> None:
     native_names = [feature.name for feature in native.summary.features]
-    assert module.feature_names == [name for name in native_names if name != "profile"]
+    assert module.feature_names == native_names
 
 
 def test_the_module_describes_each_feature_as_the_native_library_does(module: WasmLibrary, native: Library) -> None:
@@ -90,8 +89,6 @@ def test_the_module_describes_each_feature_as_the_native_library_does(module: Wa
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=[path.name for path in SCENARIOS])
 def test_each_scenario_passes_in_both_with_the_same_bytes(path: Path, module: WasmLibrary, native: Library) -> None:
-    if path.name in NOT_YET:
-        pytest.skip(f"not in the WebAssembly module yet: {NOT_YET[path.name]}")
     scenario = load(path)
     in_native, in_wasm = RecordingLibrary(native), RecordingLibrary(module)
     native_result = _Run(scenario, in_native).run()  # type: ignore[arg-type]

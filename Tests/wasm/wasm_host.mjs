@@ -24,7 +24,10 @@ for await (const line of createInterface({ input: process.stdin })) {
         case "send": instance.send(request.input); reply({}); break;
         case "state": reply({ state: instance.state(), version: instance.version }); break;
         case "advance": instance.advanceClock(BigInt(request.nanoseconds)); reply({}); break;
-        case "pending": reply({ effects: instance.pendingEffects }); break;
+        case "pending": reply({ effects: instance.pendingEffects, requests: instance.pendingRequests }); break;
+        case "poll": reply({ event: instance.pollRequest() }); break;
+        case "respond": instance.respond(request.id, request.result); reply({}); break;
+        case "fail": instance.failRequest(request.id, request.message); reply({}); break;
         case "goto": reply({ version: instance.goto(request.version) }); break;
         case "history": reply({ history: instance.history }); break;
         case "destroy": instance.destroy(); instances.delete(request.handle); reply({}); break;

@@ -11,6 +11,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "bindings" / "python"))
+from fusionkit import HostEvent  # noqa: E402
 from fusionkit.errors import error_for_status  # noqa: E402
 
 
@@ -69,10 +70,18 @@ class WasmInstance:
         self.library.call(op="advance", handle=self.handle, nanoseconds=round(seconds * 1_000_000_000))
 
     def pending(self) -> tuple[int, int]:
-        return int(self.library.call(op="pending", handle=self.handle)["effects"]), 0
+        answer = self.library.call(op="pending", handle=self.handle)
+        return int(answer["effects"]), int(answer["requests"])
 
-    def poll_request(self) -> None:
-        return None
+    def poll_request(self) -> HostEvent | None:
+        event = self.library.call(op="poll", handle=self.handle)["event"]
+        return None if event is None else HostEvent.from_json(json.dumps(event))
+
+    def respond(self, request_id: int, result: Any) -> None:
+        self.library.call(op="respond", handle=self.handle, id=request_id, result=json.dumps(result, ensure_ascii=False))
+
+    def fail_request(self, request_id: int, message: str) -> None:
+        self.library.call(op="fail", handle=self.handle, id=request_id, message=message)
 
     def goto(self, version: int) -> int:
         return int(self.library.call(op="goto", handle=self.handle, version=version)["version"])

@@ -334,8 +334,8 @@ def part_loading(b: Browser, part: str) -> bool:
     return shows
 
 
-def test_profile_loads_by_hand_fails_and_retries(browser: Browser) -> None:
-    b = browser
+def test_profile_loads_by_hand_fails_and_retries(page_browser: Browser) -> None:
+    b = page_browser
     b.open("profile.html")
     auto = b.find("auto-answer")
     assert auto.is_selected()

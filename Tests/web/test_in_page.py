@@ -15,8 +15,8 @@ from bridge import Server, StaticSite
 from conftest import Browser, close_tabs, stop_server
 from test_browser import NETWORKS, WIFI, assert_no_js_errors, join, row_ids, shown_error, version
 
-#: The features of the example module: all but the Profile (docs/wasm.md says why).
-IN_PAGE = ["counter", "answer", "home", "wifi"]
+#: The features of the example module: the native library's.
+IN_PAGE = ["counter", "answer", "home", "wifi", "profile"]
 
 
 @pytest.fixture
@@ -193,16 +193,3 @@ def test_refusals_read_the_same_both_ways(both: tuple[Browser, Browser]) -> None
         shown[b.transport] = shown_error(b)
     assert shown["wasm"] == shown["bridge"]
     assert shown["wasm"][0] == "FK_ERR_INVALID_STATE"
-
-
-def test_the_profile_says_plainly_that_it_is_not_in_the_module(in_page: Browser) -> None:
-    """The Profile's host requests do not build under Embedded Swift yet (docs/wasm.md):
-    its page says so in the error area instead of drawing nothing."""
-    b = in_page
-    b.open("profile.html", ready=False)
-    b.expect_shown("server-error")  # the Profile page's own error area is "error"
-    status = b.text('[data-test="server-error"] .error-status')
-    message = b.text('[data-test="server-error"] .error-message')
-    assert status == "FK_ERR_UNKNOWN_FEATURE" and 'no feature "profile"' in message, message
-    b.screenshot("profile-not-in-module")
-    assert_no_js_errors(b, "FusionError", "FK_ERR_UNKNOWN_FEATURE")

@@ -203,6 +203,61 @@ public func fk_pending_effects(_ handle: Int32) -> Int32 {
     return Int32(found.pendingEffects)
 }
 
+/// Host requests waiting for an answer; -1 for an unknown handle.
+@_expose(wasm, "fk_pending_requests")
+@_cdecl("fk_pending_requests")
+public func fk_pending_requests(_ handle: Int32) -> Int32 {
+    guard let found = try? instance(handle) else { return -1 }
+    return Int32(found.openRequests)
+}
+
+/// The next host request or cancellation of an instance in mode "host", as the native
+/// fk_poll_request's JSON (`{"event":"request","id":1,"kind":…,"payload":…}` or
+/// `{"event":"cancel","id":1}`; free it with `fk_free`); null when none waits.
+@_expose(wasm, "fk_poll_request")
+@_cdecl("fk_poll_request")
+public func fk_poll_request(_ handle: Int32) -> UnsafeMutableRawPointer? {
+    do throws(FusionError) {
+        guard let event = try instance(handle).pollRequest() else { return nil }
+        return terminated(event)
+    } catch {
+        _ = failed(error)
+        return nil
+    }
+}
+
+/// Answers open request `id` with a result (JSON); FK_OK or the error's status
+/// (FK_ERR_INVALID_RESPONSE when it does not fit: the request stays open).
+@_expose(wasm, "fk_respond")
+@_cdecl("fk_respond")
+public func fk_respond(_ handle: Int32, _ id: UInt64, _ json: UnsafeRawPointer?, _ length: Int32) -> Int32 {
+    do throws(FusionError) {
+        let found = try instance(handle)
+        let result: JSONValue
+        do {
+            result = try JSONParser.parse(bytes(json, length))
+        } catch {
+            throw FusionError(.malformedJSON, "the response is not JSON: \(error.description)")
+        }
+        try found.respond(id, with: result)
+        return 0
+    } catch {
+        return failed(error)
+    }
+}
+
+/// Answers open request `id` with an error: the host's words (UTF-8).
+@_expose(wasm, "fk_fail_request")
+@_cdecl("fk_fail_request")
+public func fk_fail_request(_ handle: Int32, _ id: UInt64, _ message: UnsafeRawPointer?, _ length: Int32) -> Int32 {
+    do throws(FusionError) {
+        try instance(handle).fail(id, message: String(decoding: bytes(message, length), as: UTF8.self))
+        return 0
+    } catch {
+        return failed(error)
+    }
+}
+
 /// The last error's message (free it with `fk_free`), empty when there was none.
 @_expose(wasm, "fk_last_error_message")
 @_cdecl("fk_last_error_message")

@@ -36,6 +36,7 @@ public final class WasmFeature<F: Feature>: WasmFeatureBase {
         }
         let instance = WasmInstance(feature: feature, clock: clock, state: state)
         instance.onSystemClock = options.clock == .system
+        instance.requestMode = options.requests
         if options.history > 0 { instance.timeline = Timeline(limit: options.history, version: 0, state: state) }
         return instance
     }

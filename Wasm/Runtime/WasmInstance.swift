@@ -28,6 +28,16 @@ class WasmInstanceBase {
     func goto(version: UInt64) throws(FusionError) -> UInt64 { 0 }
     /// The versions kept and what made each (fk_history); nil when none are kept.
     var historyJSON: JSONValue? { nil }
+    /// Who answers host requests: the library (`.builtin`) or the host.
+    var requestMode: RequestMode = .builtin
+    /// The next request or cancellation for the host, as fk_poll_request's JSON; nil: none.
+    func pollRequest() -> [UInt8]? { nil }
+    /// Host requests waiting for an answer.
+    var openRequests: Int { 0 }
+    /// Answers open request `id` with a result (fk_respond).
+    func respond(_ id: UInt64, with result: JSONValue) throws(FusionError) {}
+    /// Answers open request `id` with an error (fk_fail_request).
+    func fail(_ id: UInt64, message: String) throws(FusionError) {}
 }
 
 final class WasmInstance<F: Feature>: WasmInstanceBase {
@@ -50,6 +60,11 @@ final class WasmInstance<F: Feature>: WasmInstanceBase {
     var nextKey: UInt64 = 0
     /// The versions kept for time travel (option "history"); nil: none.
     var timeline: Timeline<F.State>?
+    /// Host requests asked and not answered yet, by id (mode "host").
+    var open: [UInt64: EffectRequest<F.Action>] = [:]
+    var nextRequestID: UInt64 = 0
+    /// Requests and cancellations the host has not polled yet, in order.
+    var events: [[UInt8]] = []
 
     override var featureName: String { F.name }
 
@@ -130,6 +145,7 @@ final class WasmInstance<F: Feature>: WasmInstanceBase {
                         key: nextKey, id: timer.id, deadline: clock.now + max(.zero, timer.delay),
                         interval: timer.repeats ? timer.delay : nil, action: action))
             case .cancel(let id): cancel(id)
+            case .request(let request): open(request)
             }
         }
         return followUps
@@ -138,6 +154,54 @@ final class WasmInstance<F: Feature>: WasmInstanceBase {
     func cancel(_ id: EffectID) {
         waiting.removeAll { $0.id == id }
         cancelledWhileFiring.append(id)
+        // As natively, the host is told of each request it no longer needs to answer.
+        for (requestID, request) in open.sorted(by: { $0.key < $1.key }) where request.id == id {
+            open[requestID] = nil
+            events.append(JSONWriter.serialize(["event": "cancel", "id": .integer(Int(requestID))]))
+        }
+    }
+
+    /// A host request: to the host (mode "host"), or the library's own answer on the clock.
+    func open(_ request: EffectRequest<F.Action>) {
+        guard requestMode == .host else {
+            nextKey += 1
+            let action = request.sample ?? request.failure(.noAnswer(request.kind))
+            waiting.append(Waiting(key: nextKey, id: request.id, deadline: clock.now + request.sampleDelay, interval: nil, action: action))
+            return
+        }
+        nextRequestID += 1
+        open[nextRequestID] = request
+        events.append(
+            JSONWriter.serialize([
+                "event": "request", "id": .integer(Int(nextRequestID)), "kind": .string(request.kind), "payload": request.payload
+            ]))
+    }
+
+    override func pollRequest() -> [UInt8]? { events.isEmpty ? nil : events.removeFirst() }
+
+    override var openRequests: Int { open.count }
+
+    override func respond(_ id: UInt64, with result: JSONValue) throws(FusionError) {
+        guard let request = open[id] else { throw unknownRequest(id) }
+        let action: F.Action
+        do throws(JSONCodingError) {
+            action = try request.answer(result)
+        } catch {
+            throw FusionError(.invalidResponse, "the response to request \(id) (\"\(request.kind)\") does not fit: \(error.description)")
+        }
+        open[id] = nil
+        timeline?.nextCause = .response
+        apply([action])
+    }
+
+    override func fail(_ id: UInt64, message: String) throws(FusionError) {
+        guard let request = open.removeValue(forKey: id) else { throw unknownRequest(id) }
+        timeline?.nextCause = .response
+        apply([request.failure(HostRequestError(message))])
+    }
+
+    func unknownRequest(_ id: UInt64) -> FusionError {
+        FusionError(.unknownRequest, "there is no open request \(id): it was never made, was already answered, or was cancelled")
     }
 
     /// Ids cancelled while due effects fire: a repeating one whose id is among them (by

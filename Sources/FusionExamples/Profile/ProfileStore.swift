@@ -165,14 +165,14 @@ struct ProfileMiddleware: Sendable {
         }
     }
 
-    private func fetch<Entity: Decodable & Sendable>(
+    private func fetch<Entity: HostResponse>(
         _ which: ProfileStore.Fetch, _ sample: Entity,
         _ complete: @escaping @Sendable (Entity) -> ProfileStore.Action
     ) -> Effect<ProfileStore.Action> {
-        let request = HostRequest<Entity>(kind: Self.kind(which), payload: ["profileID": .string(Self.profileID)]) { [clock] in
-            try await clock.sleep(for: Self.builtinDelay)
-            return sample
-        }
+        // Without a host, the sample after its delay: as data, so the same request builds
+        // into the WebAssembly module.
+        let request = HostRequest<Entity>(
+            kind: Self.kind(which), payload: ["profileID": .string(Self.profileID)], answer: sample, after: Self.builtinDelay, on: clock)
         return .request(request, id: Self.effectID(which)) { result in
             switch result {
             case .success(let entity): return complete(entity)

@@ -22,6 +22,11 @@ public struct Effect<Action: Sendable>: Sendable {
             case request(
                 id: EffectID?, submit: @Sendable (HostRequests, @escaping @Sendable (Action) -> Void) -> UInt64?,
                 builtin: @Sendable (Send<Action>) async -> Void)
+        #else
+            /// Work asked of the host, as data the WebAssembly module's instance keeps
+            /// (Wasm/Runtime): the module submits it, and applies the answer's action when
+            /// the host answers, or the library's own answer when its time has come.
+            case request(EffectRequest<Action>)
         #endif
     }
 
@@ -73,11 +78,7 @@ public struct Effect<Action: Sendable>: Sendable {
                     },
                     builtin: { send in
                         guard let builtin = request.builtin else {
-                            send(
-                                transform(
-                                    .failure(
-                                        HostRequestError(
-                                            "no host answers \"\(request.kind)\" requests, and the library has no answer of its own"))))
+                            send(transform(.failure(.noAnswer(request.kind))))
                             return
                         }
                         do {
@@ -93,6 +94,23 @@ public struct Effect<Action: Sendable>: Sendable {
             ])
         }
 
+    #else
+        /// Asks the host for work and applies `then` to its answer: a result, or the host's
+        /// error. Cancelling `id` cancels the request, and the host is told. Without a host
+        /// (mode "builtin"), the request's own answer is applied once its time has passed.
+        public static func request<Response>(
+            _ request: HostRequest<Response>, id: EffectID? = nil,
+            then transform: @escaping @Sendable (Result<Response, HostRequestError>) -> Action
+        ) -> Effect {
+            Effect(work: [
+                .request(
+                    EffectRequest(
+                        id: id, kind: request.kind, payload: request.payload,
+                        answer: { (json) throws(JSONCodingError) in transform(.success(try Response(json: json))) },
+                        failure: { error in transform(.failure(error)) },
+                        sample: request.sample.map { transform(.success($0)) }, sampleDelay: request.sampleDelay))
+            ])
+        }
     #endif
 
     /// Applies `action` once `delay` has passed on `clock` (the environment's clock, which a
@@ -120,7 +138,7 @@ public struct Effect<Action: Sendable>: Sendable {
     public static func merge(_ effects: Effect...) -> Effect { merge(effects) }
 
     /// All of these, in order (for a list built at run time).
-    public static func merge(_ effects: [Effect]) -> Effect { Effect(work: effects.flatMap(\.work)) }
+    public static func merge(_ effects: [Effect]) -> Effect { Effect(work: effects.flatMap { $0.work }) }
 
     /// The same work, with its actions wrapped for a parent feature: how a child's
     /// effects become the parent's.
@@ -146,6 +164,9 @@ public struct Effect<Action: Sendable>: Sendable {
                             id: id,
                             submit: { host, deliver in submit(host) { action in deliver(transform(action)) } },
                             builtin: { send in await builtin(Send { action in send(transform(action)) }) })
+                #else
+                    case .request(let request):
+                        return .request(request.map(transform))
                 #endif
                 }
             })

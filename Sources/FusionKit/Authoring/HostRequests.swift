@@ -1,46 +1,3 @@
-/// Work only the front end can do, asked for by a feature and answered by the host
-/// through the C ABI: later, once or never, in any order.
-///
-/// A feature asks from an effect:
-///
-///     return .run(id: "load") { [host = environment.host] send in
-///         do {
-///             let pet = try await host.request(Self.fetchPet)
-///             send(.petComplete(pet))
-///         } catch is CancellationError {
-///         } catch {
-///             send(.loadFailed("\(error)"))
-///         }
-///     }
-///
-/// Cancelling the effect cancels the request, and the host is told.
-public struct HostRequest<Response: Decodable & Sendable>: Sendable {
-    /// What to do, e.g. "fetchPet"; the host dispatches on it.
-    public var kind: String
-    /// The details, as JSON.
-    public var payload: JSONValue
-    /// How the library answers by itself when the instance is not in "host" mode
-    /// (demos, tests). Nil: the request fails unless a host answers it.
-    public var builtin: (@Sendable () async throws -> Response)?
-
-    /// A request of `kind` with its `payload`, and optionally how to answer it without a host.
-    public init(kind: String, payload: JSONValue = [:], builtin: (@Sendable () async throws -> Response)? = nil) {
-        self.kind = kind
-        self.payload = payload
-        self.builtin = builtin
-    }
-}
-
-/// The host said the work could not be done; `message` is its words.
-public struct HostRequestError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Why the work could not be done, as the host said it (`fk_fail_request`).
-    public var message: String
-    /// An error with the host's words.
-    public init(_ message: String) { self.message = message }
-    /// The host's words.
-    public var description: String { message }
-}
-
 /// The id of a request being awaited, and whether its task was cancelled before the
 /// id was known: the two can race, from different threads.
 private final class SubmittedID: @unchecked Sendable {
@@ -109,7 +66,7 @@ public final class HostRequests: @unchecked Sendable {
     public func request<Response>(_ request: HostRequest<Response>) async throws -> Response {
         if currentMode == .builtin {
             guard let builtin = request.builtin else {
-                throw HostRequestError("no host answers \"\(request.kind)\" requests, and the library has no answer of its own")
+                throw HostRequestError.noAnswer(request.kind)
             }
             return try await builtin()
         }

@@ -10,7 +10,9 @@
 // how much time passed before each call, so an effect that was due has fired first.
 // A reload keeps the page's instances: their states are saved in sessionStorage when the
 // page is hidden and given back as the `state` option when `instance()` asks again (timed
-// effects under way are not saved; the page starts them again as it does on first load).
+// effects and host requests under way are not saved; the page starts them again as it
+// does on first load). Host requests (option requests: "host") reach the Instance as the
+// bridge's `request` and `cancel` do, and its answers go to the module.
 
 import { FusionError, badArgument } from "./errors.js";
 import { Instance } from "./instance.js";
@@ -142,6 +144,11 @@ export class LocalBridge {
         emit(this._errorListeners, error);
     }
 
+    /** Open until close(): there is no connection to lose. */
+    _isOpen() {
+        return this.status === "open";
+    }
+
     _answer(message) {
         switch (message.type) {
             case "manifest":
@@ -161,6 +168,18 @@ export class LocalBridge {
                     throw new FusionError("BRIDGE_MALFORMED_MESSAGE", `"seconds" of an "advanceClock" message is from 0 to 1e9; got ${seconds}`);
                 }
                 running.module.advanceClock(BigInt(Math.round(seconds * 1e9)));
+                return this._settled(message.instance, running);
+            }
+            case "respond":
+            case "fail": {
+                const running = this._find(message.instance);
+                const request = message.request;
+                if (typeof request !== "number" || !Number.isInteger(request) || request < 0) {
+                    throw new FusionError("BRIDGE_MALFORMED_MESSAGE", `"request" of a "${message.type}" message is a request's id; got ${JSON.stringify(request)}`);
+                }
+                this._catchUp(running);
+                if (message.type === "respond") running.module.respond(request, JSON.stringify(message.result ?? null));
+                else running.module.failRequest(request, String(message.message));
                 return this._settled(message.instance, running);
             }
             case "resync": {
@@ -211,6 +230,7 @@ export class LocalBridge {
         this._table.set(id, instance);
         this._owned.add(instance);
         this._publish(id, running, true);
+        this._deliverRequests(id, running);
         this._schedule(id, running);
         return { type: "created", instance };
     }
@@ -225,11 +245,28 @@ export class LocalBridge {
         return running.base + running.module.version;
     }
 
-    /** After a call that may have changed the state: publish it, set the timer, reply. */
+    /** After a call that may have changed the state: publish it and the host requests it
+     *  opened or cancelled, set the timer, reply. */
     _settled(id, running) {
         this._publish(id, running, false);
+        this._deliverRequests(id, running);
         this._schedule(id, running);
         return { type: "ok", version: this._version(running) };
+    }
+
+    /** Hands the Instance the module's host requests and cancellations, in order, as the
+     *  bridge's `request` and `cancel` messages (option requests: "host"). */
+    _deliverRequests(id, running) {
+        const instance = this._table.get(id);
+        let event;
+        while ((event = running.module.pollRequest()) !== null) {
+            if (!instance) continue;
+            if (event.event === "request") {
+                instance._receivedRequest({ type: "request", instance: id, id: event.id, kind: event.kind, payload: event.payload });
+            } else if (event.event === "cancel") {
+                instance._receivedCancel(event.id);
+            }
+        }
     }
 
     /** Hands the Instance the module's state when its version moved (or `always`). */

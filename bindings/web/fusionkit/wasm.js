@@ -181,6 +181,40 @@ class WasmInstance {
         return this.library.exports.fk_pending_effects(this.handle);
     }
 
+    // Host requests waiting for an answer (option requests: "host").
+    get pendingRequests() {
+        return this.library.exports.fk_pending_requests(this.handle);
+    }
+
+    // The next host request or cancellation, parsed ({event: "request", id, kind, payload}
+    // or {event: "cancel", id}); null when none waits.
+    pollRequest() {
+        const pointer = this.library.exports.fk_poll_request(this.handle);
+        if (pointer === 0) {
+            const status = this.library.exports.fk_last_error_status();
+            if (this.library.exports.fk_pending_effects(this.handle) < 0) throw this.library.error(status);
+            return null;
+        }
+        return JSON.parse(this.library.take(pointer));
+    }
+
+    // Answers open request `id` with a result given as JSON text.
+    respond(id, json) {
+        this.answer(this.library.exports.fk_respond, id, json);
+    }
+
+    // Answers open request `id` with an error: the host's words.
+    failRequest(id, message) {
+        this.answer(this.library.exports.fk_fail_request, id, message);
+    }
+
+    answer(call, id, text) {
+        const [pointer, length] = this.library.write(text);
+        const status = call(this.handle, BigInt(id), pointer, length);
+        this.library.exports.fk_free(pointer);
+        if (status !== 0) throw this.library.error(status);
+    }
+
     destroy() {
         this.library.exports.fk_destroy(this.handle);
     }
