@@ -6,7 +6,7 @@ import PackageDescription
 // Layout (see docs/layout.md and ../shared/DESIGN.md):
 //   FusionJSON      the JSON codec (value, parser, writer), shared by the library and the hosts
 //   FusionKit       authoring API and runtime: Feature, Store, Effect, @JSONCoded coding, Codable over JSON, schema
-//   FusionMacros    the compiler plugin behind @JSONCoded and @ExportLibrary
+//   FusionMacros    the compiler plugin behind @JSONCoded and #exportLibrary
 //   CFusionKit      include/fusionkit.h seen from Swift
 //   FusionABI       the exported C functions declared in include/fusionkit.h
 //   FusionExamples  the seed features, shipped as libFusionExamples.so

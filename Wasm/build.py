@@ -2,7 +2,8 @@
 
 The same Swift sources as the native library: FusionJSON, the parts of FusionKit that
 build under Embedded Swift (the list below, the one place it is kept), the module's
-runtime and exports (Wasm/Runtime), and the library's features with its registration.
+runtime and exports (Wasm/Runtime), and the library's own sources (its features and its
+`#exportLibrary` registration line).
 Run as `scripts/build-wasm`; Tests/wasm imports the lists and `build`."""
 from __future__ import annotations
 
@@ -35,14 +36,17 @@ AUTHORING = [*CODING, *(KIT / "Authoring" / name for name in
 #: What the module's runtime adds: the input checks and creation options the native
 #: library uses, and the instance and exports of Wasm/Runtime.
 RUNTIME = [*AUTHORING, KIT / "Runtime/ActionOrder.swift", KIT / "Runtime/Timeline.swift", KIT / "Library/InputCatalog.swift", KIT / "Library/InputCatalog+Schema.swift",
-           KIT / "Library/ManifestEntry.swift", KIT / "Library/StateRestoration.swift", KIT / "Schema/JSONSchema.swift", KIT / "Library/InstanceOptions.swift",
+           KIT / "Library/ManifestEntry.swift", KIT / "Library/ExportLibrary.swift", KIT / "Library/StateRestoration.swift", KIT / "Schema/JSONSchema.swift", KIT / "Library/InstanceOptions.swift",
            KIT / "Library/Checkpoint.swift", KIT / "Authoring/RequestMode.swift",
            *sorted((ROOT / "Wasm/Runtime").glob("*.swift"))]
 EXAMPLES = ROOT / "Sources/FusionExamples"
 #: The demo pages, which load the example module from their own folder (`?transport=wasm`).
 PAGES = ROOT / "examples/web"
-#: The example features, unchanged: every file but the native registration (Library.swift).
-EMBEDDED_FEATURES = [path for path in sorted(EXAMPLES.rglob("*.swift")) if path.name != "Library.swift"]
+#: The example library's sources, unchanged: its features and its registration line
+#: (Library.swift: `#exportLibrary`, one list for both builds).
+LIBRARY_SOURCES = sorted(EXAMPLES.rglob("*.swift"))
+#: The features alone, which need only the authoring API.
+EMBEDDED_FEATURES = [path for path in LIBRARY_SOURCES if path.name != "Library.swift"]
 #: What the module exports (Wasm/Runtime/WasmExports.swift).
 EXPORTS = ["fk_alloc", "fk_free", "fk_manifest", "fk_feature_names", "fk_create", "fk_destroy", "fk_send", "fk_state", "fk_version",
            "fk_advance_clock", "fk_elapse", "fk_next_wake", "fk_pending_effects", "fk_goto", "fk_history",
@@ -70,18 +74,16 @@ def missing() -> list[str]:
     return [str(path) for path in needed if not path.exists()] + ([] if compiler_builtins() else ["libclang-rt-dev-wasm32"])
 
 
-def build(out: Path, features: list[Path] = EMBEDDED_FEATURES,
-          registration: list[Path] | None = None, module: str = "FusionExamples") -> Path:
-    """Builds the module `out/<module>.wasm` from `features` and their `registration`."""
-    if registration is None:
-        registration = sorted((ROOT / "Wasm/FusionExamples").glob("*.swift"))
+def build(out: Path, sources: list[Path] = LIBRARY_SOURCES, module: str = "FusionExamples") -> Path:
+    """Builds the module `out/<module>.wasm` from a library's `sources` (its features and
+    its `#exportLibrary` line)."""
     if missing():
         raise RuntimeError(f"missing: {', '.join(missing())} (swift build makes the macros; scripts/setup installs the rest)")
     out.mkdir(parents=True, exist_ok=True)
     swiftc = TOOLCHAIN / "swiftc"
     run([swiftc, *EMBEDDED, "-module-name", "FusionKit", *MACROS, "-emit-module", "-emit-module-path",
          out / "FusionKit.swiftmodule", *RUNTIME, "-c", "-o", out / "FusionKit.o"])
-    run([swiftc, *EMBEDDED, "-module-name", module, *MACROS, "-I", out, *features, *registration,
+    run([swiftc, *EMBEDDED, "-module-name", module, *MACROS, "-I", out, *sources,
          "-c", "-o", out / f"{module}.o"])
     run([TOOLCHAIN / "clang", "--target=wasm32-wasi", "-isystem", WASI_INCLUDE, "-O2", "-c",
          ROOT / "Wasm/Runtime/strtod_shim.c", "-o", out / "strtod_shim.o"])

@@ -20,6 +20,8 @@ struct Provider: PluginProvider {
         case "JSONCodedMacro": return JSONCodedMacro.self
         case "NativeJSONCodedMacro": return NativeJSONCodedMacro.self
         case "ExportLibraryMacro": return ExportLibraryMacro.self
+        case "ExportLibraryDeclarationMacro": return ExportLibraryDeclarationMacro.self
+        case "ExportWasmLibraryMacro": return ExportWasmLibraryMacro.self
         default: throw UnknownMacro(name: "\(moduleName).\(typeName)")
         }
     }

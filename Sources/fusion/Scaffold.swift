@@ -283,12 +283,9 @@ struct Scaffold {
         """
         import FusionKit
 
-        /// The registration line: the features this library exports through the C ABI.
-        /// Add a feature by listing its type here.
-        @ExportLibrary
-        public func fusionLibrary() -> FusionLibrary {
-            FusionLibrary(name: "\(name)", version: "0.1.0", features: [\(typeName).self])
-        }
+        /// The registration line: the features this library exports through the C ABI (and
+        /// through its WebAssembly module). Add a feature by listing its type here.
+        #exportLibrary(name: "\(name)", version: "0.1.0", features: \(typeName).self)
 
         """
     }

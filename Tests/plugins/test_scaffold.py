@@ -21,7 +21,7 @@ def test_the_scaffold_builds_passes_its_test_and_is_driven_by_every_host(tmp_pat
     # What the README tells outsiders to write: two product lines and the dependency.
     assert f'.package(name: "FusionKit", path: "{ROOT}")' in manifest
     assert manifest.count(".product(name:") == 3  # FusionKit + FusionABI, and FusionKit for the tests
-    assert "@ExportLibrary" in (package / "Sources/Greeter/Library.swift").read_text()
+    assert "#exportLibrary(" in (package / "Sources/Greeter/Library.swift").read_text()
     assert (package / "README.md").exists() and (package / ".gitignore").exists()
 
     library = swift_build(package) / library_file_name("Greeter")

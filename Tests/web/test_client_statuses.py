@@ -69,6 +69,27 @@ def test_wrong_arguments_patches_and_environments_are_refused_in_chromium(browse
                         "noWebSocket": "CLIENT_NO_WEBSOCKET", "noURL": "CLIENT_NO_URL", "frameHost": ""}, statuses
 
 
+def test_a_module_that_cannot_load_or_that_traps_is_reported_in_chromium(browser: Browser, wasm_pages: Path) -> None:
+    """connect({wasm}): a module that is not there, or not WebAssembly, rejects connect;
+    one that traps (its memory overwritten here, as a bug in it would) rejects the call
+    it trapped in, closes the page's bridge, and refuses what follows."""
+    b = browser
+    open_page(b)
+    statuses = run(b, """
+        const missing = await statusOf(fk.connect({ wasm: "/no-such-module.wasm", storage: null }));
+        const notWasm = await statusOf(fk.connect({ wasm: "/counter.html", storage: null }));
+        const bridge = await fk.connect({ wasm: "/FusionExamples.wasm", storage: null });
+        const counter = await bridge.create("counter");
+        await counter.send("increase");
+        new Uint8Array(bridge._module.exports.memory.buffer).fill(255);
+        const trapped = await statusOf(counter.send("increase"));
+        return { missing, notWasm, trapped, status: bridge.status, after: await statusOf(counter.send("increase")),
+                 value: counter.state.value };
+    """)
+    assert statuses == {"missing": "CLIENT_WASM_UNAVAILABLE", "notWasm": "CLIENT_WASM_UNAVAILABLE",
+                        "trapped": "CLIENT_WASM_TRAPPED", "status": "closed", "after": "CLIENT_CLOSED", "value": 1}, statuses
+
+
 def test_a_first_connection_that_fails_rejects_connect_in_chromium(browser: Browser) -> None:
     b = browser
     open_page(b)
@@ -214,6 +235,9 @@ PRODUCED_BY = {
     "BRIDGE_REFUSED": "test_a_reconnect_the_bridge_refuses_is_reported_in_chromium",
     # Calls made while reconnecting: the page shows it after a server restart.
     "CLIENT_NOT_CONNECTED": "test_browser.py::test_the_page_survives_a_server_restart",
+    # connect({wasm}): the features in the page (docs/wasm.md).
+    "CLIENT_WASM_UNAVAILABLE": "test_a_module_that_cannot_load_or_that_traps_is_reported_in_chromium",
+    "CLIENT_WASM_TRAPPED": "test_a_module_that_cannot_load_or_that_traps_is_reported_in_chromium",
 }
 
 

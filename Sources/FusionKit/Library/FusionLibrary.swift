@@ -1,12 +1,9 @@
 /// What a plugin library exports: its name, version and features.
 ///
-/// A library declares it once, in the one function `@ExportLibrary` marks; the C ABI
-/// finds the library through it:
+/// A library declares it once, in its registration line, which the C ABI finds the
+/// library through (and which builds the WebAssembly module's registration too):
 ///
-///     @ExportLibrary
-///     public func fusionLibrary() -> FusionLibrary {
-///         FusionLibrary(name: "MyFeatures", version: "1.0.0", features: [Counter.self])
-///     }
+///     #exportLibrary(name: "MyFeatures", version: "1.0.0", features: Counter.self)
 public struct FusionLibrary: Sendable {
     public let name: String
     public let version: String
@@ -48,8 +45,3 @@ public struct FusionLibrary: Sendable {
             name: name, version: version, abiVersion: abiVersion, optionalFunctions: optionalFunctions, features: features)
     }
 }
-
-/// Marks the function that returns a library's `FusionLibrary` as the one the C ABI
-/// exports (as `fusionkit_library`, the symbol FusionABI calls). One per library.
-@attached(peer, names: named(_fusionkitLibraryEntry))
-public macro ExportLibrary() = #externalMacro(module: "FusionMacros", type: "ExportLibraryMacro")

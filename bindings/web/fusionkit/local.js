@@ -78,6 +78,8 @@ export class LocalBridge {
         this._running = new Map();
         this._statusListeners = new Set();
         this._errorListeners = new Set();
+        /** Set once the module trapped: it is not called again. */
+        this._broken = false;
         this._save = () => this._writeSaved();
         globalThis.addEventListener?.("pagehide", this._save);
     }
@@ -112,10 +114,23 @@ export class LocalBridge {
         return () => this._errorListeners.delete(fn);
     }
 
+    /** A trap (a Swift precondition, memory out of bounds): the module's memory can no
+     *  longer be trusted, so the page stops using it, as a bridge stops a poisoned
+     *  instance; the error says so. Nothing more is asked of the module. */
+    _trapped(error) {
+        this._broken = true;
+        this.close();
+        return new FusionError("CLIENT_WASM_TRAPPED", `the WebAssembly module stopped: ${error instanceof Error ? error.message : String(error)}`);
+    }
+
     /** Destroys every instance and stops their timers; calls after it reject. */
     close() {
         if (this.status === "closed") return;
         this._writeSaved();
+        if (this._broken) {
+            for (const running of this._running.values()) if (running.timer !== null) clearTimeout(running.timer);
+            this._running.clear();
+        }
         for (const id of [...this._running.keys()]) this._stop(id);
         this.status = "closed";
         globalThis.removeEventListener?.("pagehide", this._save);
@@ -131,11 +146,7 @@ export class LocalBridge {
             try {
                 resolve(this._answer(message));
             } catch (error) {
-                if (error instanceof FusionError) throw error;
-                // A trap (a Swift precondition, say): the module's memory can no longer be
-                // trusted, so the page stops using it, as a bridge would stop a poisoned one.
-                this.close();
-                throw new FusionError("CLIENT_WASM_TRAPPED", `the WebAssembly module stopped: ${error instanceof Error ? error.message : String(error)}`);
+                throw error instanceof FusionError ? error : this._trapped(error);
             }
         });
     }
@@ -300,7 +311,7 @@ export class LocalBridge {
                 this._catchUp(running);
                 this._settled(id, running);
             } catch (error) {
-                this._emitError(error instanceof FusionError ? error : new FusionError("CLIENT_WASM_FAILED", String(error)));
+                this._emitError(error instanceof FusionError ? error : this._trapped(error));
             }
         }, Number(wake) / 1e6);
     }

@@ -2,7 +2,4 @@ import FusionKit
 
 /// The registration line: the features libChores exports through FusionKit's C ABI.
 /// Add a feature by listing its type here.
-@ExportLibrary
-public func fusionLibrary() -> FusionLibrary {
-    FusionLibrary(name: "Chores", version: "1.1.0", features: [TodoList.self, TallyCounter.self])
-}
+#exportLibrary(name: "Chores", version: "1.1.0", features: TodoList.self, TallyCounter.self)
