@@ -39,6 +39,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import baseline  # noqa: E402
 import clock_records  # noqa: E402
 import cluster_load  # noqa: E402
 import fusion_bench  # noqa: E402
@@ -58,7 +59,7 @@ Render = Callable[[Any], str]
 #: The modules that render blocks: each has DOCUMENT, BLOCK, RESULTS and render, or a
 #: BLOCKS list of such (document, block, results, render) for several.
 MODULES: tuple[ModuleType, ...] = (
-    fusion_bench, python_bench, java_bench, web_load, page_bench, time_travel, journal_cost, group_commit, clock_records, reliability,
+    fusion_bench, python_bench, java_bench, web_load, page_bench, baseline, time_travel, journal_cost, group_commit, clock_records, reliability,
     cluster_load)
 
 

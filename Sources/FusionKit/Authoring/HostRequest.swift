@@ -1,9 +1,11 @@
-/// What a host's answer to a request is read as: natively any `Decodable` type; under
-/// Embedded Swift, which has no `Codable`, a `JSONCoded` one (what `@JSONCoded` makes,
-/// so a type marked with it serves both builds).
 #if hasFeature(Embedded)
+    /// What a host's answer to a request is read as: under Embedded Swift, which has no
+    /// `Codable`, a `JSONCoded` type (what `@JSONCoded` makes, so a type marked with it
+    /// serves both builds).
     public typealias HostResponse = JSONCoded & Sendable
 #else
+    /// What a host's answer to a request is read as: natively any `Decodable` type (a
+    /// `@JSONCoded` one is, so it serves both builds).
     public typealias HostResponse = Decodable & Sendable
 #endif
 

@@ -213,9 +213,10 @@ export class LocalBridge {
         const named = key !== undefined && key !== null;
         if (named && this._running.has(key)) {
             const running = this._running.get(key);
-            if (!reuse) throw new FusionError("BRIDGE_KEY_TAKEN", `the session already has an instance named "${key}"`);
+            // The bridge's refusals, word for word (BridgeSession.reusable).
+            if (!reuse) throw new FusionError("BRIDGE_KEY_TAKEN", `this session already has an instance "${key}"; send "reuse": true to use it`);
             if (running.feature !== feature) {
-                throw new FusionError("BRIDGE_KEY_TAKEN", `the instance named "${key}" is of feature "${running.feature}", not "${feature}"`);
+                throw new FusionError("BRIDGE_KEY_TAKEN", `this session's instance "${key}" is a "${running.feature}", not a "${feature}"`);
             }
             const instance = this._table.get(key);
             instance.existing = true;

@@ -39,12 +39,12 @@ export namespace TodoList {
     /** An input of "todo". */
     export type Input =
         | { draftChanged: { text: string } }
+        | "addTapped" | { addTapped: Record<string, never> | null }
         | { toggleTapped: { id: number } }
         | { removeTapped: { id: number } }
-        | { filterChanged: { filter: TodoList.Filter } }
-        | "addTapped" | { addTapped: Record<string, never> | null }
         | "toggleAllTapped" | { toggleAllTapped: Record<string, never> | null }
-        | "clearCompletedTapped" | { clearCompletedTapped: Record<string, never> | null };
+        | "clearCompletedTapped" | { clearCompletedTapped: Record<string, never> | null }
+        | { filterChanged: { filter: TodoList.Filter } };
 }
 
 export namespace TallyCounter {
@@ -58,8 +58,8 @@ export namespace TallyCounter {
 
     /** An input of "counter". */
     export type Input =
-        | { stepChanged: { step: number } }
         | "tapped" | { tapped: Record<string, never> | null }
+        | { stepChanged: { step: number } }
         | "undoTapped" | { undoTapped: Record<string, never> | null }
         | "reset" | { reset: Record<string, never> | null };
 }

@@ -52,6 +52,11 @@ class TodoListInputDraftChanged(TypedDict):
     draftChanged: TodoListInputDraftChangedFields
 
 
+@final
+class TodoListInputAddTapped(TypedDict):
+    addTapped: NoFields | None
+
+
 class TodoListInputToggleTappedFields(TypedDict):
     id: int
 
@@ -70,20 +75,6 @@ class TodoListInputRemoveTapped(TypedDict):
     removeTapped: TodoListInputRemoveTappedFields
 
 
-class TodoListInputFilterChangedFields(TypedDict):
-    filter: TodoListFilter
-
-
-@final
-class TodoListInputFilterChanged(TypedDict):
-    filterChanged: TodoListInputFilterChangedFields
-
-
-@final
-class TodoListInputAddTapped(TypedDict):
-    addTapped: NoFields | None
-
-
 @final
 class TodoListInputToggleAllTapped(TypedDict):
     toggleAllTapped: NoFields | None
@@ -94,15 +85,24 @@ class TodoListInputClearCompletedTapped(TypedDict):
     clearCompletedTapped: NoFields | None
 
 
+class TodoListInputFilterChangedFields(TypedDict):
+    filter: TodoListFilter
+
+
+@final
+class TodoListInputFilterChanged(TypedDict):
+    filterChanged: TodoListInputFilterChangedFields
+
+
 TodoListInput: TypeAlias = (
     Literal["addTapped", "toggleAllTapped", "clearCompletedTapped"]
     | TodoListInputDraftChanged
+    | TodoListInputAddTapped
     | TodoListInputToggleTapped
     | TodoListInputRemoveTapped
-    | TodoListInputFilterChanged
-    | TodoListInputAddTapped
     | TodoListInputToggleAllTapped
     | TodoListInputClearCompletedTapped
+    | TodoListInputFilterChanged
 )
 """An input of "todo"."""
 
@@ -115,6 +115,11 @@ class TallyCounterState(TypedDict):
     canUndo: bool
 
 
+@final
+class TallyCounterInputTapped(TypedDict):
+    tapped: NoFields | None
+
+
 class TallyCounterInputStepChangedFields(TypedDict):
     step: int
 
@@ -122,11 +127,6 @@ class TallyCounterInputStepChangedFields(TypedDict):
 @final
 class TallyCounterInputStepChanged(TypedDict):
     stepChanged: TallyCounterInputStepChangedFields
-
-
-@final
-class TallyCounterInputTapped(TypedDict):
-    tapped: NoFields | None
 
 
 @final
@@ -141,8 +141,8 @@ class TallyCounterInputReset(TypedDict):
 
 TallyCounterInput: TypeAlias = (
     Literal["tapped", "undoTapped", "reset"]
-    | TallyCounterInputStepChanged
     | TallyCounterInputTapped
+    | TallyCounterInputStepChanged
     | TallyCounterInputUndoTapped
     | TallyCounterInputReset
 )
