@@ -36,7 +36,7 @@ AUTHORING = [*CODING, *(KIT / "Authoring" / name for name in
 #: What the module's runtime adds: the input checks and creation options the native
 #: library uses, and the instance and exports of Wasm/Runtime.
 RUNTIME = [*AUTHORING, KIT / "Runtime/ActionOrder.swift", KIT / "Runtime/Timeline.swift", KIT / "Library/InputCatalog.swift", KIT / "Library/InputCatalog+Schema.swift",
-           KIT / "Library/ManifestEntry.swift", KIT / "Library/ExportLibrary.swift", KIT / "Library/StateRestoration.swift", KIT / "Schema/JSONSchema.swift", KIT / "Library/InstanceOptions.swift",
+           KIT / "Library/ManifestEntry.swift", KIT / "Library/ExportLibrary.swift", KIT / "Library/StateRestoration.swift", KIT / "Patch/StatePatchCost.swift", KIT / "Schema/JSONSchema.swift", KIT / "Library/InstanceOptions.swift",
            KIT / "Library/Checkpoint.swift", KIT / "Authoring/RequestMode.swift",
            *sorted((ROOT / "Wasm/Runtime").glob("*.swift"))]
 EXAMPLES = ROOT / "Sources/FusionExamples"
@@ -48,7 +48,7 @@ LIBRARY_SOURCES = sorted(EXAMPLES.rglob("*.swift"))
 #: The features alone, which need only the authoring API.
 EMBEDDED_FEATURES = [path for path in LIBRARY_SOURCES if path.name != "Library.swift"]
 #: What the module exports (Wasm/Runtime/WasmExports.swift).
-EXPORTS = ["fk_alloc", "fk_free", "fk_manifest", "fk_feature_names", "fk_create", "fk_destroy", "fk_send", "fk_state", "fk_version",
+EXPORTS = ["fk_alloc", "fk_free", "fk_manifest", "fk_feature_names", "fk_create", "fk_destroy", "fk_send", "fk_state", "fk_state_patch", "fk_version",
            "fk_advance_clock", "fk_elapse", "fk_next_wake", "fk_pending_effects", "fk_goto", "fk_history",
            "fk_pending_requests", "fk_poll_request", "fk_respond", "fk_fail_request", "fk_last_error_message",
            "fk_last_error_status", "fk_status_name"]

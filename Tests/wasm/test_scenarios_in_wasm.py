@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT / "Wasm"))
 import build as wasm_build  # noqa: E402
 from fusionkit import Library  # noqa: E402
 from fusionkit._time_travel import History  # noqa: E402
+from fusionkit.patch import apply_patch  # noqa: E402
 from fusionkit.scenario import collect, load  # noqa: E402
 from fusionkit.scenario._runner import _Run  # noqa: E402
 from wasm_library import WasmLibrary  # noqa: E402
@@ -113,3 +114,36 @@ def test_time_travel_keeps_the_same_history_in_both(module: WasmLibrary, native:
         counter.close()
     assert histories[0] == histories[1]
     assert [entry.cause for entry in histories[0].entries] == ["goto", "input", "input"]
+
+
+def test_a_patch_from_any_kept_version_gives_the_state_now_in_both(module: WasmLibrary, native: Library) -> None:
+    """fk_state_patch: from each version kept, the patch turns that version's state into
+    the state now, in the module as in the native library; a version not kept, or a
+    whole state smaller than the patch, is answered with the whole state; the version now
+    with an empty patch. (The operations may differ in form: the two diff differently.)"""
+    inputs = ['"screenAppeared"', '{"networkTapped": {"id": "blob-jr"}}', '{"passwordChanged": {"password": "blob"}}',
+              '"joinButtonTapped"', '"destinationDismissed"', '{"wifiToggled": {"isOn": false}}',
+              '{"wifiToggled": {"isOn": true}}', '{"infoButtonTapped": {"id": "cafe"}}']
+    options = {"clock": "manual", "settings": {"liveScan": False}}
+    for library in (module, native):
+        instance = library.create("wifi", options=options)
+        try:
+            states = {0: instance.snapshot()[0]}
+            assert instance.state_patch(0) == {"from": 0, "to": 0, "patch": []}  # keeping starts here
+            for text in inputs:
+                instance.send_json(text)
+                instance.advance_clock(2)
+                state, version = instance.snapshot()
+                states[version] = state
+                for kept, old in states.items():
+                    answer = instance.state_patch(kept)
+                    assert answer["to"] == version
+                    if answer["from"] is None:
+                        assert answer["state"] == state
+                    else:
+                        assert answer["from"] == kept and apply_patch(old, answer["patch"]) == state, (kept, version)
+            patched = [kept for kept in states if instance.state_patch(kept)["from"] is not None]
+            assert len(patched) > 1, "every answer was the whole state"
+            assert instance.state_patch(10**6)["from"] is None
+        finally:
+            instance.close()

@@ -23,6 +23,7 @@ for await (const line of createInterface({ input: process.stdin })) {
         }
         case "send": instance.send(request.input); reply({}); break;
         case "state": reply({ state: instance.state(), version: instance.version }); break;
+        case "patch": reply({ patch: instance.statePatch(request.version) }); break;
         case "advance": instance.advanceClock(BigInt(request.nanoseconds)); reply({}); break;
         case "pending": reply({ effects: instance.pendingEffects, requests: instance.pendingRequests }); break;
         case "poll": reply({ event: instance.pollRequest() }); break;

@@ -66,6 +66,9 @@ class WasmInstance:
         text, version = self.state_json()
         return json.loads(text), version
 
+    def state_patch(self, since_version: int) -> dict[str, Any]:
+        return dict(self.library.call(op="patch", handle=self.handle, version=since_version)["patch"])
+
     def advance_clock(self, seconds: float = 0.0) -> None:
         self.library.call(op="advance", handle=self.handle, nanoseconds=round(seconds * 1_000_000_000))
 

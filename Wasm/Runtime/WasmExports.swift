@@ -142,6 +142,20 @@ public func fk_state(_ handle: Int32) -> UnsafeMutableRawPointer? {
     }
 }
 
+/// The patch that turns the state at `version` into the state now, as the native
+/// `fk_state_patch` answers (`{"from":V,"to":N,"patch":[…]}`, or the whole state as
+/// `{"from":null,"to":N,"state":{…}}`; free it with `fk_free`); null for an unknown handle.
+@_expose(wasm, "fk_state_patch")
+@_cdecl("fk_state_patch")
+public func fk_state_patch(_ handle: Int32, _ version: UInt64) -> UnsafeMutableRawPointer? {
+    do throws(FusionError) {
+        return terminated(try instance(handle).statePatch(since: version))
+    } catch {
+        _ = failed(error)
+        return nil
+    }
+}
+
 /// The state's version; 0 for an unknown handle.
 @_expose(wasm, "fk_version")
 @_cdecl("fk_version")

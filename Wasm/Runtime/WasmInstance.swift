@@ -28,6 +28,8 @@ class WasmInstanceBase {
     func goto(version: UInt64) throws(FusionError) -> UInt64 { 0 }
     /// The versions kept and what made each (fk_history); nil when none are kept.
     var historyJSON: JSONValue? { nil }
+    /// The patch from `version` to the state now (fk_state_patch's JSON).
+    func statePatch(since version: UInt64) -> [UInt8] { [] }
     /// Who answers host requests: the library (`.builtin`) or the host.
     var requestMode: RequestMode = .builtin
     /// The next request or cancellation for the host, as fk_poll_request's JSON; nil: none.
@@ -60,6 +62,10 @@ final class WasmInstance<F: Feature>: WasmInstanceBase {
     var nextKey: UInt64 = 0
     /// The versions kept for time travel (option "history"); nil: none.
     var timeline: Timeline<F.State>?
+    /// The versions a patch can start from, kept once a patch was first asked for, as the
+    /// native store keeps them (its `patchHistoryLimit`, 16, the most recent last).
+    var patchHistory: [(version: UInt64, state: F.State)]?
+    static var patchHistoryLimit: Int { 16 }
     /// Host requests asked and not answered yet, by id (mode "host").
     var open: [UInt64: EffectRequest<F.Action>] = [:]
     var nextRequestID: UInt64 = 0
@@ -106,10 +112,22 @@ final class WasmInstance<F: Feature>: WasmInstanceBase {
         }
     }
 
-    /// A new version, kept for time travel.
+    /// A new version, kept for time travel and patches.
     func recordChange() {
         currentVersion += 1
         timeline?.record(version: currentVersion, state: state)
+        if patchHistory != nil {
+            patchHistory!.append((currentVersion, state))
+            if patchHistory!.count > Self.patchHistoryLimit { patchHistory!.removeFirst() }
+        }
+    }
+
+    override func statePatch(since version: UInt64) -> [UInt8] {
+        if patchHistory == nil { patchHistory = [(currentVersion, state)] }
+        let base = patchHistory?.last(where: { $0.version == version }).map { (state: $0.state.jsonValue, version: version) }
+        let now = stateJSON()
+        let parsed = (try? JSONParser.parse(now)) ?? .null
+        return WasmStatePatch.json(from: base, to: parsed, nowBytes: now, version: currentVersion)
     }
 
     /// As the native `Store.goto`: timed effects belong to the abandoned future and are

@@ -146,6 +146,14 @@ class WasmInstance {
         return Number(this.library.exports.fk_version(this.handle));
     }
 
+    // The patch from `version` to the state now, parsed: {from, to, patch} or, when that
+    // version is not kept or the whole state is smaller, {from: null, to, state}.
+    statePatch(version) {
+        const pointer = this.library.exports.fk_state_patch(this.handle, BigInt(version));
+        if (pointer === 0) throw this.library.error(this.library.exports.fk_last_error_status());
+        return JSON.parse(this.library.take(pointer));
+    }
+
     // Moves a manual clock (nanoseconds, a BigInt) and fires what is due.
     advanceClock(nanoseconds) {
         const status = this.library.exports.fk_advance_clock(this.handle, BigInt(nanoseconds));
