@@ -6,6 +6,7 @@ the generic page read the module's manifest. (test_browser.py runs its page test
 ways too.)"""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -48,10 +49,12 @@ def in_page(chrome: Any, wasm_pages: Path, screenshots: Path) -> Iterator[Browse
 
 def screen(b: Browser) -> str:
     """What the person sees of the feature: the page's main part and its open dialogs, as
-    text (the top bar, which names the transport and the session, is left out)."""
-    return b.driver.execute_script(
+    text (the top bar, which names the transport and the session, is left out), with the
+    clock times of the Profile's request log masked (when, not what)."""
+    text = b.driver.execute_script(
         "return [document.querySelector('main'), ...document.querySelectorAll('dialog[open]')]"
         ".map((element) => element.innerText).join('\\n----\\n')")
+    return re.sub(r"\b\d{1,2}:\d{2}:\d{2}(?: [AP]M)?", "<time>", text)
 
 
 def run_both(both: tuple[Browser, Browser], path: str, steps: list[Callable[[Browser], None]]) -> list[str]:
@@ -193,3 +196,49 @@ def test_refusals_read_the_same_both_ways(both: tuple[Browser, Browser]) -> None
         shown[b.transport] = shown_error(b)
     assert shown["wasm"] == shown["bridge"]
     assert shown["wasm"][0] == "FK_ERR_INVALID_STATE"
+
+
+def test_the_profile_shows_the_same_screens_both_ways(both: tuple[Browser, Browser]) -> None:
+    """The page answers the Profile's host requests by hand on both sides: the same
+    requests open, the same parts load, the same error after a failure, the same retry."""
+    def by_hand(b: Browser) -> None:
+        b.click("auto-answer")
+        b.wait_for("answering by hand", lambda: not b.find("auto-answer").is_selected())
+
+    def load(b: Browser) -> None:
+        b.click("load")
+        b.expect_count("request", 4)
+
+    def answer_pet(b: Browser) -> None:
+        b.click('[data-test="request"][data-kind="fetchPet"] [data-test="answer"]')
+        b.wait_for("the pet", lambda: b.text("part-pet"), lambda text: "Mochi" in text)
+        b.expect_count("request", 3)
+
+    def fail_family(b: Browser) -> None:
+        b.click('[data-test="request"][data-kind="fetchFamily"] [data-test="fail"]')
+        b.expect_shown("error")
+        b.expect_count("request", 0)
+
+    screens = run_both(both, "profile.html", [by_hand, load, answer_pet, fail_family])
+    assert "Could not load the family profile" in screens[-1] and "Mochi" in screens[-1]
+
+
+def test_a_saved_state_the_module_no_longer_reads_is_forgotten_on_reload(in_page: Browser) -> None:
+    """A reload gives the page its instances back from their saved states; a saved state
+    the module refuses (a newer library since) is dropped, and the instance starts anew
+    instead of the page failing to open."""
+    b = in_page
+    b.open("counter.html")
+    for _ in range(2):
+        b.click("increase")
+    b.expect_text("value", "2")
+    b.driver.get(b.server.url + "style.css")  # leaving saves the page's states
+    key = f"fusionkit.local:{b.server.url}FusionExamples.wasm"
+    saved = b.driver.execute_script(f"return JSON.parse(sessionStorage.getItem('{key}'))")
+    assert saved["counter"]["state"]["value"] == 2 and saved["counter"]["version"] == 2, saved
+    b.driver.execute_script(
+        f"sessionStorage.setItem('{key}', JSON.stringify({{counter: {{feature: 'counter', state: {{value: 'x'}}, version: 9}}}}))")
+    b.open("counter.html")
+    b.expect_text("value", "0")
+    assert not b.visible("error")
+    assert_no_js_errors(b)

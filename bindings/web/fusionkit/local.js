@@ -224,9 +224,18 @@ export class LocalBridge {
         }
         // A reload: the saved state of the instance with this key comes back in its place.
         const saved = named && reuse ? this._saved[key] : undefined;
-        const restoring = saved !== undefined && saved.feature === feature;
-        const given = restoring ? { ...(options ?? {}), state: saved.state } : options;
-        const module = this._module.create(feature, given === undefined ? null : given);
+        let restoring = saved !== undefined && saved.feature === feature;
+        let module;
+        try {
+            module = this._module.create(feature, restoring ? { ...(options ?? {}), state: saved.state } : options ?? null);
+        } catch (error) {
+            // A saved state the module no longer reads (a newer library since the reload):
+            // forgotten, and the instance made as if for the first time.
+            if (!restoring || !(error instanceof FusionError) || error.status !== "FK_ERR_INVALID_STATE") throw error;
+            delete this._saved[key];
+            restoring = false;
+            module = this._module.create(feature, options ?? null);
+        }
         const id = named ? key : `#${this._nextId++}`;
         const running = {
             module, feature, key: named ? key : null, options,
