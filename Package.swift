@@ -16,6 +16,7 @@ import PackageDescription
 //   FusionAuth      verifies the tokens of signed-in users (jwt-kit), for the web bridge
 //   FusionWeb       the web bridge: serves pages and one WebSocket, drives features through FusionHost
 //   CFatalSignal    a crashing bridge closes its sockets before Swift's backtracer runs, for FusionWeb
+//   FusionSandbox   plugins compiled to WebAssembly, run in WasmKit with limits (FusionSandboxABI: as a C library)
 //   FusionScenario  scenarios (*.scenario.json): Input/State specs run through the C ABI
 //   fusion          the shell client: inspect, run (REPL), send, serve (the web bridge), test, new
 //   fusion-bench    the benchmarks (HeapProbe: malloc's count of bytes in use, in C)
@@ -65,7 +66,8 @@ let package = Package(
         .library(name: "FusionExamples", type: .dynamic, targets: ["FusionExamples"]),
         .executable(name: "fusion-bench", targets: ["fusion-bench"]),
         .library(name: "FusionHost", targets: ["FusionHost"]),
-        .executable(name: "fusion", targets: ["fusion"])
+        .executable(name: "fusion", targets: ["fusion"]),
+        .library(name: "FusionSandbox", type: .dynamic, targets: ["FusionSandboxABI"])
     ],
     dependencies: [
         // Each package is named here and again (with .product) in the targets that use it:
@@ -80,7 +82,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0")
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/swiftwasm/WasmKit", exact: "0.4.2")
     ],
     targets: [
         // The one JSON codec: what a library parses its inputs with and what a host reads
@@ -154,13 +157,21 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio")
             ],
             swiftSettings: strict),
+        // Plugins compiled to WebAssembly, run in WasmKit with a time budget and a memory
+        // cap behind the host's LibraryBackend (`fusion … plugin.wasm`).
+        .target(
+            name: "FusionSandbox", dependencies: ["FusionHost", "CFusionKit", .product(name: "WasmKit", package: "WasmKit")],
+            swiftSettings: strict),
+        // libFusionSandbox.so: include/fusionkit.h's functions over one sandboxed module, for
+        // C programs and Python (fk_sandbox_open in include/fusionkit_sandbox.h).
+        .target(name: "FusionSandboxABI", dependencies: ["FusionSandbox", "FusionHost", "CFusionKit"], swiftSettings: strict),
         .target(name: "FusionScenario", dependencies: ["FusionHost"], swiftSettings: strict),
         // Typed front-end code (TypeScript, Python) from a library's manifest: `fusion types`.
         .target(name: "FusionTypes", dependencies: ["FusionJSON"], swiftSettings: strict),
         .executableTarget(
             name: "fusion",
             dependencies: [
-                "FusionHost", "FusionWeb", "FusionScenario", "FusionTypes", "FusionJournalPostgres",
+                "FusionHost", "FusionWeb", "FusionScenario", "FusionTypes", "FusionJournalPostgres", "FusionSandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -194,7 +205,7 @@ let package = Package(
 if Context.environment["FUSIONKIT_CORE_ONLY"] != nil {
     let left = Set([
         "FusionWeb", "FusionAuth", "FusionJournalPostgres", "FusionTypes", "fusion", "FusionWebTests", "FusionCLITests", "fusion-bench",
-        "HeapProbe"
+        "HeapProbe", "FusionSandbox", "FusionSandboxABI"
     ])
     package.targets.removeAll { left.contains($0.name) }
     package.products.removeAll { left.contains($0.name) }

@@ -139,6 +139,22 @@ typedef int32_t fk_status;
                                            wait for or start again (a host request open, an
                                            effect the feature does not restart); the message
                                            names it. Try again later. */
+#define FK_ERR_PLUGIN_TRAPPED       17  /* A sandboxed plugin (a WebAssembly module run by the
+                                           sandbox host, libFusionSandbox) stopped on a trap
+                                           during this call: an index out of range, a
+                                           fatalError. Nothing of the call is applied; the
+                                           instance is failed from then on (fk_state()
+                                           still gives its last good state). The message
+                                           names the trap. */
+#define FK_ERR_PLUGIN_LIMIT         18  /* A sandboxed plugin's call ran past its time budget
+                                           or asked for memory past its cap; the message
+                                           says which and the limit. The instance is failed
+                                           as for FK_ERR_PLUGIN_TRAPPED. */
+#define FK_ERR_INSTANCE_FAILED      19  /* The instance failed earlier (FK_ERR_PLUGIN_TRAPPED
+                                           or FK_ERR_PLUGIN_LIMIT) and takes no more inputs;
+                                           fk_state() gives its last good state, and
+                                           fk_destroy() ends it. The message says how it
+                                           failed. */
 
 /* ---------------------------------------------------------------------------
 ** Types

@@ -20,7 +20,7 @@ public enum SharedLibraryName {
     /// Whether a file name looks like a shared library on any platform FusionKit
     /// knows (a host may be handed one built elsewhere): .so (also .so.1), .dylib, .dll.
     public static func looksLikeLibrary(_ word: String) -> Bool {
-        word.hasSuffix(".so") || word.contains(".so.") || word.hasSuffix(".dylib") || word.hasSuffix(".dll")
+        word.hasSuffix(".so") || word.contains(".so.") || word.hasSuffix(".dylib") || word.hasSuffix(".dll") || word.hasSuffix(".wasm")
     }
 }
 

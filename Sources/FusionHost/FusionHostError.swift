@@ -23,6 +23,9 @@ public struct FusionStatus: RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let limitExceeded = FusionStatus(rawValue: FK_ERR_LIMIT_EXCEEDED)
     public static let unsettled = FusionStatus(rawValue: FK_ERR_UNSETTLED)
     public static let busy = FusionStatus(rawValue: FK_ERR_BUSY)
+    public static let pluginTrapped = FusionStatus(rawValue: FK_ERR_PLUGIN_TRAPPED)
+    public static let pluginLimit = FusionStatus(rawValue: FK_ERR_PLUGIN_LIMIT)
+    public static let instanceFailed = FusionStatus(rawValue: FK_ERR_INSTANCE_FAILED)
 
     public var description: String { String(rawValue) }
 }

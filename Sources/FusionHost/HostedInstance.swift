@@ -31,7 +31,7 @@ public final class HostedInstance: Sendable {
         releaseCallbacks()
     }
 
-    private var calls: Calls { library.calls }
+    private var calls: any LibraryBackend { library.calls }
 
     /// fk_destroy: cancels the instance's effects and open requests; no callback of it
     /// runs after this returns. Throws FK_ERR_INVALID_HANDLE if it was destroyed already.

@@ -23,7 +23,9 @@ public final class HostedLibrary: Sendable {
     /// The library, its optional functions, and each feature's name, summary and state
     /// version: read at load.
     public let summary: ManifestSummary
-    private let functions: [EntryPoint: ForeignFunction]
+    /// What answers the calls: libffi into a native library, or a sandbox.
+    private let backend: any LibraryBackend
+    private let symbols: Set<String>
     /// What has been read of the features' descriptions so far.
     private let described: LockedValue<Described>
 
@@ -32,37 +34,53 @@ public final class HostedLibrary: Sendable {
         var features: [String: Manifest.Feature] = [:]
     }
 
-    public init(path: String) throws(FusionHostError) {
+    /// Loads a native shared library (dlopen) and prepares a libffi call per entry point.
+    public convenience init(path: String) throws(FusionHostError) {
         let library = try DynamicLibrary(path: path)
         do throws(FusionHostError) {
-            // The version first: a library of another ABI may give the other functions
-            // other meanings, so nothing else is called (or even looked up) before this.
-            let versionFunction = try Self.prepare(.abiVersion, in: library)
-            let version = versionFunction.call().uint32
-            guard version == Self.hostABIVersion else {
-                throw FusionHostError.abiMismatch(path: path, library: version, host: Self.hostABIVersion)
-            }
-            var functions: [EntryPoint: ForeignFunction] = [.abiVersion: versionFunction]
-            for entryPoint in EntryPoint.allCases where entryPoint != .abiVersion {
-                if library.symbol(entryPoint.symbol) == nil && !entryPoint.isRequired { continue }
-                functions[entryPoint] = try Self.prepare(entryPoint, in: library)
-            }
-            self.path = path
-            self.abiVersion = version
-            self.functions = functions
-            if functions[.manifestSummary] != nil {
-                let json = try Self.readJSON(try Calls(functions: functions, path: path).manifestSummary(), path: path)
-                summary = try Self.checked(path) { () throws(ManifestError) in try ManifestSummary(json: json) }
-                described = LockedValue(Described())
-            } else {
-                let manifest = try Self.readManifest(functions: functions, path: path)
-                summary = manifest.summary
-                described = LockedValue(Described(manifest: manifest))
-            }
+            try self.init(path: path, backend: try Self.foreignCalls(library, path: path))
         } catch {
-            library.close()  // refused: nothing of it ran besides fk_abi_version
+            library.close()  // refused: nothing of it ran besides fk_abi_version and its manifest
             throw error
         }
+    }
+
+    /// A library whose calls `backend` answers (a sandboxed WebAssembly module, say):
+    /// reads its manifest's summary (or its whole manifest) as a native library's.
+    public init(path: String, backend: any LibraryBackend) throws(FusionHostError) {
+        let version = backend.abiVersion()
+        guard version == Self.hostABIVersion else {
+            throw FusionHostError.abiMismatch(path: path, library: version, host: Self.hostABIVersion)
+        }
+        self.path = path
+        self.abiVersion = version
+        self.backend = backend
+        self.symbols = backend.exportedSymbols
+        if symbols.contains(EntryPoint.manifestSummary.symbol) {
+            let json = try Self.readJSON(try backend.manifestSummary(), path: path)
+            summary = try Self.checked(path) { () throws(ManifestError) in try ManifestSummary(json: json) }
+            described = LockedValue(Described())
+        } else {
+            let manifest = try Self.readManifest(backend, path: path)
+            summary = manifest.summary
+            described = LockedValue(Described(manifest: manifest))
+        }
+    }
+
+    private static func foreignCalls(_ library: DynamicLibrary, path: String) throws(FusionHostError) -> ForeignCalls {
+        // The version first: a library of another ABI may give the other functions
+        // other meanings, so nothing else is called (or even looked up) before this.
+        let versionFunction = try Self.prepare(.abiVersion, in: library)
+        let version = versionFunction.call().uint32
+        guard version == Self.hostABIVersion else {
+            throw FusionHostError.abiMismatch(path: path, library: version, host: Self.hostABIVersion)
+        }
+        var functions: [EntryPoint: ForeignFunction] = [.abiVersion: versionFunction]
+        for entryPoint in EntryPoint.allCases where entryPoint != .abiVersion {
+            if library.symbol(entryPoint.symbol) == nil && !entryPoint.isRequired { continue }
+            functions[entryPoint] = try Self.prepare(entryPoint, in: library)
+        }
+        return ForeignCalls(functions: functions, path: path)
     }
 
     private static func prepare(_ entryPoint: EntryPoint, in library: DynamicLibrary) throws(FusionHostError) -> ForeignFunction {
@@ -72,9 +90,8 @@ public final class HostedLibrary: Sendable {
         return try ForeignFunction(entryPoint, address: address)
     }
 
-    // Runs before `self` is complete, so it works from the table directly.
-    private static func readManifest(functions: [EntryPoint: ForeignFunction], path: String) throws(FusionHostError) -> Manifest {
-        let json = try readJSON(try Calls(functions: functions, path: path).manifest(), path: path)
+    private static func readManifest(_ backend: any LibraryBackend, path: String) throws(FusionHostError) -> Manifest {
+        let json = try readJSON(try backend.manifest(), path: path)
         return try checked(path) { () throws(ManifestError) in try Manifest(json: json) }
     }
 
@@ -97,7 +114,7 @@ public final class HostedLibrary: Sendable {
     /// The whole manifest (fk_manifest), read on first use: it describes every feature.
     public func manifest() throws(FusionHostError) -> Manifest {
         if let known = described.withLock({ $0.manifest }) { return known }
-        let manifest = try Self.readManifest(functions: functions, path: path)
+        let manifest = try Self.readManifest(backend, path: path)
         return described.withLock { described in
             if let known = described.manifest { return known }
             described.manifest = manifest
@@ -111,7 +128,7 @@ public final class HostedLibrary: Sendable {
     public func feature(named name: String) throws(FusionHostError) -> Manifest.Feature? {
         guard summary.feature(named: name) != nil else { return nil }
         if let known = described.withLock({ $0.manifest?.feature(named: name) ?? $0.features[name] }) { return known }
-        guard functions[.featureManifest] != nil else {
+        guard symbols.contains(EntryPoint.featureManifest.symbol) else {
             guard let listed = try manifest().feature(named: name) else {
                 throw .invalidManifest(path: path, reason: "the summary lists \"\(name)\" and the manifest does not")
             }
@@ -126,19 +143,23 @@ public final class HostedLibrary: Sendable {
         return feature
     }
 
-    var calls: Calls { Calls(functions: functions, path: path) }
+    var calls: any LibraryBackend { backend }
+
+    /// Whether the library runs in a sandbox (a WebAssembly module): a fault in it fails
+    /// one call and marks its instance failed, never the process.
+    public var isSandboxed: Bool { backend.isSandboxed }
 
     /// Every function of include/fusionkit.h this host knows, in header order.
     public static var abiFunctions: [String] { EntryPoint.allCases.map(\.symbol) }
 
     /// The entry points of include/fusionkit.h this library exports, in header order.
     public var exportedEntryPoints: [String] {
-        EntryPoint.allCases.filter { functions[$0] != nil }.map(\.symbol)
+        EntryPoint.allCases.map(\.symbol).filter(symbols.contains)
     }
 
     /// Whether the library exports a function of the header, e.g. "fk_advance_clock".
     public func exports(_ symbol: String) -> Bool {
-        EntryPoint(rawValue: symbol).map { functions[$0] != nil } ?? false
+        symbols.contains(symbol)
     }
 
     // MARK: The library's functions

@@ -30,9 +30,12 @@ struct Inspect: ParsableCommand {
         }
     }
 
+    @OptionGroup(title: "Sandboxed (.wasm) plugins")
+    var plugin: PluginLimitOptions
+
     func run() throws {
         let (paths, rest) = LibraryChoice.split(words)
-        let set = try LibraryChoice.load(paths)
+        let set = try LibraryChoice.load(paths, limits: plugin.limits)
         // What to show, library by library: all features, or the one named.
         // Inspecting shows every feature described: the whole manifest of each library.
         var shown: [(library: HostedLibrary, manifest: Manifest, features: [Manifest.Feature])] = try set.libraries.map {

@@ -1,4 +1,5 @@
 import FusionHost
+import FusionSandbox
 
 #if canImport(Glibc)
     import Glibc
@@ -7,7 +8,7 @@ import FusionHost
 #endif
 
 /// Which libraries a command uses, and how the LIBs given first are told apart from
-/// FEATURE: a word ending in ".so" or ".dylib" (or holding ".so.", as in libX.so.1) or
+/// FEATURE: a word ending in ".so", ".dylib" or ".wasm" (or holding ".so.", as in libX.so.1) or
 /// starting with "/", "./" or "../" is a library; anything else is a feature name,
 /// which may be qualified by its library's name ("Chores/counter"). So
 /// `fusion run counter`, `fusion run ./libMine.so counter` and
@@ -64,7 +65,7 @@ enum LibraryChoice {
     }
 
     /// Loads the given library, or the default one.
-    static func load(_ path: String?) throws(CLIError) -> HostedLibrary {
+    static func load(_ path: String?, limits: SandboxLimits = SandboxLimits()) throws(CLIError) -> HostedLibrary {
         var chosen: String
         var variable: String?
         if let path { chosen = path } else { (chosen, variable) = try defaultLibrary() }
@@ -72,6 +73,8 @@ enum LibraryChoice {
         // current directory; a person typing libMine.so means the file right here.
         if !chosen.contains("/") && access(chosen, F_OK) == 0 { chosen = "./" + chosen }
         do throws(FusionHostError) {
+            // A WebAssembly module runs sandboxed (FusionSandbox); anything else is dlopened.
+            if chosen.hasSuffix(".wasm") { return try HostedLibrary(path: chosen, backend: try SandboxedLibrary(path: chosen, limits: limits)) }
             return try HostedLibrary(path: chosen)
         } catch {
             let refused = CLIError(error)
@@ -82,10 +85,10 @@ enum LibraryChoice {
     }
 
     /// Loads every library given (side by side), or the default one.
-    static func load(_ paths: [String]) throws(CLIError) -> LibrarySet {
+    static func load(_ paths: [String], limits: SandboxLimits = SandboxLimits()) throws(CLIError) -> LibrarySet {
         var libraries: [HostedLibrary] = []
-        if paths.isEmpty { libraries.append(try load(nil)) }
-        for path in paths { libraries.append(try load(path)) }
+        if paths.isEmpty { libraries.append(try load(nil, limits: limits)) }
+        for path in paths { libraries.append(try load(path, limits: limits)) }
         do throws(FeatureLookupError) {
             return try LibrarySet(libraries)
         } catch {

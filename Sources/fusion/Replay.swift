@@ -46,9 +46,12 @@ struct Replay: ParsableCommand {
         if files.count > 1 { throw ValidationError("replay takes one file; run several scenarios with fusion test") }
     }
 
+    @OptionGroup(title: "Sandboxed (.wasm) plugins")
+    var plugin: PluginLimitOptions
+
     func run() throws {
         guard let file = words.dropFirst(libraries.count).first else { throw ValidationError("missing FILE") }
-        let runner = ScenarioRunner(libraries: try LibraryChoice.load(libraries))
+        let runner = ScenarioRunner(libraries: try LibraryChoice.load(libraries, limits: plugin.limits))
         let scenario: Scenario
         do throws(ScenarioFileError) { scenario = try Scenario(contentsOf: file) } catch { throw CLIError(.failure, error.description) }
         let style = Style.for(descriptor: STDOUT_FILENO)

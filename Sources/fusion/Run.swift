@@ -129,10 +129,13 @@ struct Run: ParsableCommand {
         return members
     }
 
+    @OptionGroup(title: "Sandboxed (.wasm) plugins")
+    var plugin: PluginLimitOptions
+
     func run() throws {
         let (paths, rest) = LibraryChoice.split(words)
         guard let featureName = rest.first else { throw ValidationError("missing FEATURE") }
-        let (library, feature) = try LibraryChoice.load(paths).feature(named: featureName)
+        let (library, feature) = try LibraryChoice.load(paths, limits: plugin.limits).feature(named: featureName)
         let saved = try stateFile.flatMap { (file) throws(CLIError) in try StateFile.load(file, feature: feature.name) }
         let withOptions = library.exports("fk_create_with_options")
         var journalInfo = stat()

@@ -55,10 +55,13 @@ struct Send: ParsableCommand {
         if let wait, !(wait >= 0 && wait <= 3600) { throw ValidationError("--wait takes seconds from 0 to 3600") }
     }
 
+    @OptionGroup(title: "Sandboxed (.wasm) plugins")
+    var plugin: PluginLimitOptions
+
     func run() throws {
         let (paths, rest) = LibraryChoice.split(words)
         guard let featureName = rest.first else { throw ValidationError("missing FEATURE") }
-        let (library, feature) = try LibraryChoice.load(paths).feature(named: featureName)
+        let (library, feature) = try LibraryChoice.load(paths, limits: plugin.limits).feature(named: featureName)
 
         // Every input is read before any is sent: a typo in the third changes nothing.
         let written: [InputSyntax.Written]

@@ -163,8 +163,11 @@ struct Serve: AsyncParsableCommand {
         try auth.validate(host: host)
     }
 
+    @OptionGroup(title: "Sandboxed (.wasm) plugins")
+    var plugin: PluginLimitOptions
+
     func run() async throws {
-        let libraries = try LibraryChoice.load(LibraryChoice.split(words).libraries)
+        let libraries = try LibraryChoice.load(LibraryChoice.split(words).libraries, limits: plugin.limits)
         let checkout = WebFolders.checkout()
         guard let pages = staticFolder ?? checkout.map({ $0 + "/" + WebFolders.pagesFolder }) else {
             throw CLIError(

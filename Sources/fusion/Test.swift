@@ -39,8 +39,11 @@ struct Test: ParsableCommand {
     private var libraries: [String] { Array(words.prefix(while: SharedLibraryName.looksLikeLibrary)) }
     private var paths: [String] { Array(words.dropFirst(libraries.count)) }
 
+    @OptionGroup(title: "Sandboxed (.wasm) plugins")
+    var plugin: PluginLimitOptions
+
     func run() throws {
-        let runner = ScenarioRunner(libraries: try LibraryChoice.load(libraries))
+        let runner = ScenarioRunner(libraries: try LibraryChoice.load(libraries, limits: plugin.limits))
         let files: [String]
         do throws(ScenarioFileError) { files = try ScenarioFiles.collect(paths) } catch { throw CLIError(.usage, error.description) }
         if files.isEmpty { throw CLIError(.usage, "no *.scenario.json in \(paths.joined(separator: ", "))") }

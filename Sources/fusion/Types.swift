@@ -62,9 +62,12 @@ struct Types: ParsableCommand {
         }
     }
 
+    @OptionGroup(title: "Sandboxed (.wasm) plugins")
+    var plugin: PluginLimitOptions
+
     func run() throws {
         let language = TypesLanguage(rawValue: lang)!
-        let set = try LibraryChoice.load(libraries)
+        let set = try LibraryChoice.load(libraries, limits: plugin.limits)
         // With several libraries, each writes the named features it has; a name none has is an error.
         let manifests = try set.libraries.map { (library) throws(CLIError) in try library.wholeManifest() }
         for name in features where !manifests.contains(where: { $0.feature(named: name) != nil }) {

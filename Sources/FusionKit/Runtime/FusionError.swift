@@ -37,6 +37,9 @@ public enum FusionStatus: Int32, Sendable, CaseIterable {
     case limitExceeded = 14
     case unsettled = 15
     case busy = 16
+    case pluginTrapped = 17
+    case pluginLimit = 18
+    case instanceFailed = 19
 
     /// The name of the constant in the C header.
     public var symbol: String {
@@ -58,6 +61,9 @@ public enum FusionStatus: Int32, Sendable, CaseIterable {
         case .limitExceeded: return "FK_ERR_LIMIT_EXCEEDED"
         case .unsettled: return "FK_ERR_UNSETTLED"
         case .busy: return "FK_ERR_BUSY"
+        case .pluginTrapped: return "FK_ERR_PLUGIN_TRAPPED"
+        case .pluginLimit: return "FK_ERR_PLUGIN_LIMIT"
+        case .instanceFailed: return "FK_ERR_INSTANCE_FAILED"
         }
     }
 }

@@ -25,7 +25,7 @@ from ._text import JSON
 from ._time_travel import History, HistoryEntry
 from .errors import (
                      AbiVersionError,
-                     BusyError,
+                     BusyError, PluginTrappedError, PluginLimitError, InstanceFailedError,
                      FusionError,
                      InternalError,
                      InvalidArgumentError,
@@ -62,6 +62,7 @@ __all__ = [
     "NullArgumentError", "InvalidHandleError", "InvalidUTF8Error", "MalformedJSONError", "UnknownFeatureError",
     "UnknownInputError", "InvalidInputError", "InvalidStateError", "InvalidArgumentError",
     "UnknownSubscriptionError", "InternalError", "UnknownRequestError", "InvalidResponseError",
-    "LimitExceededError", "UnsettledError", "BusyError", "LIMITS", "JournalError", "JournalWarning",
+    "LimitExceededError", "UnsettledError", "BusyError", "PluginTrappedError", "PluginLimitError",
+    "InstanceFailedError", "LIMITS", "JournalError", "JournalWarning",
     "PatchError", "apply_patch",
 ]

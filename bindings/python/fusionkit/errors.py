@@ -169,12 +169,32 @@ class BusyError(FusionError):
     CODE = 16
 
 
+class PluginTrappedError(FusionError):
+    """FK_ERR_PLUGIN_TRAPPED: a sandboxed plugin (a WebAssembly module) stopped on a trap
+    during the call. Nothing of it was applied; the instance is failed from then on, and
+    its last good state is still readable."""
+    CODE = 17
+
+
+class PluginLimitError(FusionError):
+    """FK_ERR_PLUGIN_LIMIT: a sandboxed plugin's call ran past its time budget or asked for
+    memory past its cap (the message says which). The instance is failed, as on a trap."""
+    CODE = 18
+
+
+class InstanceFailedError(FusionError):
+    """FK_ERR_INSTANCE_FAILED: the instance failed earlier (a trap or a limit in a sandboxed
+    plugin) and takes no more inputs; its last good state is still readable."""
+    CODE = 19
+
+
 _BY_CODE: dict[int, type[FusionError]] = {
     cls.CODE: cls
     for cls in (NullArgumentError, InvalidHandleError, InvalidUTF8Error, MalformedJSONError,
                 UnknownFeatureError, UnknownInputError, InvalidInputError, InvalidStateError,
                 InvalidArgumentError, UnknownSubscriptionError, InternalError, UnknownRequestError,
-                InvalidResponseError, LimitExceededError, UnsettledError, BusyError)
+                InvalidResponseError, LimitExceededError, UnsettledError, BusyError,
+                PluginTrappedError, PluginLimitError, InstanceFailedError)
     if cls.CODE is not None
 }
 

@@ -69,7 +69,10 @@ public class FusionException extends RuntimeException {
             Map.entry(13, a -> new InvalidResponseException(a[0], a[1], a[2])),
             Map.entry(14, a -> new LimitExceededException(a[0], a[1], a[2])),
             Map.entry(15, a -> new UnsettledException(a[0], a[1], a[2])),
-            Map.entry(16, a -> new BusyException(a[0], a[1], a[2])));
+            Map.entry(16, a -> new BusyException(a[0], a[1], a[2])),
+            Map.entry(17, a -> new PluginTrappedException(a[0], a[1], a[2])),
+            Map.entry(18, a -> new PluginLimitException(a[0], a[1], a[2])),
+            Map.entry(19, a -> new InstanceFailedException(a[0], a[1], a[2])));
 
     /** The exception for a status code (message, status name, function). */
     public static FusionException forStatus(int code, String status, String message, String function) {

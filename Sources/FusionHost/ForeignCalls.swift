@@ -1,12 +1,15 @@
 import CFusionKit
 
-/// One Swift function per C function of the ABI, over the prepared libffi calls: it
-/// passes text as pointer and length, reads out-parameters, copies owned strings and
-/// frees them with the library's own fk_free, and turns a failed status into
-/// `FusionHostError.failed` with the status's name and the library's message.
-struct Calls {
+/// A native library's backend: one Swift function per C function of the ABI, over the
+/// prepared libffi calls. It passes text as pointer and length, reads out-parameters,
+/// copies owned strings and frees them with the library's own fk_free, and turns a failed
+/// status into `FusionHostError.failed` with the status's name and the library's message.
+struct ForeignCalls: LibraryBackend {
     let functions: [EntryPoint: ForeignFunction]
     let path: String
+
+    var exportedSymbols: Set<String> { Set(functions.keys.map(\.symbol)) }
+    var isSandboxed: Bool { false }
 
     private func function(_ entryPoint: EntryPoint) throws(FusionHostError) -> ForeignFunction {
         guard let function = functions[entryPoint] else {

@@ -1,0 +1,267 @@
+import CFusionKit
+import FusionHost
+import WasmKit
+
+/// An instance of a feature of a sandboxed plugin: its own instantiation of the module, so
+/// a fault in it fails this instance and nothing else.
+///
+/// Calls run one at a time under its lock, each with the call's fuel and the memory cap.
+/// A fault marks the instance failed: later calls are refused with FK_ERR_INSTANCE_FAILED,
+/// `state` gives the last good state (the host keeps the last one it read, and reads it
+/// before an input when it has not), and `destroy` ends it. Callbacks (subscriptions, the
+/// request handler) run after the lock is let go, as the header promises.
+final class SandboxedInstance: @unchecked Sendable {
+    // @unchecked: every var below is touched under `lock` (the notification fields
+    // under `notifyLock`), and `module` only by the thread holding `lock`.
+    let handle: UInt64
+    let feature: String
+    private let library: SandboxedLibrary
+    private let lock = ThreadLock()
+    private var module: ModuleInstance?
+    private let moduleHandle: Int32
+    /// How it failed (the fault's status and words); nil while it works.
+    private var failure: (status: FusionStatus, message: String)?
+    /// The last state read and its version; `stale` once a call may have changed it.
+    private var lastState: [UInt8] = []
+    private var lastVersion: UInt64 = 0
+    private var stale = true
+    private let onSystemClock: Bool
+    private let ticker = RealTimeTicker()
+    private var ticking = false
+
+    private var subscriptions: [UInt64: (fk_change_fn, UnsafeRawPointer?)] = [:]
+    private var nextSubscription: UInt64 = 0
+    private var requestHandler: (fk_request_fn, UnsafeRawPointer?)?
+    private var reportedVersion: UInt64 = 0
+
+    private let notifyLock = ThreadLock()
+    private var notifying = false
+    private var notifyAgain = false
+
+    init(handle: UInt64, feature: String, options: [UInt8], onSystemClock: Bool, library: SandboxedLibrary) throws(FusionHostError) {
+        self.handle = handle
+        self.feature = feature
+        self.library = library
+        self.onSystemClock = onSystemClock
+        let plugin = library.plugin
+        var refusal: CallFailure?
+        do throws(SandboxFault) {
+            let module = try plugin.instantiate()
+            let made = try module.withText(Array(feature.utf8)) { (name, nameLength) throws(SandboxFault) in
+                try module.withText(options) { (json, length) throws(SandboxFault) in
+                    try module.callI32("fk_create", [name, nameLength, options.isEmpty ? .i32(0) : json, options.isEmpty ? .i32(0) : length])
+                }
+            }
+            if made <= 0 { refusal = try Self.refusal(module, function: "fk_create") }
+            self.module = module
+            moduleHandle = made
+        } catch {
+            throw .failed(CallFailure(function: "fk_create", status: error.status, statusName: error.statusName, message: error.description))
+        }
+        if let refusal { throw .failed(refusal) }
+    }
+
+    /// The module's last refusal as the host's failure.
+    private static func refusal(_ module: ModuleInstance, function: String) throws(SandboxFault) -> CallFailure {
+        let status = try module.callI32("fk_last_error_status", [])
+        let message = try module.takeText(try module.callI32("fk_last_error_message", [])) ?? []
+        return CallFailure(
+            function: function, status: FusionStatus(rawValue: status), statusName: SandboxedLibrary.statusName(status),
+            message: String(decoding: message, as: UTF8.self))
+    }
+
+    // MARK: Calls
+
+    /// What a call of the module gives back: its result, or the module's refusal.
+    enum Outcome<R> {
+        case done(R)
+        case refused
+    }
+
+    /// Runs `body` on the module under the lock. A refusal (`.refused`) throws the module's
+    /// words; a fault fails the instance and throws its status. `mutates`: the call may
+    /// change the state, so subscribers hear of it, a request handler is given what waits,
+    /// and the system clock's timer is set again.
+    func run<R>(
+        _ function: String, mutates: Bool = false, _ body: (ModuleInstance, Value) throws(SandboxFault) -> Outcome<R>
+    ) throws(FusionHostError) -> R {
+        let result: Result<R, FusionHostError> = lock.locked {
+            guard let module else {
+                return .failure(.failed(CallFailure(function: function, status: .invalidHandle, statusName: "FK_ERR_INVALID_HANDLE", message: "the instance was destroyed")))
+            }
+            if let failure {
+                return .failure(.failed(CallFailure(function: function, status: .instanceFailed, statusName: "FK_ERR_INSTANCE_FAILED", message: "this \"\(feature)\" instance failed earlier and takes no more calls: \(failure.message)")))
+            }
+            do throws(SandboxFault) {
+                if mutates && stale { try refreshState(module) }
+                let outcome = try body(module, .i32(UInt32(bitPattern: moduleHandle)))
+                if mutates { stale = true }
+                switch outcome {
+                case .done(let value): return .success(value)
+                case .refused: return .failure(.failed(try Self.refusal(module, function: function)))
+                }
+            } catch {
+                failure = (error.status, error.description)
+                library.recordFault(error)
+                return .failure(.failed(CallFailure(function: function, status: error.status, statusName: error.statusName, message: error.description)))
+            }
+        }
+        if mutates { afterChange() }
+        return try result.get()
+    }
+
+    private func refreshState(_ module: ModuleInstance) throws(SandboxFault) {
+        let moduleHandle = Value.i32(UInt32(bitPattern: self.moduleHandle))
+        guard let json = try module.takeText(try module.callI32("fk_state", [moduleHandle])) else {
+            throw .brokenContract("fk_state gave nothing for a live instance")
+        }
+        lastState = json
+        lastVersion = UInt64(bitPattern: try module.callI64("fk_version", [moduleHandle]))
+        stale = false
+    }
+
+    /// The state and its version; a failed instance's last good one.
+    func state() throws(FusionHostError) -> (json: String, version: UInt64) {
+        let outcome: Result<(String, UInt64), FusionHostError> = lock.locked {
+            guard let module else {
+                return .failure(.failed(CallFailure(function: "fk_state", status: .invalidHandle, statusName: "FK_ERR_INVALID_HANDLE", message: "the instance was destroyed")))
+            }
+            if failure == nil && stale {
+                do throws(SandboxFault) { try refreshState(module) } catch {
+                    failure = (error.status, error.description)
+                    library.recordFault(error)
+                    return .failure(.failed(CallFailure(function: "fk_state", status: error.status, statusName: error.statusName, message: error.description)))
+                }
+            }
+            return .success((String(decoding: lastState, as: UTF8.self), lastVersion))
+        }
+        return try outcome.get()
+    }
+
+    /// How the instance failed; nil while it works.
+    var failed: (status: FusionStatus, message: String)? { lock.locked { failure } }
+
+    /// Bytes of linear memory its module holds now.
+    var memoryBytes: Int { lock.locked { module?.memoryBytes ?? 0 } }
+
+    func destroy() {
+        let had = lock.locked { () -> Bool in
+            defer { module = nil; subscriptions = [:]; requestHandler = nil }
+            return module != nil
+        }
+        if had { ticker.stop() }
+    }
+
+    // MARK: Callbacks
+
+    func subscribe(_ callback: fk_change_fn, _ userData: UnsafeRawPointer?) -> UInt64 {
+        lock.locked {
+            nextSubscription += 1
+            subscriptions[nextSubscription] = (callback, userData)
+            return nextSubscription
+        }
+    }
+
+    func unsubscribe(_ id: UInt64) -> Bool {
+        lock.locked { subscriptions.removeValue(forKey: id) != nil }
+    }
+
+    func setRequestHandler(_ handler: fk_request_fn?, _ userData: UnsafeRawPointer?) {
+        lock.locked { requestHandler = handler.map { ($0, userData) } }
+        afterChange()
+    }
+
+    /// After a call that may have changed the state: tells subscribers the new version and
+    /// the request handler what waits, one notification at a time per instance (a callback
+    /// that sends again is told after it returns), then sets the system clock's timer.
+    private func afterChange() {
+        let first = notifyLock.locked { () -> Bool in
+            if notifying { notifyAgain = true; return false }
+            notifying = true
+            return true
+        }
+        guard first else { return }
+        while true {
+            deliver()
+            let again = notifyLock.locked { () -> Bool in
+                if notifyAgain { notifyAgain = false; return true }
+                notifying = false
+                return false
+            }
+            if !again { break }
+        }
+        scheduleClock()
+    }
+
+    private func deliver() {
+        typealias Change = (callbacks: [(fk_change_fn, UnsafeRawPointer?)], version: UInt64?, events: [[UInt8]], handler: (fk_request_fn, UnsafeRawPointer?)?)
+        let change: Change = lock.locked {
+            guard let module, failure == nil else { return ([], nil, [], nil) }
+            let handle = Value.i32(UInt32(bitPattern: moduleHandle))
+            var version: UInt64?
+            var events: [[UInt8]] = []
+            do throws(SandboxFault) {
+                if !subscriptions.isEmpty {
+                    let now = UInt64(bitPattern: try module.callI64("fk_version", [handle]))
+                    if now != reportedVersion { reportedVersion = now; version = now }
+                }
+                if requestHandler != nil {
+                    while events.count < 1000, let event = try module.takeText(try module.callI32("fk_poll_request", [handle])) {
+                        events.append(event)
+                    }
+                }
+            } catch {
+                failure = (error.status, error.description)
+                library.recordFault(error)
+            }
+            return (Array(subscriptions.values), version, events, requestHandler)
+        }
+        if let handler = change.handler {
+            for event in change.events {
+                var text = event
+                text.append(0)
+                text.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { handler.0(UnsafeMutableRawPointer(mutating: handler.1), handle, $0.baseAddress, event.count) }
+                }
+            }
+        }
+        if let version = change.version {
+            for (callback, userData) in change.callbacks { callback(UnsafeMutableRawPointer(mutating: userData), handle, version) }
+        }
+    }
+
+    /// On the system clock, the module is told how much time passed (`fk_elapse`) every
+    /// 10 ms while a timed effect waits; the timer stops when none does.
+    private func scheduleClock() {
+        guard onSystemClock else { return }
+        let start = lock.locked { () -> Bool in
+            guard let module, failure == nil, !ticking else { return false }
+            let wake = try? module.callI64("fk_next_wake", [.i32(UInt32(bitPattern: moduleHandle))])
+            guard let wake, wake >= 0 else { return false }
+            ticking = true
+            return true
+        }
+        guard start else { return }
+        ticker.start { [weak self] elapsed in self?.tick(elapsed) }
+    }
+
+    private func tick(_ elapsed: UInt64) {
+        let stop = lock.locked { () -> Bool in
+            guard let module, failure == nil else { ticking = false; return true }
+            let handle = Value.i32(UInt32(bitPattern: moduleHandle))
+            do throws(SandboxFault) {
+                _ = try module.callI32("fk_elapse", [handle, .i64(elapsed)])
+                stale = true
+                if try module.callI64("fk_next_wake", [handle]) < 0 { ticking = false; return true }
+                return false
+            } catch {
+                failure = (error.status, error.description)
+                library.recordFault(error)
+                ticking = false
+                return true
+            }
+        }
+        if stop { ticker.stop() }
+        afterChange()
+    }
+}
