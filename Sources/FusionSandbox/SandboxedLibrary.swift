@@ -122,7 +122,7 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
         "FK_ERR_UNSETTLED", "FK_ERR_BUSY", "FK_ERR_PLUGIN_TRAPPED", "FK_ERR_PLUGIN_LIMIT", "FK_ERR_INSTANCE_FAILED"
     ]
 
-    static func statusName(_ status: Int32) -> String {
+    public static func statusName(_ status: Int32) -> String {
         status >= 0 && Int(status) < statusNames.count ? statusNames[Int(status)] : "FK_ERR_UNKNOWN_STATUS"
     }
 

@@ -133,6 +133,8 @@ def open_library(path: str | os.PathLike[str]) -> tuple[ctypes.CDLL, frozenset[s
     location = Path(path)
     if not location.exists():
         raise LibraryLoadError(f"no library at {location}")
+    if location.suffix == ".wasm":
+        return open_sandboxed(location)
     try:
         # RTLD_LOCAL (ctypes' default on Linux): several libraries, even copies of one,
         # live side by side without their symbols mixing.
@@ -163,6 +165,41 @@ def open_library(path: str | os.PathLike[str]) -> tuple[ctypes.CDLL, frozenset[s
         function.restype = restype
         function.argtypes = argtypes
     return cdll, frozenset(missing)
+
+
+SANDBOX_ENV = "FUSIONKIT_SANDBOX_LIBRARY"
+SANDBOX_LIBRARY = "libFusionSandbox.so"
+
+
+def sandbox_library() -> Path:
+    """libFusionSandbox.so, which runs a .wasm plugin behind the C ABI: $FUSIONKIT_SANDBOX_LIBRARY
+    when set, else beside this package's bundled library, else a checkout's build."""
+    configured = os.environ.get(SANDBOX_ENV)
+    if configured:
+        return Path(configured)
+    candidates = [bundled_library().parent / SANDBOX_LIBRARY]
+    for root in _repository_roots():
+        candidates += [root / ".build" / "release" / SANDBOX_LIBRARY, root / ".build" / "debug" / SANDBOX_LIBRARY]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise LibraryLoadError(f"a .wasm plugin runs in {SANDBOX_LIBRARY}, and none was found (looked at "
+                           f"{', '.join(map(str, candidates))}); build it with swift build or set ${SANDBOX_ENV}")
+
+
+def open_sandboxed(location: Path) -> tuple[ctypes.CDLL, frozenset[str]]:
+    """Opens libFusionSandbox.so and has it run the module at `location` with its default
+    limits (1 s per call, 64 MiB per instance). One module per process: the sandbox library
+    runs the module it opened first, and refuses another."""
+    cdll, missing = open_library(sandbox_library())
+    sandbox_open = cdll.fk_sandbox_open
+    sandbox_open.restype = _status
+    sandbox_open.argtypes = [c_char_p, c_size_t, c_uint64, c_uint64]
+    encoded = str(location.absolute()).encode()
+    if sandbox_open(encoded, len(encoded), 0, 0) != 0:
+        message = (cdll.fk_last_error_message() or b"").decode("utf-8", "replace")
+        raise LibraryLoadError(f"cannot run {location} sandboxed: {message}")
+    return cdll, missing
 
 
 def _repository_roots() -> list[Path]:

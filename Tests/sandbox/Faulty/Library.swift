@@ -1,0 +1,3 @@
+import FusionKit
+
+#exportLibrary(name: "Faulty", version: "0.1.0", features: Faulty.self)
