@@ -42,7 +42,9 @@ final class PluginModule: @unchecked Sendable {
         for entry in module.imports where !Self.allowedImports.contains("\(entry.module).\(entry.name)") {
             throw .invalidManifest(
                 path: path,
-                reason: "it imports \(entry.module).\(entry.name); a sandboxed plugin may import only \(Self.allowedImports.sorted().joined(separator: ", "))")
+                reason:
+                    "it imports \(entry.module).\(entry.name); a sandboxed plugin may import only \(Self.allowedImports.sorted().joined(separator: ", "))"
+            )
         }
         self.path = path
         self.module = module

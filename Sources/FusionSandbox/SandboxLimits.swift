@@ -50,7 +50,9 @@ public struct SandboxLimits: Sendable, Equatable, CustomStringConvertible {
 
     /// Reads "64MiB", "512KiB", "1GiB", "65536" (bytes); at least one 64 KiB page.
     public static func bytes(parsing text: String) -> Int? {
-        let units: [(String, Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10), ("B", 1)]
+        let units: [(String, Int)] = [
+            ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10), ("B", 1)
+        ]
         for (suffix, scale) in units where text.hasSuffix(suffix) {
             guard let number = Double(text.dropLast(suffix.count)), number > 0, number * Double(scale) < 1e15 else { return nil }
             return Int(number * Double(scale)) >= 65536 ? Int(number * Double(scale)) : nil

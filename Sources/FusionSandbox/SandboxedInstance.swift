@@ -49,14 +49,16 @@ final class SandboxedInstance: @unchecked Sendable {
             let module = try plugin.instantiate()
             let made = try module.withText(Array(feature.utf8)) { (name, nameLength) throws(SandboxFault) in
                 try module.withText(options) { (json, length) throws(SandboxFault) in
-                    try module.callI32("fk_create", [name, nameLength, options.isEmpty ? .i32(0) : json, options.isEmpty ? .i32(0) : length])
+                    try module.callI32(
+                        "fk_create", [name, nameLength, options.isEmpty ? .i32(0) : json, options.isEmpty ? .i32(0) : length])
                 }
             }
             if made <= 0 { refusal = try Self.refusal(module, function: "fk_create") }
             self.module = module
             moduleHandle = made
         } catch {
-            throw .failed(CallFailure(function: "fk_create", status: error.status, statusName: error.statusName, message: error.description))
+            throw .failed(
+                CallFailure(function: "fk_create", status: error.status, statusName: error.statusName, message: error.description))
         }
         if let refusal { throw .failed(refusal) }
     }
@@ -87,10 +89,18 @@ final class SandboxedInstance: @unchecked Sendable {
     ) throws(FusionHostError) -> R {
         let result: Result<R, FusionHostError> = lock.locked {
             guard let module else {
-                return .failure(.failed(CallFailure(function: function, status: .invalidHandle, statusName: "FK_ERR_INVALID_HANDLE", message: "the instance was destroyed")))
+                return .failure(
+                    .failed(
+                        CallFailure(
+                            function: function, status: .invalidHandle, statusName: "FK_ERR_INVALID_HANDLE",
+                            message: "the instance was destroyed")))
             }
             if let failure {
-                return .failure(.failed(CallFailure(function: function, status: .instanceFailed, statusName: "FK_ERR_INSTANCE_FAILED", message: "this \"\(feature)\" instance failed earlier and takes no more calls: \(failure.message)")))
+                return .failure(
+                    .failed(
+                        CallFailure(
+                            function: function, status: .instanceFailed, statusName: "FK_ERR_INSTANCE_FAILED",
+                            message: "this \"\(feature)\" instance failed earlier and takes no more calls: \(failure.message)")))
             }
             do throws(SandboxFault) {
                 if mutates && stale { try refreshState(module) }
@@ -103,7 +113,9 @@ final class SandboxedInstance: @unchecked Sendable {
             } catch {
                 failure = (error.status, error.description)
                 library.recordFault(error)
-                return .failure(.failed(CallFailure(function: function, status: error.status, statusName: error.statusName, message: error.description)))
+                return .failure(
+                    .failed(CallFailure(function: function, status: error.status, statusName: error.statusName, message: error.description))
+                )
             }
         }
         if mutates { afterChange() }
@@ -124,13 +136,20 @@ final class SandboxedInstance: @unchecked Sendable {
     func state() throws(FusionHostError) -> (json: String, version: UInt64) {
         let outcome: Result<(String, UInt64), FusionHostError> = lock.locked {
             guard let module else {
-                return .failure(.failed(CallFailure(function: "fk_state", status: .invalidHandle, statusName: "FK_ERR_INVALID_HANDLE", message: "the instance was destroyed")))
+                return .failure(
+                    .failed(
+                        CallFailure(
+                            function: "fk_state", status: .invalidHandle, statusName: "FK_ERR_INVALID_HANDLE",
+                            message: "the instance was destroyed")))
             }
             if failure == nil && stale {
                 do throws(SandboxFault) { try refreshState(module) } catch {
                     failure = (error.status, error.description)
                     library.recordFault(error)
-                    return .failure(.failed(CallFailure(function: "fk_state", status: error.status, statusName: error.statusName, message: error.description)))
+                    return .failure(
+                        .failed(
+                            CallFailure(
+                                function: "fk_state", status: error.status, statusName: error.statusName, message: error.description)))
                 }
             }
             return .success((String(decoding: lastState, as: UTF8.self), lastVersion))
@@ -194,7 +213,10 @@ final class SandboxedInstance: @unchecked Sendable {
     }
 
     private func deliver() {
-        typealias Change = (callbacks: [(fk_change_fn, UnsafeRawPointer?)], version: UInt64?, events: [[UInt8]], handler: (fk_request_fn, UnsafeRawPointer?)?)
+        typealias Change = (
+            callbacks: [(fk_change_fn, UnsafeRawPointer?)], version: UInt64?, events: [[UInt8]],
+            handler: (fk_request_fn, UnsafeRawPointer?)?
+        )
         let change: Change = lock.locked {
             guard let module, failure == nil else { return ([], nil, [], nil) }
             let handle = Value.i32(UInt32(bitPattern: moduleHandle))
@@ -221,7 +243,9 @@ final class SandboxedInstance: @unchecked Sendable {
                 var text = event
                 text.append(0)
                 text.withUnsafeBufferPointer { buffer in
-                    buffer.withMemoryRebound(to: CChar.self) { handler.0(UnsafeMutableRawPointer(mutating: handler.1), handle, $0.baseAddress, event.count) }
+                    buffer.withMemoryRebound(to: CChar.self) {
+                        handler.0(UnsafeMutableRawPointer(mutating: handler.1), handle, $0.baseAddress, event.count)
+                    }
                 }
             }
         }

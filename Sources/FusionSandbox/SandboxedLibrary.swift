@@ -145,7 +145,9 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
             guard let stateJSON else { return try make(feature, options: .object([]), function: "fk_create") }
             let state: JSONValue
             do throws(JSONParseError) { state = try JSONParser.parse(stateJSON) } catch {
-                throw Self.refused("fk_create", error.kind == .invalidUTF8 ? .invalidUTF8 : .malformedJSON, "the state is not valid JSON: \(error.description)")
+                throw Self.refused(
+                    "fk_create", error.kind == .invalidUTF8 ? .invalidUTF8 : .malformedJSON,
+                    "the state is not valid JSON: \(error.description)")
             }
             return try make(feature, options: .object([JSONMember("state", state)]), function: "fk_create")
         }
@@ -242,7 +244,8 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
 
     public func advanceClock(_ instance: UInt64, nanoseconds: UInt64) throws(FusionHostError) {
         try failing { () throws(FusionHostError) in
-            try self.instance(instance, "fk_advance_clock").run("fk_advance_clock", mutates: true) { (module, handle) throws(SandboxFault) in
+            try self.instance(instance, "fk_advance_clock").run("fk_advance_clock", mutates: true) {
+                (module, handle) throws(SandboxFault) in
                 try module.callI32("fk_advance_clock", [handle, .i64(nanoseconds)]) == 0 ? .done(()) : .refused
             }
         }
@@ -270,7 +273,9 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
     // MARK: Host requests
 
     public func setRequestHandler(_ instance: UInt64, _ handler: fk_request_fn?, _ userData: UnsafeRawPointer?) throws(FusionHostError) {
-        try failing { () throws(FusionHostError) in try self.instance(instance, "fk_set_request_handler").setRequestHandler(handler, userData) }
+        try failing { () throws(FusionHostError) in
+            try self.instance(instance, "fk_set_request_handler").setRequestHandler(handler, userData)
+        }
     }
 
     public func pollRequest(_ instance: UInt64) throws(FusionHostError) -> String? {

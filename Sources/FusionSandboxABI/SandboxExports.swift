@@ -109,7 +109,9 @@ private func exported(_ body: (SandboxedLibrary) throws(FusionHostError) -> Void
 private func text(_ pointer: UnsafePointer<CChar>?, _ length: Int, _ name: String) throws(FusionHostError) -> String {
     guard let pointer else { throw Opened.refusal(.nullArgument, "\(name) is NULL") }
     let count = length == FK_NUL_TERMINATED ? strlen(pointer) : length
-    guard count >= 0 else { throw Opened.refusal(.invalidArgument, "\(name)'s length is too large; pass the length in bytes or FK_NUL_TERMINATED") }
+    guard count >= 0 else {
+        throw Opened.refusal(.invalidArgument, "\(name)'s length is too large; pass the length in bytes or FK_NUL_TERMINATED")
+    }
     let bytes = UnsafeRawBufferPointer(start: pointer, count: count).bindMemory(to: UInt8.self)
     guard let string = String(validating: bytes, as: UTF8.self) else { throw Opened.refusal(.invalidUTF8, "\(name) is not valid UTF-8") }
     return string
@@ -121,7 +123,9 @@ private func optionalText(_ pointer: UnsafePointer<CChar>?, _ length: Int, _ nam
 }
 
 /// Hands text over as owned (malloc'd, NUL-terminated): the caller frees it with fk_free.
-private func give(_ string: String, _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ length: UnsafeMutablePointer<Int>?) throws(FusionHostError) {
+private func give(_ string: String, _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ length: UnsafeMutablePointer<Int>?)
+    throws(FusionHostError)
+{
     guard let out else { throw Opened.refusal(.nullArgument, "out_json is NULL") }
     out.pointee = strdup(string)
     length?.pointee = string.utf8.count
@@ -150,7 +154,6 @@ public func fk_sandbox_open(_ path: UnsafePointer<CChar>?, _ pathLength: Int, _ 
 
 @_cdecl("fk_abi_version")
 public func fk_abi_version() -> UInt32 { UInt32(FK_ABI_VERSION) }
-
 
 @_cdecl("fk_library_version")
 public func fk_library_version() -> UnsafePointer<CChar>? {
@@ -188,7 +191,9 @@ public func fk_last_error_message() -> UnsafePointer<CChar>? { opened.message }
 public func fk_free(_ memory: UnsafeMutableRawPointer?) { free(memory) }
 
 @_cdecl("fk_manifest")
-public func fk_manifest(_ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?) -> fk_status {
+public func fk_manifest(_ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?)
+    -> fk_status
+{
     exported { (library) throws(FusionHostError) in try give(try library.manifest(), outJSON, outLength) }
 }
 
@@ -212,7 +217,8 @@ public func fk_create_with_options(
     exported { (library) throws(FusionHostError) in
         let name = try text(feature, featureLength, "feature")
         guard let outInstance else { throw Opened.refusal(.nullArgument, "out_instance is NULL") }
-        outInstance.pointee = try library.createWithOptions(feature: name, optionsJSON: try optionalText(optionsJSON, optionsLength, "options_json"))
+        outInstance.pointee = try library.createWithOptions(
+            feature: name, optionsJSON: try optionalText(optionsJSON, optionsLength, "options_json"))
     }
 }
 
@@ -281,7 +287,9 @@ public func fk_advance_clock(_ instance: UInt64, _ nanoseconds: UInt64) -> fk_st
 }
 
 @_cdecl("fk_pending")
-public func fk_pending(_ instance: UInt64, _ outEffects: UnsafeMutablePointer<UInt64>?, _ outRequests: UnsafeMutablePointer<UInt64>?) -> fk_status {
+public func fk_pending(_ instance: UInt64, _ outEffects: UnsafeMutablePointer<UInt64>?, _ outRequests: UnsafeMutablePointer<UInt64>?)
+    -> fk_status
+{
     exported { (library) throws(FusionHostError) in
         let (effects, requests) = try library.pending(instance)
         outEffects?.pointee = effects

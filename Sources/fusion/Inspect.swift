@@ -71,7 +71,10 @@ struct Inspect: ParsableCommand {
             style.bold("\(manifest.libraryName) \(manifest.libraryVersion)") + style.dim(" · ABI \(library.abiVersion) · \(library.path)")
             + "\n"
         let missing = HostedLibrary.abiFunctions.filter { !library.exports($0) }
-        if !missing.isEmpty {
+        if library.isSandboxed {
+            // A .wasm plugin: WebAssembly in WasmKit, which has no checkpoints or fk_limit.
+            out += style.dim("  sandboxed (WebAssembly in WasmKit); a sandboxed plugin has no: \(missing.joined(separator: ", "))") + "\n"
+        } else if !missing.isEmpty {
             out += style.dim("  predates: \(missing.joined(separator: ", "))") + "\n"
         }
         for feature in features {

@@ -74,7 +74,9 @@ enum LibraryChoice {
         if !chosen.contains("/") && access(chosen, F_OK) == 0 { chosen = "./" + chosen }
         do throws(FusionHostError) {
             // A WebAssembly module runs sandboxed (FusionSandbox); anything else is dlopened.
-            if chosen.hasSuffix(".wasm") { return try HostedLibrary(path: chosen, backend: try SandboxedLibrary(path: chosen, limits: limits)) }
+            if chosen.hasSuffix(".wasm") {
+                return try HostedLibrary(path: chosen, backend: try SandboxedLibrary(path: chosen, limits: limits))
+            }
             return try HostedLibrary(path: chosen)
         } catch {
             let refused = CLIError(error)

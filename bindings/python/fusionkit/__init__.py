@@ -25,8 +25,9 @@ from ._text import JSON
 from ._time_travel import History, HistoryEntry
 from .errors import (
                      AbiVersionError,
-                     BusyError, PluginTrappedError, PluginLimitError, InstanceFailedError,
+                     BusyError,
                      FusionError,
+                     InstanceFailedError,
                      InternalError,
                      InvalidArgumentError,
                      InvalidHandleError,
@@ -41,6 +42,8 @@ from .errors import (
                      MissingFunctionError,
                      NullArgumentError,
                      PatchError,
+                     PluginLimitError,
+                     PluginTrappedError,
                      UnknownFeatureError,
                      UnknownInputError,
                      UnknownRequestError,
