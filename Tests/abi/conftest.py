@@ -62,11 +62,11 @@ def compile_c(lib_dir: Path, tmp_path_factory: pytest.TempPathFactory):
             runtime = toolchain.parent / "lib/swift/linux"
             instrument += [f"-L{runtime}", "-ldispatch", "-lBlocksRuntime", f"-Wl,-rpath,{runtime}"]
 
-    def build(source: Path, *extra: str) -> Path:
+    def build(source: Path, *extra: str, library: str = "FusionExamples") -> Path:
         exe = out_dir / source.stem
         subprocess.run(
             [cc, *instrument, "-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-pthread", f"-I{INCLUDE}",
-             str(source), f"-L{lib_dir}", "-lFusionExamples", f"-Wl,-rpath,{lib_dir}", *extra, "-o", str(exe)],
+             str(source), f"-L{lib_dir}", f"-l{library}", f"-Wl,-rpath,{lib_dir}", *extra, "-o", str(exe)],
             check=True,
         )
         return exe

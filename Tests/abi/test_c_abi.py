@@ -21,6 +21,7 @@ SOAK = ROOT / "Tests/abi/c/soak.c"
 MANIFESTS = ROOT / "Tests/abi/c/manifests.c"
 JSON_REFUSALS = ROOT / "Tests/abi/c/json_refusals.c"
 FAULTS = ROOT / "Tests/abi/c/faults.c"
+SANDBOX_FAULTS = ROOT / "Tests/abi/c/sandbox_faults.c"
 FUZZ = ROOT / "Tests/fuzz"
 WIFI_EXAMPLE = ROOT / "examples/c/wifi_connect.c"
 PROFILE_EXAMPLE = ROOT / "examples/c/profile_host.c"
@@ -300,3 +301,22 @@ def test_manifest_lists_the_optional_functions_the_header_names_and_the_library_
     nm = subprocess.run(["nm", "-D", "--defined-only", str(library)], check=True, capture_output=True, text=True)
     exported = {line.split()[-1] for line in nm.stdout.splitlines()}
     assert set(manifest["optionalFunctions"]) == optional & exported
+
+
+@plain_build_only  # the sandbox is not among the instrumented builds (FUSIONKIT_CORE_ONLY)
+def test_a_sandboxed_plugins_faults_fail_one_call_each_in_a_c_program(compile_c, lib_dir: Path) -> None:
+    """libFusionSandbox.so linked by a C program (include/fusionkit_sandbox.h): the faulty
+    test plugin's trap, endless recursion, endless loop (200 ms limit) and memory hog
+    (16 MiB cap) give FK_ERR_PLUGIN_TRAPPED or FK_ERR_PLUGIN_LIMIT, then
+    FK_ERR_INSTANCE_FAILED, with the last good state kept and the other instance answering."""
+    import sys
+    sys.path.insert(0, str(ROOT / "Wasm"))
+    import build as wasm_build
+    subprocess.run(["swift", "build", "--product", "FusionSandbox"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    module = wasm_build.build(lib_dir.parent / "wasm-faulty", [ROOT / "Tests/sandbox/Faulty/Faulty.swift",
+                                                               ROOT / "Tests/sandbox/Faulty/Library.swift"], "Faulty")
+    result = run(compile_c(SANDBOX_FAULTS, library="FusionSandbox"), str(module))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert '"spin": FK_ERR_PLUGIN_LIMIT: the plugin ran past its time limit' in result.stdout
+    assert '"hog": FK_ERR_PLUGIN_LIMIT: the plugin asked for' in result.stdout
+    assert '"trap": FK_ERR_PLUGIN_TRAPPED' in result.stdout
