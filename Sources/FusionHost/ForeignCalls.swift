@@ -277,6 +277,11 @@ struct ForeignCalls: LibraryBackend {
         try function(.limit).call(.int32(id), .int64(newValue)).int64
     }
 
+    /// A native library's instance does not fail on its own (a fault ends the process).
+    func recover(_ instance: UInt64) throws(FusionHostError) {
+        throw .missingEntryPoint(path: path, symbol: "recover (a sandboxed plugin's)")
+    }
+
     /// A C function pointer as the plain address libffi passes for a pointer argument.
     private static func address<F>(of function: F?) -> UnsafeRawPointer? {
         guard let function else { return nil }

@@ -217,6 +217,19 @@ public final class HostedInstance: Sendable {
         try calls.goto(handle, version: version)
     }
 
+    /// A sandboxed plugin's instance that failed on a fault (FK_ERR_PLUGIN_TRAPPED,
+    /// FK_ERR_PLUGIN_LIMIT) goes on from its last good state, at the same version, without
+    /// the call that faulted. Throws `missingEntryPoint` for a native library.
+    public func recover() throws(FusionHostError) {
+        try calls.recover(handle)
+    }
+
+    /// Whether a failure was a sandboxed plugin's fault: the instance failed, and
+    /// `recover()` can make it go on.
+    public static func isPluginFault(_ error: FusionHostError) -> Bool {
+        error.status == .pluginTrapped || error.status == .pluginLimit
+    }
+
     /// fk_fail_request: answers an open request with an error message.
     public func failRequest(_ requestID: UInt64, message: String) throws(FusionHostError) {
         try calls.failRequest(handle, requestID: requestID, message: message)

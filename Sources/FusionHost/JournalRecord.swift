@@ -17,7 +17,10 @@ enum JournalRecord: Sendable {
     /// and `version` (the instance's version when it was applied; nil: the version the
     /// replay has reached at this record), so that the same input on the same state is
     /// refused whatever its id (`JournaledInstance.isPoison`).
-    case poisoned(id: JSONValue?, record: JSONValue?, version: UInt64? = nil)
+    /// `at`: the index (after the header) of the record it puts away, when that record is
+    /// still in the journal: a sandboxed plugin faulted on it live, and the bridge put it
+    /// away at once (a replay skips the record at `at`).
+    case poisoned(id: JSONValue?, record: JSONValue?, version: UInt64? = nil, at: Int? = nil)
 
     /// The record a journal line holds; nil (with why) for one this build cannot read.
     init(_ json: JSONValue) throws(JournalError.Reason) {
@@ -60,7 +63,10 @@ enum JournalRecord: Sendable {
             }
             let version = value["version"]
             if version != nil && whole(version) == nil { throw "has a poisoned whose version is not a whole number" }
-            self = .poisoned(id: id == .null ? nil : id, record: record == .null ? nil : record, version: whole(version))
+            let at = value["at"]
+            if at != nil && whole(at) == nil { throw "has a poisoned whose at is not a whole number" }
+            self = .poisoned(
+                id: id == .null ? nil : id, record: record == .null ? nil : record, version: whole(version), at: whole(at).map { Int(clamping: $0) })
         default:
             throw JournalError.Reason("is of a kind this build does not know, \"\(member.key)\"")
         }
@@ -77,9 +83,11 @@ enum JournalRecord: Sendable {
         case .fail(let id, let message): return ["fail": ["id": .integer(Int(clamping: id)), "message": .string(message)]]
         case .advance(let nanoseconds): return ["advance": .integer(Int(clamping: nanoseconds))]
         case .checkpoint(let checkpoint): return ["checkpoint": checkpoint]
-        case .poisoned(let id, let record, nil): return ["poisoned": ["id": id ?? .null, "record": record ?? .null]]
-        case .poisoned(let id, let record, let version?):
-            return ["poisoned": ["id": id ?? .null, "record": record ?? .null, "version": .integer(Int(clamping: version))]]
+        case .poisoned(let id, let record, let version, let at):
+            var members = [JSONMember("id", id ?? .null), JSONMember("record", record ?? .null)]
+            if let version { members.append(JSONMember("version", .integer(Int(clamping: version)))) }
+            if let at { members.append(JSONMember("at", .integer(at))) }
+            return ["poisoned": .object(members)]
         }
     }
 

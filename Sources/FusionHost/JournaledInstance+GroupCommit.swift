@@ -29,7 +29,8 @@ extension JournaledInstance {
         commits.records += 1
         var synced: JournalError?? = nil
         if case .now(let failure) = handed { synced = .some(failure) }
-        commits.written.append(Written(ticket: ticket, record: record, claimed: claimed, synced: synced, handed: start))
+        commits.written.append(
+            Written(ticket: ticket, record: record, claimed: claimed, synced: synced, handed: start, index: commits.records - 1))
         return ticket
     }
 
@@ -82,6 +83,7 @@ extension JournaledInstance {
                         try Self.apply(first.record, to: instance, replaying: false)
                         outcome = .success(())
                     } catch {
+                        if HostedInstance.isPluginFault(error) { putAway(first.record, at: first.index, &commits) }
                         outcome = .failure(.refused(error))
                     }
                 }

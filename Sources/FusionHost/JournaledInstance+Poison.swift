@@ -51,4 +51,23 @@ extension JournaledInstance {
     /// How many records of this journal were put out of the way as poison inputs: each
     /// killed a process (docs/deploy.md, "Poison inputs": a session with two is quarantined).
     public var poisonCount: Int { applying.withLock { $0.poisons.count } }
+
+    /// Lock held: a record a sandboxed plugin faulted on (FK_ERR_PLUGIN_TRAPPED,
+    /// FK_ERR_PLUGIN_LIMIT) while applied live. Its instance goes on from the state before
+    /// it (`HostedInstance.recover`), and the record is put away at once, as the poison
+    /// check would after a crash: a `poisoned` record naming it (`at`) is appended, so no
+    /// replay, on this bridge or another, applies it, and its message id and its input on
+    /// this state are refused from then on.
+    func putAway(_ record: JournalRecord, at index: Int, _ commits: inout Commits) {
+        try? instance.recover()
+        let version = try? instance.version()
+        let message: JSONValue? = if case .sendBy(let id, _) = record { id } else { nil }
+        let marker = JournalRecord.poisoned(id: message, record: record.json, version: version, at: index)
+        if defers {
+            _ = try? hand(marker, claimed: false, &commits)
+        } else if (try? store.append(marker.json)) != nil {
+            commits.records += 1
+        }
+        commits.poisons.append(Poison(message: message, record: record.json, version: version))
+    }
 }

@@ -115,6 +115,8 @@ public final class JournaledInstance: Sendable {
         var synced: JournalError??
         /// When it was handed to the store.
         let handed: ContinuousClock.Instant
+        /// Its index among the journal's records (after the header).
+        var index = 0
     }
 
     enum Waiter {
@@ -193,7 +195,17 @@ public final class JournaledInstance: Sendable {
             instance = try Self.create(library, journaled, Self.options(self.options, from: checkpoint), path)
             replaying?(-1)
             var answered = Set<UInt64>()
+            // Records a sandboxed plugin faulted on, put away live (`poisoned` with `at`).
+            let putAway = Set(
+                contents.records.compactMap { json -> Int? in
+                    if case .poisoned(_, _, _, let at?)? = try? JournalRecord(json) { return at }
+                    return nil
+                })
             for (number, json) in contents.records.enumerated() where !(number == 0 && checkpoint != nil) {
+                if putAway.contains(number) {
+                    replaying?(number)
+                    continue
+                }
                 let failure: String
                 do throws(JournalError.Reason) {
                     let record = try JournalRecord(json)
@@ -201,7 +213,7 @@ public final class JournaledInstance: Sendable {
                     case .respond(let id, _), .fail(let id, _): answered.insert(id)
                     case .sendBy(let message, _): resumedMessages.append(message)
                     case .applied(let messages): resumedMessages += messages
-                    case .poisoned(let message, let record, let version):
+                    case .poisoned(let message, let record, let version, _):
                         // Put away where it was applied: the replay is at its version now.
                         poisons.append(Poison(message: message, record: record, version: version ?? (try? instance.version())))
                     case .checkpoint: throw "is a checkpoint, which only ever starts a journal"
@@ -402,6 +414,7 @@ public final class JournaledInstance: Sendable {
             do throws(FusionHostError) {
                 try Self.apply(record, to: instance, replaying: false)
             } catch {
+                if HostedInstance.isPluginFault(error) { putAway(record, at: commits.records - 1, &commits) }
                 throw .refused(error)
             }
         }

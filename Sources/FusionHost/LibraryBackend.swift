@@ -49,6 +49,10 @@ public protocol LibraryBackend: Sendable {
     /// fk_limit: the old value (-1 for an unknown limit); a negative new value only reads.
     func limit(_ id: Int32, _ newValue: Int64) throws(FusionHostError) -> Int64
 
+    /// Makes an instance that failed on a fault go on from its last good state, at the same
+    /// version (a sandbox only; a native library throws `missingEntryPoint`).
+    func recover(_ instance: UInt64) throws(FusionHostError)
+
     /// Whether the library's code runs in a sandbox whose faults fail one call (a trap,
     /// a budget run out) instead of the process: the bridge then needs no poison replay.
     var isSandboxed: Bool { get }

@@ -18,7 +18,12 @@ final class SandboxedInstance: @unchecked Sendable {
     private let library: SandboxedLibrary
     private let lock = ThreadLock()
     private var module: ModuleInstance?
-    private let moduleHandle: Int32
+    private var moduleHandle: Int32
+    /// The options it was created with: what `recover` creates its successor with.
+    private let options: [UInt8]
+    /// Versions the module's counter is behind the instance's: a recovered instance's new
+    /// module counts from 0, and the host goes on from the version it had.
+    private var versionOffset: UInt64 = 0
     /// How it failed (the fault's status and words); nil while it works.
     private var failure: (status: FusionStatus, message: String)?
     /// The last state read and its version; `stale` once a call may have changed it.
@@ -43,6 +48,7 @@ final class SandboxedInstance: @unchecked Sendable {
         self.feature = feature
         self.library = library
         self.onSystemClock = onSystemClock
+        self.options = options
         let plugin = library.plugin
         var refusal: CallFailure?
         do throws(SandboxFault) {
@@ -85,7 +91,7 @@ final class SandboxedInstance: @unchecked Sendable {
     /// change the state, so subscribers hear of it, a request handler is given what waits,
     /// and the system clock's timer is set again.
     func run<R>(
-        _ function: String, mutates: Bool = false, _ body: (ModuleInstance, Value) throws(SandboxFault) -> Outcome<R>
+        _ function: String, mutates: Bool = false, _ body: (ModuleInstance, Value, UInt64) throws(SandboxFault) -> Outcome<R>
     ) throws(FusionHostError) -> R {
         let result: Result<R, FusionHostError> = lock.locked {
             guard let module else {
@@ -104,7 +110,7 @@ final class SandboxedInstance: @unchecked Sendable {
             }
             do throws(SandboxFault) {
                 if mutates && stale { try refreshState(module) }
-                let outcome = try body(module, .i32(UInt32(bitPattern: moduleHandle)))
+                let outcome = try body(module, .i32(UInt32(bitPattern: moduleHandle)), versionOffset)
                 if mutates { stale = true }
                 switch outcome {
                 case .done(let value): return .success(value)
@@ -128,7 +134,7 @@ final class SandboxedInstance: @unchecked Sendable {
             throw .brokenContract("fk_state gave nothing for a live instance")
         }
         lastState = json
-        lastVersion = UInt64(bitPattern: try module.callI64("fk_version", [moduleHandle]))
+        lastVersion = UInt64(bitPattern: try module.callI64("fk_version", [moduleHandle])) + versionOffset
         stale = false
     }
 
@@ -155,6 +161,45 @@ final class SandboxedInstance: @unchecked Sendable {
             return .success((String(decoding: lastState, as: UTF8.self), lastVersion))
         }
         return try outcome.get()
+    }
+
+    /// Makes a failed instance go on from its last good state: a fresh instantiation of the
+    /// module, created with the instance's options and that state, at the same version
+    /// (what the faulting call would have changed never happened). Timed effects and host
+    /// requests under way when it failed, and the versions kept for time travel, are not
+    /// carried over. Does nothing to an instance that has not failed.
+    func recover() throws(FusionHostError) {
+        let outcome: Result<Void, FusionHostError> = lock.locked {
+            guard module != nil else {
+                return .failure(.failed(CallFailure(function: "recover", status: .invalidHandle, statusName: "FK_ERR_INVALID_HANDLE", message: "the instance was destroyed")))
+            }
+            guard failure != nil else { return .success(()) }
+            var members = (try? JSONParser.parse(String(decoding: options, as: UTF8.self)))?.members ?? []
+            members.removeAll { ["state", "stateVersion", "checkpoint"].contains($0.key) }
+            guard let state = try? JSONParser.parse(String(decoding: lastState, as: UTF8.self)) else {
+                return .failure(.failed(CallFailure(function: "recover", status: .instanceFailed, statusName: "FK_ERR_INSTANCE_FAILED", message: "no good state was read before it failed")))
+            }
+            members.append(JSONMember("state", state))
+            let text = Array(JSONValue.object(members).jsonText.utf8)
+            do throws(SandboxFault) {
+                let fresh = try library.plugin.instantiate()
+                let made = try fresh.withText(Array(feature.utf8)) { (name, nameLength) throws(SandboxFault) in
+                    try fresh.withText(text) { (json, length) throws(SandboxFault) in try fresh.callI32("fk_create", [name, nameLength, json, length]) }
+                }
+                guard made > 0 else { return .failure(.failed(try Self.refusal(fresh, function: "recover"))) }
+                module = fresh
+                moduleHandle = made
+                versionOffset = lastVersion
+                reportedVersion = lastVersion
+                failure = nil
+                stale = true
+                return .success(())
+            } catch {
+                return .failure(.failed(CallFailure(function: "recover", status: error.status, statusName: error.statusName, message: error.description)))
+            }
+        }
+        try outcome.get()
+        afterChange()
     }
 
     /// How the instance failed; nil while it works.
@@ -224,7 +269,7 @@ final class SandboxedInstance: @unchecked Sendable {
             var events: [[UInt8]] = []
             do throws(SandboxFault) {
                 if !subscriptions.isEmpty {
-                    let now = UInt64(bitPattern: try module.callI64("fk_version", [handle]))
+                    let now = UInt64(bitPattern: try module.callI64("fk_version", [handle])) + versionOffset
                     if now != reportedVersion { reportedVersion = now; version = now }
                 }
                 if requestHandler != nil {

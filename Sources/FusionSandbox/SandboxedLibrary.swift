@@ -192,7 +192,7 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
 
     public func send(_ instance: UInt64, _ inputJSON: String) throws(FusionHostError) {
         try failing { () throws(FusionHostError) in
-            try self.instance(instance, "fk_send").run("fk_send", mutates: true) { (module, handle) throws(SandboxFault) in
+            try self.instance(instance, "fk_send").run("fk_send", mutates: true) { (module, handle, _) throws(SandboxFault) in
                 let status = try module.withText(Array(inputJSON.utf8)) { (json, length) throws(SandboxFault) in
                     try module.callI32("fk_send", [handle, json, length])
                 }
@@ -207,20 +207,46 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
 
     public func statePatch(_ instance: UInt64, since: UInt64) throws(FusionHostError) -> (json: String, version: UInt64) {
         try failing { () throws(FusionHostError) in
-            try self.instance(instance, "fk_state_patch").run("fk_state_patch") { (module, handle) throws(SandboxFault) in
-                guard let text = try module.takeText(try module.callI32("fk_state_patch", [handle, .i64(since)])) else { return .refused }
-                let version = UInt64(bitPattern: try module.callI64("fk_version", [handle]))
-                return .done((String(decoding: text, as: UTF8.self), version))
+            let found = try self.instance(instance, "fk_state_patch")
+            let answer: (String, UInt64)? = try found.run("fk_state_patch") { (module, handle, offset) throws(SandboxFault) in
+                // A version from before a recovery is not the module's to know: the whole state.
+                guard since >= offset else { return .done(nil) }
+                guard let text = try module.takeText(try module.callI32("fk_state_patch", [handle, .i64(since - offset)])) else {
+                    return .refused
+                }
+                let version = UInt64(bitPattern: try module.callI64("fk_version", [handle])) + offset
+                return .done((Self.shifted(String(decoding: text, as: UTF8.self), by: offset, keys: ["from", "to"]), version))
+            }
+            if let answer { return answer }
+            let (state, version) = try found.state()
+            return ("{\"from\":null,\"to\":\(version),\"state\":\(state)}", version)
+        }
+    }
+
+    /// A JSON object's version members moved up by `offset` (also in "entries"), for an
+    /// instance whose module was made again (`recover`); the text as it is otherwise.
+    static func shifted(_ text: String, by offset: UInt64, keys: Set<String>) -> String {
+        guard offset > 0, case .object(let members)? = try? JSONParser.parse(text) else { return text }
+        func shift(_ members: [JSONMember]) -> [JSONMember] {
+            members.map { member in
+                if keys.contains(member.key), let value = member.value.integerValue, value >= 0 {
+                    return JSONMember(member.key, .integer(value + Int(offset)))
+                }
+                if member.key == "entries", let list = member.value.elements {
+                    return JSONMember(member.key, .array(list.map { $0.members.map { .object(shift($0)) } ?? $0 }))
+                }
+                return member
             }
         }
+        return JSONValue.object(shift(members)).jsonText
     }
 
     public func version(_ instance: UInt64) throws(FusionHostError) -> UInt64 {
         try failing { () throws(FusionHostError) in
             let found = try self.instance(instance, "fk_version")
             if found.failed != nil { return try found.state().version }
-            return try found.run("fk_version") { (module, handle) throws(SandboxFault) in
-                .done(UInt64(bitPattern: try module.callI64("fk_version", [handle])))
+            return try found.run("fk_version") { (module, handle, offset) throws(SandboxFault) in
+                .done(UInt64(bitPattern: try module.callI64("fk_version", [handle])) + offset)
             }
         }
     }
@@ -245,7 +271,7 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
     public func advanceClock(_ instance: UInt64, nanoseconds: UInt64) throws(FusionHostError) {
         try failing { () throws(FusionHostError) in
             try self.instance(instance, "fk_advance_clock").run("fk_advance_clock", mutates: true) {
-                (module, handle) throws(SandboxFault) in
+                (module, handle, _) throws(SandboxFault) in
                 try module.callI32("fk_advance_clock", [handle, .i64(nanoseconds)]) == 0 ? .done(()) : .refused
             }
         }
@@ -253,7 +279,7 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
 
     public func nextWake(_ instance: UInt64) throws(FusionHostError) -> UInt64 {
         try failing { () throws(FusionHostError) in
-            try self.instance(instance, "fk_next_wake").run("fk_next_wake") { (module, handle) throws(SandboxFault) in
+            try self.instance(instance, "fk_next_wake").run("fk_next_wake") { (module, handle, _) throws(SandboxFault) in
                 let wake = try module.callI64("fk_next_wake", [handle])
                 return .done(wake < 0 ? UInt64.max : UInt64(wake))
             }
@@ -262,7 +288,7 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
 
     public func pending(_ instance: UInt64) throws(FusionHostError) -> (effects: UInt64, requests: UInt64) {
         try failing { () throws(FusionHostError) in
-            try self.instance(instance, "fk_pending").run("fk_pending") { (module, handle) throws(SandboxFault) in
+            try self.instance(instance, "fk_pending").run("fk_pending") { (module, handle, _) throws(SandboxFault) in
                 let effects = try module.callI32("fk_pending_effects", [handle])
                 let requests = try module.callI32("fk_pending_requests", [handle])
                 return .done((UInt64(max(0, effects)), UInt64(max(0, requests))))
@@ -280,7 +306,7 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
 
     public func pollRequest(_ instance: UInt64) throws(FusionHostError) -> String? {
         try failing { () throws(FusionHostError) in
-            try self.instance(instance, "fk_poll_request").run("fk_poll_request") { (module, handle) throws(SandboxFault) in
+            try self.instance(instance, "fk_poll_request").run("fk_poll_request") { (module, handle, _) throws(SandboxFault) in
                 .done(try module.takeText(try module.callI32("fk_poll_request", [handle])).map { String(decoding: $0, as: UTF8.self) })
             }
         }
@@ -288,7 +314,7 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
 
     public func respond(_ instance: UInt64, requestID: UInt64, resultJSON: String) throws(FusionHostError) {
         try failing { () throws(FusionHostError) in
-            try self.instance(instance, "fk_respond").run("fk_respond", mutates: true) { (module, handle) throws(SandboxFault) in
+            try self.instance(instance, "fk_respond").run("fk_respond", mutates: true) { (module, handle, _) throws(SandboxFault) in
                 let status = try module.withText(Array(resultJSON.utf8)) { (json, length) throws(SandboxFault) in
                     try module.callI32("fk_respond", [handle, .i64(requestID), json, length])
                 }
@@ -299,7 +325,7 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
 
     public func failRequest(_ instance: UInt64, requestID: UInt64, message: String) throws(FusionHostError) {
         try failing { () throws(FusionHostError) in
-            try self.instance(instance, "fk_fail_request").run("fk_fail_request", mutates: true) { (module, handle) throws(SandboxFault) in
+            try self.instance(instance, "fk_fail_request").run("fk_fail_request", mutates: true) { (module, handle, _) throws(SandboxFault) in
                 let status = try module.withText(Array(message.utf8)) { (text, length) throws(SandboxFault) in
                     try module.callI32("fk_fail_request", [handle, .i64(requestID), text, length])
                 }
@@ -313,8 +339,11 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
     public func history(_ instance: UInt64) throws(FusionHostError) -> String {
         try failing { () throws(FusionHostError) in
             let found = try self.instance(instance, "fk_history")
-            let text: String? = try found.run("fk_history") { (module, handle) throws(SandboxFault) in
-                .done(try module.takeText(try module.callI32("fk_history", [handle])).map { String(decoding: $0, as: UTF8.self) })
+            let text: String? = try found.run("fk_history") { (module, handle, offset) throws(SandboxFault) in
+                .done(
+                    try module.takeText(try module.callI32("fk_history", [handle])).map {
+                        Self.shifted(String(decoding: $0, as: UTF8.self), by: offset, keys: ["version"])
+                    })
             }
             guard let text else {
                 throw Self.refused(
@@ -335,11 +364,20 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
 
     public func goto(_ instance: UInt64, version: UInt64) throws(FusionHostError) -> UInt64 {
         try failing { () throws(FusionHostError) in
-            try self.instance(instance, "fk_goto").run("fk_goto", mutates: true) { (module, handle) throws(SandboxFault) in
-                let reached = UInt64(bitPattern: try module.callI64("fk_goto", [handle, .i64(version)]))
-                return reached == 0 ? .refused : .done(reached)
+            try self.instance(instance, "fk_goto").run("fk_goto", mutates: true) { (module, handle, offset) throws(SandboxFault) in
+                // Versions from before a recovery are not kept: the module refuses 0 as not kept.
+                let asked = version >= offset ? version - offset : 0
+                let reached = UInt64(bitPattern: try module.callI64("fk_goto", [handle, .i64(asked)]))
+                return reached == 0 ? .refused : .done(reached + offset)
             }
         }
+    }
+
+    /// Makes a failed instance go on from its last good state, at the same version, in a
+    /// fresh instantiation of the module (`SandboxedInstance.recover`): what the bridge does
+    /// after an input faulted, so that the session goes on without it.
+    public func recover(_ instance: UInt64) throws(FusionHostError) {
+        try failing { () throws(FusionHostError) in try self.instance(instance, "recover").recover() }
     }
 
     public func limit(_ id: Int32, _ newValue: Int64) throws(FusionHostError) -> Int64 {

@@ -33,6 +33,15 @@ public struct BridgeError: Error, Sendable, Equatable, CustomStringConvertible {
                 "the input of message \(message) killed the bridge that applied it (the feature trapped); it was not applied, and the session goes on from the state before it"
         )
     }
+    /// An input (or answer, or clock move) on which a sandboxed plugin trapped or ran out of
+    /// its limits: refused with the poison status at once, no replay in a child needed.
+    static func pluginFault(_ failure: FusionHostError) -> BridgeError {
+        let said: String
+        if case .failed(let call) = failure { said = "\(call.statusName): \(call.message)" } else { said = failure.description }
+        return BridgeError(
+            status: "BRIDGE_POISON_INPUT",
+            message: "the sandboxed plugin failed on it (\(said)); it was not applied, and the session goes on from the state before it")
+    }
     static func malformed(_ message: String) -> BridgeError { BridgeError(status: "BRIDGE_MALFORMED_MESSAGE", message: message) }
     static func unknownInstance(_ id: String) -> BridgeError {
         BridgeError(status: "BRIDGE_UNKNOWN_INSTANCE", message: "no instance \"\(id)\" in this session")

@@ -120,6 +120,12 @@ final class BridgeInstance: Sendable {
 
     private func bridgeError(_ error: JournaledCallError) -> BridgeError {
         switch error {
+        case .refused(let refusal) where HostedInstance.isPluginFault(refusal):
+            // A sandboxed plugin faulted: the call failed and nothing else did. The session
+            // goes on from the state before it (a journal recovers its instance itself, and
+            // puts the record out of the way so that no replay applies it).
+            if journal == nil { try? hosted.recover() }
+            return .pluginFault(refusal)
         case .refused(let refusal):
             return refusal.status == .invalidHandle ? .unknownInstance(id) : BridgeError(refusal)
         case .notJournaled(let failure) where failure.fenced:
