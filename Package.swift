@@ -109,6 +109,9 @@ let package = Package(
             name: "fusion-bench", dependencies: ["FusionKit", "FusionABI", "FusionExamples", "CFusionKit", "HeapProbe"],
             path: "Benchmarks/fusion-bench", swiftSettings: strict),
         .target(name: "HeapProbe", path: "Benchmarks/heap-probe"),
+        // The sandbox's round trip, instance memory and load time beside the native library's.
+        .executableTarget(
+            name: "sandbox-bench", dependencies: ["FusionHost", "FusionSandbox", "HeapProbe"], path: "Benchmarks/sandbox-bench", swiftSettings: strict),
         .testTarget(name: "FusionJSONTests", dependencies: ["FusionJSON"], swiftSettings: strict),
         .testTarget(name: "FusionKitTests", dependencies: ["FusionKit"], swiftSettings: strict),
         .testTarget(
@@ -205,7 +208,7 @@ let package = Package(
 if Context.environment["FUSIONKIT_CORE_ONLY"] != nil {
     let left = Set([
         "FusionWeb", "FusionAuth", "FusionJournalPostgres", "FusionTypes", "fusion", "FusionWebTests", "FusionCLITests", "fusion-bench",
-        "HeapProbe", "FusionSandbox", "FusionSandboxABI"
+        "HeapProbe", "FusionSandbox", "FusionSandboxABI", "sandbox-bench"
     ])
     package.targets.removeAll { left.contains($0.name) }
     package.products.removeAll { left.contains($0.name) }

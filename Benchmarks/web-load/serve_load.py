@@ -14,9 +14,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_once(fusion: str, loader: str, library: str, sessions: int, interval: int, inputs: int,
-             flags: tuple[str, ...] = (), wait: str = "sleep") -> tuple[dict[str, Any], str]:
+             flags: tuple[str, ...] = (), wait: str = "sleep", loader_library: str | None = None) -> tuple[dict[str, Any], str]:
     """What web_load measured (the loader sleeping between sends, or with `wait="spin"`
-    polling), and what the bridge wrote on stderr until it stopped."""
+    polling), and what the bridge wrote on stderr until it stopped. `loader_library`: the
+    native library the loader measures its in-process baseline on, when the bridge serves
+    another (a .wasm plugin); `library` by default."""
     server = subprocess.Popen(
         [fusion, "serve", library, "--port", "0", "--max-sessions", str(sessions * 2),
          "--static", str(ROOT / "examples/web"), *flags],
@@ -29,7 +31,7 @@ def run_once(fusion: str, loader: str, library: str, sessions: int, interval: in
             sys.exit(f"fusion serve did not start: {line!r}")
         port = int(found.group(1))
         result = subprocess.run(
-            [loader, "--port", str(port), "--server-pid", str(server.pid), "--library", library,
+            [loader, "--port", str(port), "--server-pid", str(server.pid), "--library", loader_library or library,
              "--sessions", str(sessions), "--inputs", str(inputs), "--interval-ms", str(interval), "--seconds", "120", "--wait", wait],
             capture_output=True, text=True, timeout=300)
         if result.returncode != 0:

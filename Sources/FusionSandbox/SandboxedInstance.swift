@@ -59,7 +59,11 @@ final class SandboxedInstance: @unchecked Sendable {
                         "fk_create", [name, nameLength, options.isEmpty ? .i32(0) : json, options.isEmpty ? .i32(0) : length])
                 }
             }
-            if made <= 0 { refusal = try Self.refusal(module, function: "fk_create") }
+            if made <= 0 {
+                refusal = try Self.refusal(module, function: "fk_create")
+            } else {
+                try Self.warm(module, made)
+            }
             self.module = module
             moduleHandle = made
         } catch {
@@ -67,6 +71,21 @@ final class SandboxedInstance: @unchecked Sendable {
                 CallFailure(function: "fk_create", status: error.status, statusName: error.statusName, message: error.description))
         }
         if let refusal { throw .failed(refusal) }
+    }
+
+    /// WasmKit translates a function the first time an instantiation calls it, so a fresh
+    /// instance's first input would pay for translating the JSON parser and the state's
+    /// writer (about a millisecond): paid here, at creation, by reading the state and
+    /// asking for a patch, and sending an input no feature has (refused, so nothing changes).
+    private static func warm(_ module: ModuleInstance, _ handle: Int32) throws(SandboxFault) {
+        let handle = Value.i32(UInt32(bitPattern: handle))
+        _ = try module.takeText(try module.callI32("fk_state", [handle]))
+        _ = try module.takeText(try module.callI32("fk_state_patch", [handle, .i64(0)]))
+        _ = try module.callI64("fk_version", [handle])
+        _ = try module.callI64("fk_next_wake", [handle])
+        _ = try module.withText(Array("{\"fusionkit.warm\":{}}".utf8)) { (json, length) throws(SandboxFault) in
+            try module.callI32("fk_send", [handle, json, length])
+        }
     }
 
     /// The module's last refusal as the host's failure.
