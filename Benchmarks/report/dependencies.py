@@ -34,6 +34,9 @@ DEPENDENCIES: dict[str, tuple[str, ...]] = {
     # The native library now against the one before issue 37 (built from a fixed commit).
     "baseline.json": (*PYTHON, "Benchmarks/baseline"),
     "page-bench.json": (*BRIDGE, "Wasm", "bindings/web", "examples/web", "Benchmarks/page"),
+    # The example module run in WasmKit beside the native library, and the bridge serving it.
+    "sandbox-bench.json": (*BRIDGE, "Sources/FusionSandbox", "Wasm", "Benchmarks/sandbox", "Benchmarks/sandbox-bench",
+                           "Benchmarks/web-load", "Benchmarks/heap-probe"),
     "journal-cost.json": (*PYTHON, "Benchmarks/journal/cost.py"),
     "clock-records.json": (*PYTHON, "Benchmarks/journal/clock_records.py"),
     "group-commit.json": (*BRIDGE, "Benchmarks/journal/group_commit.py", "Benchmarks/web-load"),

@@ -51,6 +51,7 @@ import patch_plot  # noqa: E402
 import provenance  # noqa: E402
 import python_bench  # noqa: E402
 import reliability  # noqa: E402
+import sandbox_bench  # noqa: E402
 import time_travel  # noqa: E402
 import web_load  # noqa: E402
 
@@ -60,7 +61,7 @@ Render = Callable[[Any], str]
 #: BLOCKS list of such (document, block, results, render) for several.
 MODULES: tuple[ModuleType, ...] = (
     fusion_bench, python_bench, java_bench, web_load, page_bench, baseline, time_travel, journal_cost, group_commit, clock_records, reliability,
-    cluster_load)
+    cluster_load, sandbox_bench)
 
 
 def results_names(results: str | tuple[str, ...]) -> tuple[str, ...]:
