@@ -111,7 +111,8 @@ let package = Package(
         .target(name: "HeapProbe", path: "Benchmarks/heap-probe"),
         // The sandbox's round trip, instance memory and load time beside the native library's.
         .executableTarget(
-            name: "sandbox-bench", dependencies: ["FusionHost", "FusionSandbox", "HeapProbe"], path: "Benchmarks/sandbox-bench", swiftSettings: strict),
+            name: "sandbox-bench", dependencies: ["FusionHost", "FusionSandbox", "HeapProbe"], path: "Benchmarks/sandbox-bench",
+            swiftSettings: strict),
         .testTarget(name: "FusionJSONTests", dependencies: ["FusionJSON"], swiftSettings: strict),
         .testTarget(name: "FusionKitTests", dependencies: ["FusionKit"], swiftSettings: strict),
         .testTarget(

@@ -2,7 +2,7 @@
 ** fusionkit_sandbox.h: one sandboxed plugin behind include/fusionkit.h.
 **
 ** libFusionSandbox.so exports every function of fusionkit.h that a sandboxed plugin has
-** (see "Native or sandboxed" in docs/plugin-libraries.md) and runs them on a plugin
+** (see "Native or sandboxed: which to ship" in docs/plugin-libraries.md) and runs them on a plugin
 ** compiled to WebAssembly (a .wasm module built by scripts/build-wasm), inside WasmKit:
 ** each instance in its own instantiation of the module, each call with a time budget,
 ** each instance's memory under a cap. A C program or Python's fusionkit links it like a

@@ -132,11 +132,14 @@ func run() throws {
     }
     func number(_ value: Double) -> String { "\((value * 1000).rounded() / 1000)" }
     var out = "{\"rounds\":["
-    out += rounds.map { sample in "{" + sample.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\(number($0.value))" }.joined(separator: ",") + "}" }
-        .joined(separator: ",")
+    out += rounds.map { sample in
+        "{" + sample.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\(number($0.value))" }.joined(separator: ",") + "}"
+    }
+    .joined(separator: ",")
     out += "],\"residentBytesPerInstance\":{\"native\":\(number(memory["native"] ?? 0)),\"sandbox\":\(number(memory["sandbox"] ?? 0))}"
     out += ",\"heapBytesPerInstance\":{\"native\":\(number(heap["native"] ?? 0)),\"sandbox\":\(number(heap["sandbox"] ?? 0))}"
-    out += ",\"loadMilliseconds\":{\"native\":\(number(nativeLoad * 1000) ),\"first\":\(number(firstLoad * 1000)),\"later\":[\(laterLoads.map { number($0 * 1000) }.joined(separator: ","))]}"
+    out +=
+        ",\"loadMilliseconds\":{\"native\":\(number(nativeLoad * 1000) ),\"first\":\(number(firstLoad * 1000)),\"later\":[\(laterLoads.map { number($0 * 1000) }.joined(separator: ","))]}"
     out += ",\"perRound\":\(options.perRound),\"instances\":\(options.instances)}"
     print(out)
 }

@@ -66,7 +66,8 @@ enum JournalRecord: Sendable {
             let at = value["at"]
             if at != nil && whole(at) == nil { throw "has a poisoned whose at is not a whole number" }
             self = .poisoned(
-                id: id == .null ? nil : id, record: record == .null ? nil : record, version: whole(version), at: whole(at).map { Int(clamping: $0) })
+                id: id == .null ? nil : id, record: record == .null ? nil : record, version: whole(version),
+                at: whole(at).map { Int(clamping: $0) })
         default:
             throw JournalError.Reason("is of a kind this build does not know, \"\(member.key)\"")
         }

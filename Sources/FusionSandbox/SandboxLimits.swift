@@ -1,6 +1,6 @@
 /// What one call into a sandboxed plugin may use: run time and memory. A call past
 /// either is stopped (`FK_ERR_PLUGIN_LIMIT`) and its instance is failed; the host and
-/// every other instance go on (docs/plugin-libraries.md, "Native or sandboxed").
+/// every other instance go on (docs/plugin-libraries.md, "Native or sandboxed: which to ship").
 public struct SandboxLimits: Sendable, Equatable, CustomStringConvertible {
     /// How long one call may run: 1 s by default. It is kept as fuel (one unit is about
     /// one WebAssembly operator): the interpreter's speed on this machine, measured once per

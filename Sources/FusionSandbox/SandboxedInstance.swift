@@ -190,20 +190,30 @@ final class SandboxedInstance: @unchecked Sendable {
     func recover() throws(FusionHostError) {
         let outcome: Result<Void, FusionHostError> = lock.locked {
             guard module != nil else {
-                return .failure(.failed(CallFailure(function: "recover", status: .invalidHandle, statusName: "FK_ERR_INVALID_HANDLE", message: "the instance was destroyed")))
+                return .failure(
+                    .failed(
+                        CallFailure(
+                            function: "recover", status: .invalidHandle, statusName: "FK_ERR_INVALID_HANDLE",
+                            message: "the instance was destroyed")))
             }
             guard failure != nil else { return .success(()) }
             var members = (try? JSONParser.parse(String(decoding: options, as: UTF8.self)))?.members ?? []
             members.removeAll { ["state", "stateVersion", "checkpoint"].contains($0.key) }
             guard let state = try? JSONParser.parse(String(decoding: lastState, as: UTF8.self)) else {
-                return .failure(.failed(CallFailure(function: "recover", status: .instanceFailed, statusName: "FK_ERR_INSTANCE_FAILED", message: "no good state was read before it failed")))
+                return .failure(
+                    .failed(
+                        CallFailure(
+                            function: "recover", status: .instanceFailed, statusName: "FK_ERR_INSTANCE_FAILED",
+                            message: "no good state was read before it failed")))
             }
             members.append(JSONMember("state", state))
             let text = Array(JSONValue.object(members).jsonText.utf8)
             do throws(SandboxFault) {
                 let fresh = try library.plugin.instantiate()
                 let made = try fresh.withText(Array(feature.utf8)) { (name, nameLength) throws(SandboxFault) in
-                    try fresh.withText(text) { (json, length) throws(SandboxFault) in try fresh.callI32("fk_create", [name, nameLength, json, length]) }
+                    try fresh.withText(text) { (json, length) throws(SandboxFault) in
+                        try fresh.callI32("fk_create", [name, nameLength, json, length])
+                    }
                 }
                 guard made > 0 else { return .failure(.failed(try Self.refusal(fresh, function: "recover"))) }
                 module = fresh
@@ -214,7 +224,9 @@ final class SandboxedInstance: @unchecked Sendable {
                 stale = true
                 return .success(())
             } catch {
-                return .failure(.failed(CallFailure(function: "recover", status: error.status, statusName: error.statusName, message: error.description)))
+                return .failure(
+                    .failed(
+                        CallFailure(function: "recover", status: error.status, statusName: error.statusName, message: error.description)))
             }
         }
         try outcome.get()

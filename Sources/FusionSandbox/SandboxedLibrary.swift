@@ -325,7 +325,8 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
 
     public func failRequest(_ instance: UInt64, requestID: UInt64, message: String) throws(FusionHostError) {
         try failing { () throws(FusionHostError) in
-            try self.instance(instance, "fk_fail_request").run("fk_fail_request", mutates: true) { (module, handle, _) throws(SandboxFault) in
+            try self.instance(instance, "fk_fail_request").run("fk_fail_request", mutates: true) {
+                (module, handle, _) throws(SandboxFault) in
                 let status = try module.withText(Array(message.utf8)) { (text, length) throws(SandboxFault) in
                     try module.callI32("fk_fail_request", [handle, .i64(requestID), text, length])
                 }

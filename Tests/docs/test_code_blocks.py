@@ -247,8 +247,12 @@ def test_c_blocks_compile_and_run(block: Block, tmp_path: Path) -> None:
     source.write_text(f"/* {block.where} */\n" + c_program(replace(block, code="\n".join(lines) + "\n")),
                       encoding="utf-8")
     cc = os.environ.get("CC") or shutil.which("cc") or "gcc"
+    # A block about the sandbox links libFusionSandbox.so, which exports the same ABI.
+    library = "FusionSandbox" if "fusionkit_sandbox.h" in block.code else "FusionExamples"
+    if not (BUILD / f"lib{library}.so").exists():
+        subprocess.run(["swift", "build", "--product", library], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     built = run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-variable", "-Wno-unused-but-set-variable",
-                 f"-I{ROOT / 'include'}", str(source), f"-L{BUILD}", "-lFusionExamples", f"-Wl,-rpath,{BUILD}",
+                 f"-I{ROOT / 'include'}", str(source), f"-L{BUILD}", f"-l{library}", f"-Wl,-rpath,{BUILD}",
                  "-o", str(tmp_path / "block")])
     assert built.returncode == 0, f"{block.where}: does not compile:\n{built.stderr[-3000:]}"
     ran = run([str(tmp_path / "block")], cwd=tmp_path)
@@ -358,7 +362,14 @@ GREETER = "needs libGreeter.so, which `swift build` of a new package makes in mi
 MINE = "./libMine.so stands for the reader's own library"
 WASM = ("builds the module from a fresh clone's own debug build (minutes); Tests/wasm and Tests/web build it from "
         "the same sources with Wasm/build.py, which the script runs")
+SANDBOXED = ("needs the module scripts/build-wasm makes (minutes in a fresh clone); Tests/sandbox runs these "
+             "commands on the module it builds")
 NOT_RUN: dict[tuple[str, str], str] = {
+    ("docs/plugin-libraries.md", "scripts/build-wasm"): WASM,
+    ("docs/plugin-libraries.md", "fusion inspect .build/wasm/FusionExamples.wasm"): SANDBOXED,
+    ("docs/plugin-libraries.md", "fusion run .build/wasm/FusionExamples.wasm counter"): SANDBOXED,
+    ("docs/plugin-libraries.md", "fusion serve --plugin-time-limit 250ms --plugin-memory-limit 32MiB .build/wasm/FusionExamples.wasm"):
+        SANDBOXED,
     ("README.md", "scripts/demo"): "CI runs it first (.ci/run, stdin empty); it builds and starts every front end",
     ("README.md", "scripts/test"): "CI runs it (.ci/run): it is every test, this one included",
     ("README.md", ".venv/bin/python3 examples/textual/app.py wifi"): TEXTUAL,
