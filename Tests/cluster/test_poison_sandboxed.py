@@ -6,7 +6,6 @@ When that bridge is killed, the bridge that takes the session over replays the j
 without the input (no child process needed) and refuses its message id again."""
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Callable
