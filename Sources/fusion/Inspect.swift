@@ -30,7 +30,7 @@ struct Inspect: ParsableCommand {
         }
     }
 
-    @OptionGroup(title: "Sandboxed (.wasm) plugins")
+    @OptionGroup(title: "Sandboxed plugins")
     var plugin: PluginLimitOptions
 
     func run() throws {

@@ -46,7 +46,7 @@ struct Replay: ParsableCommand {
         if files.count > 1 { throw ValidationError("replay takes one file; run several scenarios with fusion test") }
     }
 
-    @OptionGroup(title: "Sandboxed (.wasm) plugins")
+    @OptionGroup(title: "Sandboxed plugins")
     var plugin: PluginLimitOptions
 
     func run() throws {

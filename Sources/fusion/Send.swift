@@ -55,7 +55,7 @@ struct Send: ParsableCommand {
         if let wait, !(wait >= 0 && wait <= 3600) { throw ValidationError("--wait takes seconds from 0 to 3600") }
     }
 
-    @OptionGroup(title: "Sandboxed (.wasm) plugins")
+    @OptionGroup(title: "Sandboxed plugins")
     var plugin: PluginLimitOptions
 
     func run() throws {

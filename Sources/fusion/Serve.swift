@@ -163,7 +163,7 @@ struct Serve: AsyncParsableCommand {
         try auth.validate(host: host)
     }
 
-    @OptionGroup(title: "Sandboxed (.wasm) plugins")
+    @OptionGroup(title: "Sandboxed plugins")
     var plugin: PluginLimitOptions
 
     func run() async throws {

@@ -39,7 +39,7 @@ struct Test: ParsableCommand {
     private var libraries: [String] { Array(words.prefix(while: SharedLibraryName.looksLikeLibrary)) }
     private var paths: [String] { Array(words.dropFirst(libraries.count)) }
 
-    @OptionGroup(title: "Sandboxed (.wasm) plugins")
+    @OptionGroup(title: "Sandboxed plugins")
     var plugin: PluginLimitOptions
 
     func run() throws {

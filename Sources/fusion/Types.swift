@@ -62,7 +62,7 @@ struct Types: ParsableCommand {
         }
     }
 
-    @OptionGroup(title: "Sandboxed (.wasm) plugins")
+    @OptionGroup(title: "Sandboxed plugins")
     var plugin: PluginLimitOptions
 
     func run() throws {
