@@ -326,7 +326,9 @@ final class BridgeSession: Sendable {
                 let library =
                     libraries.libraries.count == 1
                     ? libraries.libraries[0] : libraries.library(writing: try location.readHeader() ?? .null) ?? libraries.libraries[0]
-                if journals.mayHoldPoison, let poisonCheck {
+                // A sandboxed plugin's fault fails a call, never a bridge, and its record was
+                // put away when it faulted: there is nothing for a child's replay to find.
+                if journals.mayHoldPoison, !library.isSandboxed, let poisonCheck {
                     let found = try Self.putPoisonAway(location, library: library, check: poisonCheck)
                     metrics.poisonInputs.increment(by: found.filter { $0.contains("poison input") }.count)
                     problems += found
