@@ -8,9 +8,12 @@ Run as `scripts/build-wasm`; Tests/wasm imports the lists and `build`."""
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,6 +21,10 @@ DEBUG = ROOT / ".build" / "debug"
 TOOLCHAIN = Path(shutil.which("swiftc") or "/opt/swift/usr/bin/swiftc").resolve().parent
 WASI_LIBC = Path("/usr/lib/wasm32-wasi/libc.a")
 WASI_INCLUDE = Path("/usr/include/wasm32-wasi")
+#: Modules built before, by what they were built from (see `build`).
+CACHE = ROOT / ".build" / "wasm-cache"
+#: How many built modules and FusionKit builds the cache keeps (the newest).
+CACHE_KEEPS = 12
 UNICODE_TABLES = TOOLCHAIN.parent / "lib/swift/embedded/wasm32-unknown-none-wasm/libswiftUnicodeDataTables.a"
 MACROS = ["-load-plugin-executable", f"{DEBUG / 'FusionMacros-tool'}#FusionMacros"]
 EMBEDDED = ["-target", "wasm32-unknown-none-wasm", "-enable-experimental-feature", "Embedded", "-wmo", "-O",
@@ -74,23 +81,89 @@ def missing() -> list[str]:
     return [str(path) for path in needed if not path.exists()] + ([] if compiler_builtins() else ["libclang-rt-dev-wasm32"])
 
 
+def _fingerprint(parts: list[object]) -> str:
+    """A digest of what a build step reads: its command line's words, and for each file
+    its content (sources, small) or its size and modification time (tools and archives,
+    large, replaced whole when they change)."""
+    digest = hashlib.sha256()
+    for part in parts:
+        if isinstance(part, Path):
+            digest.update(str(part).encode())
+            if part.suffix in (".swift", ".c", ".h"):
+                digest.update(part.read_bytes())
+            else:
+                info = part.stat()
+                digest.update(f"{info.st_size}:{info.st_mtime_ns}".encode())
+        else:
+            digest.update(repr(part).encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:24]
+
+
+def _cached(name: str, make: Callable[[Path], None]) -> Path:
+    """The cache's folder `name`, made by `make(folder)` first if it is not there. Made
+    in a folder of its own and renamed into place, so that a build that fails or is
+    interrupted leaves nothing, and two builds at once each finish with a whole one."""
+    done = CACHE / name
+    if done.is_dir():
+        os.utime(done)  # newest first when the cache is pruned
+        return done
+    CACHE.mkdir(parents=True, exist_ok=True)
+    work = CACHE / f".{name}.{os.getpid()}"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    try:
+        make(work)
+        work.rename(done)
+    except OSError:
+        if not done.is_dir():  # not another build's, finished first
+            raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    entries = sorted((entry for entry in CACHE.iterdir() if not entry.name.startswith(".")),
+                     key=lambda entry: entry.stat().st_mtime, reverse=True)
+    for old in entries[CACHE_KEEPS:]:
+        shutil.rmtree(old, ignore_errors=True)
+    return done
+
+
 def build(out: Path, sources: list[Path] = LIBRARY_SOURCES, module: str = "FusionExamples") -> Path:
     """Builds the module `out/<module>.wasm` from a library's `sources` (its features and
-    its `#exportLibrary` line)."""
+    its `#exportLibrary` line).
+
+    The tests and the benchmarks build the same modules many times in a run, and each
+    build compiles FusionKit whole (-wmo -O) first: both steps are kept in `.build/wasm-cache`
+    by what they were built from (the sources' contents, the tools, the flags), so a build
+    whose inputs have not changed is a copy."""
     if missing():
         raise RuntimeError(f"missing: {', '.join(missing())} (swift build makes the macros; scripts/setup installs the rest)")
-    out.mkdir(parents=True, exist_ok=True)
     swiftc = TOOLCHAIN / "swiftc"
-    run([swiftc, *EMBEDDED, "-module-name", "FusionKit", *MACROS, "-emit-module", "-emit-module-path",
-         out / "FusionKit.swiftmodule", *RUNTIME, "-c", "-o", out / "FusionKit.o"])
-    run([swiftc, *EMBEDDED, "-module-name", module, *MACROS, "-I", out, *sources,
-         "-c", "-o", out / f"{module}.o"])
-    run([TOOLCHAIN / "clang", "--target=wasm32-wasi", "-isystem", WASI_INCLUDE, "-O2", "-c",
-         ROOT / "Wasm/Runtime/strtod_shim.c", "-o", out / "strtod_shim.o"])
+    macros = DEBUG / "FusionMacros-tool"
+    kit_key = _fingerprint([swiftc, macros, *EMBEDDED, *MACROS, *RUNTIME])
+
+    def make_kit(folder: Path) -> None:
+        run([swiftc, *EMBEDDED, "-module-name", "FusionKit", *MACROS, "-emit-module", "-emit-module-path",
+             folder / "FusionKit.swiftmodule", *RUNTIME, "-c", "-o", folder / "FusionKit.o"])
+
+    kit = _cached(f"FusionKit-{kit_key}", make_kit)
+    shim = ROOT / "Wasm/Runtime/strtod_shim.c"
+    builtins = compiler_builtins()
+    assert builtins is not None  # missing() says so otherwise
+    module_key = _fingerprint([kit_key, module, *sources, shim, WASI_LIBC, UNICODE_TABLES, builtins, *EXPORTS])
+
+    def make_module(folder: Path) -> None:
+        run([swiftc, *EMBEDDED, "-module-name", module, *MACROS, "-I", kit, *sources,
+             "-c", "-o", folder / f"{module}.o"])
+        run([TOOLCHAIN / "clang", "--target=wasm32-wasi", "-isystem", WASI_INCLUDE, "-O2", "-c",
+             shim, "-o", folder / "strtod_shim.o"])
+        run([TOOLCHAIN / "wasm-ld", "--no-entry", "--gc-sections", "--strip-all", *(f"--export={name}" for name in EXPORTS),
+             kit / "FusionKit.o", folder / f"{module}.o", folder / "strtod_shim.o", WASI_LIBC, UNICODE_TABLES, builtins,
+             "-o", folder / f"{module}.wasm"])
+
+    built = _cached(f"{module}-{module_key}", make_module)
+    out.mkdir(parents=True, exist_ok=True)
     wasm = out / f"{module}.wasm"
-    run([TOOLCHAIN / "wasm-ld", "--no-entry", "--gc-sections", "--strip-all", *(f"--export={name}" for name in EXPORTS),
-         out / "FusionKit.o", out / f"{module}.o", out / "strtod_shim.o", WASI_LIBC, UNICODE_TABLES, compiler_builtins(),
-         "-o", wasm])
+    shutil.copyfile(built / f"{module}.wasm", wasm)
     return wasm
 
 

@@ -88,6 +88,9 @@ final class ConnectionSlot: Sendable {
     /// appends): past `deadline` the connection is dropped, which fails the statement as
     /// not answered in time, and the next one connects again.
     func execute(prepared sql: String, _ binds: [PostgresData]) -> EventLoopFuture<[PostgresRow]> {
+        // Called off the event loop (a session appending its record), the deadline's timer
+        // and the statement go over in one hop: each call from another thread wakes the loop.
+        guard eventLoop.inEventLoop else { return eventLoop.flatSubmit { self.execute(prepared: sql, binds) } }
         let late = NIOLockedValueBox(false)
         let deadline = eventLoop.scheduleTask(in: Self.deadline) {
             late.withLockedValue { $0 = true }

@@ -26,12 +26,21 @@ public struct BridgeError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Whether the feature refused the input (a library status): done, as the journal sees it.
     var isLibraryRefusal: Bool { status.hasPrefix("FK_") }
-    static func poisonInput(_ message: String) -> BridgeError {
+    /// A message id whose input was put away as poison, sent again. `sandboxed`: the
+    /// library is a sandboxed plugin, whose faults fail a call, never kill a bridge.
+    static func poisonInput(_ message: String, sandboxed: Bool) -> BridgeError {
         BridgeError(
             status: "BRIDGE_POISON_INPUT",
             message:
-                "the input of message \(message) killed the bridge that applied it (the feature trapped); it was not applied, and the session goes on from the state before it"
+                "the input of message \(message) \(poisonCause(sandboxed)); it was not applied, and the session goes on from the state before it"
         )
+    }
+    /// What a poison input did, in words: a trap kills a native library's bridge; a
+    /// sandboxed plugin's fault fails the call.
+    static func poisonCause(_ sandboxed: Bool) -> String {
+        sandboxed
+            ? "made the sandboxed plugin fail (it trapped or ran past its limits)"
+            : "killed the bridge that applied it (the feature trapped)"
     }
     /// An input (or answer, or clock move) on which a sandboxed plugin trapped or ran out of
     /// its limits: refused with the poison status at once, no replay in a child needed.

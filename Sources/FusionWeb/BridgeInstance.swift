@@ -34,7 +34,7 @@ final class BridgeInstance: Sendable {
     /// done already is the session's `MessageLedger`'s to say, before this is called.
     func send(_ input: JSONValue, message: String? = nil) async throws(BridgeError) {
         // A poison input sent again (the client did not hear it was refused): refused again.
-        if let message, wasPoisoned(message) { throw .poisonInput(message) }
+        if let message, wasPoisoned(message) { throw .poisonInput(message, sandboxed: hosted.library.isSandboxed) }
         try refuseIfPoison(input)  // the same input on the same state, under a new id
         if let journal {
             try await apply { () async throws(JournaledCallError) in

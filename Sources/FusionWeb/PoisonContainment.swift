@@ -34,16 +34,18 @@ extension BridgeInstance {
     /// Refuses an input that killed a bridge on this instance's present state, whatever
     /// the id it comes with now (a person who clicks again sends a new one).
     func refuseIfPoison(_ input: JSONValue) throws(BridgeError) {
-        if journal?.isPoison(input) == true { throw .poisonContent }
+        if journal?.isPoison(input) == true { throw .poisonContent(sandboxed: hosted.library.isSandboxed) }
     }
 }
 
 extension BridgeError {
-    static let poisonContent = BridgeError(
-        status: "BRIDGE_POISON_INPUT",
-        message:
-            "this input killed a bridge that applied it on this same state (the feature trapped); it was not applied, and the session goes on from the state before it"
-    )
+    static func poisonContent(sandboxed: Bool) -> BridgeError {
+        BridgeError(
+            status: "BRIDGE_POISON_INPUT",
+            message:
+                "this input, on this same state, \(poisonCause(sandboxed)); it was not applied, and the session goes on from the state before it"
+        )
+    }
     static let sessionQuarantined = BridgeError(
         status: "BRIDGE_SESSION_QUARANTINED",
         message:

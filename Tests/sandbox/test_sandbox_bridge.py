@@ -79,6 +79,8 @@ def test_with_a_journal_the_faulting_record_is_put_away_and_never_replayed(fusio
         assert reply["ids"] == ["m.1", "m.2"] and reply["poisoned"] == ["m.trap"], reply
         reply, _ = page.request({"type": "send", "id": "m.trap", "instance": "f", "input": "trap"})
         assert reply["type"] == "error" and reply["status"] == "BRIDGE_POISON_INPUT", reply
+        # Said as it happened: the plugin failed; no bridge died.
+        assert "sandboxed plugin fail" in reply["message"] and "killed" not in reply["message"], reply
         assert value_after(page, {"type": "send", "id": "m.3", "instance": "f", "input": "increase"}) == 4
         page.close()
     finally:
