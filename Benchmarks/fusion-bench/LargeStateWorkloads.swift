@@ -41,7 +41,11 @@ enum LargeStateWorkloads {
             var new = old
             new.foundNetworks[count / 2].connectivity = 0.99
             WiFiSettings.derive(&new)
-            let iterations = max(3, 20_000 / count)
+            // Samples long enough that one interruption by the scheduler (tenths of a
+            // millisecond on this machine) cannot decide a round: the patch, the shorter
+            // of the two, runs for milliseconds per sample at every size (200 patches of
+            // 100 networks took half a millisecond, and one round in 21 came out 1.8×).
+            let iterations = max(30, 100_000 / count)
             let full = (try? JSONStreamEncoder().encode(new).count) ?? 0
             // As the store answers: the state's size known from its last write.
             let answer = {

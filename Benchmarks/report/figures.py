@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 
 def median(values: Iterable[float]) -> float:
@@ -48,3 +49,8 @@ def count(value: float) -> str:
 
 def listing(items: Iterable[str]) -> str:
     return ", ".join(items)
+
+
+def column(run: Mapping[str, Any], name: str) -> list[float]:
+    """One workload's samples in a run of interleaved rounds (`run["rounds"]`, one dict per round)."""
+    return [sample[name] for sample in run["rounds"]]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from figures import median, paired, sig, times
+from figures import column, median, paired, sig, times
 from verdicts import judge, judged
 
 DOCUMENT, BLOCK, RESULTS = "docs/performance.md", "page-bench", "page-bench.json"
@@ -28,10 +28,6 @@ def us(value: float) -> str:
 
 def kb(value: float) -> str:
     return f"{sig(value / 1000)} KB"
-
-
-def column(run: dict[str, Any], name: str) -> list[float]:
-    return [sample[name] for sample in run["rounds"]]
 
 
 def render(raw: dict[str, Any]) -> str:

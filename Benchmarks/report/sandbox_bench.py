@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from figures import median, paired, sig, times
+from figures import column, median, paired, sig, times
 from verdicts import judge
 
 DOCUMENT, BLOCK, RESULTS = "docs/performance.md", "sandbox-bench", "sandbox-bench.json"
@@ -31,10 +31,6 @@ BRIDGE_P99_MOST_MS = 250
 
 def us(nanoseconds: float) -> str:
     return f"{sig(nanoseconds / 1000)} µs"
-
-
-def column(run: dict[str, Any], name: str) -> list[float]:
-    return [sample[name] for sample in run["rounds"]]
 
 
 def render(raw: dict[str, Any]) -> str:

@@ -12,6 +12,13 @@ import websocket
 from bridge import Client
 
 
+#: How long a page waits for its handshake and welcome through nginx: as long as a browser
+#: does (fusionkit.js sets no limit of its own), past nginx's 5 s `proxy_read_timeout`,
+#: after which nginx itself moves a handshake on from a bridge that does not answer. A page
+#: that gave up at the same 5 s would race nginx and try again, perhaps on the same bridge.
+HANDSHAKE_TIMEOUT = 15.0
+
+
 class Page:
     """A Counter in a session of the cluster at `url` (nginx), sent inputs one at a time."""
 
@@ -33,7 +40,7 @@ class Page:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                client = Client(self.url, self.origin, session=session)
+                client = Client(self.url, self.origin, session=session, handshake_timeout=HANDSHAKE_TIMEOUT)
                 if session is None or client.session == session:
                     return client
                 client.close()

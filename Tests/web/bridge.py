@@ -103,10 +103,12 @@ class Client:
     """One WebSocket: send messages, read them back in order, wait for replies."""
 
     def __init__(self, url: str, origin: str | None = None, timeout: float = 5, session: str | None = None,
-                 token: str | None = None, **options: Any) -> None:
+                 token: str | None = None, handshake_timeout: float | None = None, **options: Any) -> None:
         """`session` is named as fusionkit.js names it, in Sec-WebSocket-Protocol; `token`
-        goes in the cookie a team's login sets (`fusion_token`)."""
-        options["timeout"] = timeout
+        goes in the cookie a team's login sets (`fusion_token`). `handshake_timeout`, when
+        given, bounds the handshake and the welcome instead of `timeout`, which then bounds
+        each read after them."""
+        options["timeout"] = handshake_timeout if handshake_timeout is not None else timeout
         if origin is not None:
             options["origin"] = origin
         else:
@@ -119,6 +121,7 @@ class Client:
         self.inbox: list[dict[str, Any]] = []
         self.welcome = self.next("welcome")
         self.session: str = self.welcome["session"]
+        self.ws.settimeout(timeout)
 
     def close(self) -> None:
         self.ws.close()
