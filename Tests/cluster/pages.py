@@ -11,7 +11,6 @@ from typing import Any
 import websocket
 from bridge import Client
 
-
 #: How long a page waits for its handshake and welcome through nginx: as long as a browser
 #: does (fusionkit.js sets no limit of its own), past nginx's 5 s `proxy_read_timeout`,
 #: after which nginx itself moves a handshake on from a bridge that does not answer. A page
