@@ -17,6 +17,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -24,10 +25,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# Every port free_port handed out in this process, so that it never hands one out twice: a
+# port is picked before its server binds it (nginx's before the bridges start, a stopped
+# bridge's until it starts again on it), and the kernel may offer a port that is free at
+# that moment to the next caller as well (two servers on one port: nginx proxying to itself).
+_handed_out: set[int] = set()
+_handed_out_lock = threading.Lock()
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A loopback port nothing listens on, and that no earlier call of this process gave."""
+    with _handed_out_lock:
+        while True:
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = int(probe.getsockname()[1])
+            if port not in _handed_out:
+                _handed_out.add(port)
+                return port
 
 
 def wait_for_port(port: int, timeout: float = 20.0) -> None:
