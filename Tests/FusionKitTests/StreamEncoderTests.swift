@@ -83,6 +83,22 @@ private final class Derived: Base {
         try same([String: [Int]]())
     }
 
+    @Test func writesEveryIntegerAsSwiftDoes() throws {
+        // Every digit count and its edges (the writer counts digits before writing them).
+        var values = [0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, Int.max, Int.min, Int.min + 1]
+        var power = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power - 1, power, power + 1, -(power - 1), -power, -(power + 1)]
+        }
+        var random = SystemRandomNumberGenerator()
+        values += (0..<2_000).map { _ in Int.random(in: .min ... .max, using: &random) >> Int.random(in: 0..<63, using: &random) }
+        for value in values {
+            #expect(String(decoding: try JSONStreamEncoder().encode(value), as: UTF8.self) == String(value))
+            #expect(String(decoding: try JSONStreamEncoder().encode([value, -1]), as: UTF8.self) == "[\(value),-1]")
+        }
+    }
+
     @Test func fallsBackForOutOfOrderWrites() throws {
         try same(OutOfOrderWriter())
         try same(Derived())
