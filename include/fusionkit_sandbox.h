@@ -35,14 +35,18 @@ extern "C" {
 #endif
 
 /* Chooses the module this library runs, loading it now: read whole, checked against the
-** module contract (docs/wasm.md) and described (its manifest read).
+** module contract (docs/wasm.md: its imports, its exports and their types, its manifest's
+** ABI version) and described (its manifest read). Whatever the module hands back later
+** is checked too: a text that is not what the contract says it is, or a refusal with
+** FK_OK or the sandbox's own statuses, fails that call with FK_ERR_PLUGIN_TRAPPED.
 **
 ** path, path_len        the .wasm file (UTF-8; path_len may be FK_NUL_TERMINATED).
-** time_limit_ns         how long one call may run, in nanoseconds; 0: the default, 1 s.
+** time_limit_ns         how long one call may run, in nanoseconds; 0: the default, 1 s;
+**                       at most 24 hours.
 **                       It is enforced as fuel (about one unit per WebAssembly
 **                       operator), from the interpreter's speed measured once per process.
 ** memory_limit_bytes    how much linear memory one instance may have; 0: the default,
-**                       64 MiB; at least 65536.
+**                       64 MiB; from 65536 to 2^40.
 **
 ** One module per load of the library: opening the same path again returns FK_OK and
 ** changes nothing; another path is refused. Until a module is opened, every other

@@ -6,7 +6,7 @@ import WasmKit
 
 /// How much fuel the interpreter burns per second on this machine: what turns a time
 /// limit into a fuel budget. Measured once per process, on first use, by running a
-/// counting loop (a module of 45 bytes, below) for about 20 ms with fuel metered.
+/// counting loop (a module of 45 bytes, below) three times for 5 ms or more, fuel metered.
 ///
 /// A loop of plain operators is the interpreter's fastest work: code heavier per
 /// operator (calls, memory) burns fuel more slowly, so a budget runs out no sooner than
@@ -34,19 +34,28 @@ enum FuelRate {
             let instance = try parseWasm(bytes: spinModule).instantiate(store: store)
             guard let spin = instance.exports[function: "spin"] else { return fallback }
             _ = try spin([.i32(1000)])  // translated before timing
-            var best = 0.0
-            // The best of three: a rate measured while another thread held the core
-            // would make every budget too small.
-            for _ in 0..<3 {
+            func rate(_ count: Int32) throws -> (perSecond: Double, seconds: Double) {
                 store.fuel = Fuel(remaining: UInt64.max / 2)
                 let start = ContinuousClock.now
-                _ = try spin([.i32(2_000_000)])
+                _ = try spin([.i32(UInt32(count))])
                 let elapsed = ContinuousClock.now - start
                 let used = Double(UInt64.max / 2 - (store.fuel?.remaining ?? 0))
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                if seconds > 0 { best = max(best, used / seconds) }
+                return (seconds > 0 ? used / seconds : 0, seconds)
             }
-            return best > 0 ? best : fallback
+            // Loops long enough to time (5 ms), found by doubling: as many iterations as
+            // this build of the interpreter needs, not a count that costs a debug build a
+            // second per process.
+            var count: Int32 = 50_000
+            var best = try rate(count)
+            while best.seconds < 0.005 && count < 1 << 28 {
+                count *= 2
+                best = try rate(count)
+            }
+            // The best of three: a rate measured while another thread held the core
+            // would make every budget too small.
+            for _ in 0..<2 { best.perSecond = max(best.perSecond, try rate(count).perSecond) }
+            return best.perSecond > 0 ? best.perSecond : fallback
         } catch {
             return fallback
         }

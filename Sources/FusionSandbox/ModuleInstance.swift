@@ -1,4 +1,9 @@
+import FusionHost
 @_spi(Fuzzing) import WasmKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One instantiation of a plugin's module: its own store, linear memory and globals, so
 /// a trap or a runaway call in it touches nothing of another instance. Not thread-safe:
@@ -122,6 +127,34 @@ final class ModuleInstance {
         return text
     }
 
+    /// `takeText` for text the host passes on as JSON (a state, a patch, a host request):
+    /// it must be well-formed UTF-8 and exactly one JSON value, or the module broke the
+    /// contract. Pasted unchecked into a bridge's messages, a plugin's text could end one
+    /// value early and forge what follows.
+    func takeJSON(_ pointer: Int32, from function: String) throws(SandboxFault) -> [UInt8]? {
+        guard let text = try takeText(pointer) else { return nil }
+        do throws(JSONParseError) {
+            _ = try JSONParser.parse(text)
+        } catch {
+            throw .brokenContract("\(function) returned text that is not one JSON value (\(error))")
+        }
+        return text
+    }
+
+    /// Checks that every export of the contract has the contract's type, which a module
+    /// that was not built from it may not: refused at load, not met as a trap at every call.
+    func checkSignatures() throws(SandboxFault) {
+        for (name, expected) in PluginModule.signatures {
+            guard let function = instance.exports[function: name] else { throw .brokenContract("it does not export \(name)") }
+            let found = function.type
+            guard found == expected else {
+                throw .brokenContract(
+                    "its \(name) takes \(found.parameters) and returns \(found.results); "
+                        + "the contract's takes \(expected.parameters) and returns \(expected.results)")
+            }
+        }
+    }
+
     /// Linear memory now, in bytes.
     var memoryBytes: Int { memory.byteCount }
 }
@@ -180,15 +213,26 @@ final class GuestOutput: @unchecked Sendable {
         return 0
     }
 
+    /// The kernel's randomness, opened once for the process (reads need no lock).
+    private static let urandom: Int32 = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+
     /// random_get(buffer, length): the host's randomness (it seeds the module's hashing).
     static func random(_ memory: Memory?, _ arguments: [Value]) -> UInt32 {
         guard let memory, arguments.count == 2, case .i32(let buffer) = arguments[0], case .i32(let length) = arguments[1],
             Int(buffer) + Int(length) <= memory.byteCount
         else { return 21 }
-        var generator = SystemRandomNumberGenerator()
-        memory.withUnsafeMutableBufferPointer(offset: UInt(buffer), count: Int(length)) { room in
-            for index in room.indices { room[index] = UInt8.random(in: 0...255, using: &generator) }
+        // In bulk from the kernel: a call is one operator of fuel however much it asks for,
+        // so filling its buffer must stay quick even at the memory's whole size.
+        let filled = memory.withUnsafeMutableBufferPointer(offset: UInt(buffer), count: Int(length)) { room -> Bool in
+            var offset = 0
+            while offset < room.count {
+                let got = read(Self.urandom, room.baseAddress! + offset, min(room.count - offset, 1 << 25))
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else { return false }
+                offset += got
+            }
+            return true
         }
-        return 0
+        return filled ? 0 : 29  // EIO
     }
 }

@@ -21,6 +21,36 @@ final class PluginModule: @unchecked Sendable {
         "fk_history", "fk_status_name"
     ]
 
+    /// The type of every function of the contract (Wasm/Runtime/WasmExports.swift): checked
+    /// at load, on the instantiation that describes the library.
+    static let signatures: [String: FunctionType] = {
+        let (i32, i64) = (ValueType.i32, ValueType.i64)
+        return [
+            "fk_alloc": FunctionType(parameters: [i32], results: [i32]),
+            "fk_free": FunctionType(parameters: [i32], results: []),
+            "fk_manifest": FunctionType(parameters: [], results: [i32]),
+            "fk_create": FunctionType(parameters: [i32, i32, i32, i32], results: [i32]),
+            "fk_destroy": FunctionType(parameters: [i32], results: []),
+            "fk_send": FunctionType(parameters: [i32, i32, i32], results: [i32]),
+            "fk_state": FunctionType(parameters: [i32], results: [i32]),
+            "fk_state_patch": FunctionType(parameters: [i32, i64], results: [i32]),
+            "fk_version": FunctionType(parameters: [i32], results: [i64]),
+            "fk_advance_clock": FunctionType(parameters: [i32, i64], results: [i32]),
+            "fk_elapse": FunctionType(parameters: [i32, i64], results: [i32]),
+            "fk_next_wake": FunctionType(parameters: [i32], results: [i64]),
+            "fk_pending_effects": FunctionType(parameters: [i32], results: [i32]),
+            "fk_pending_requests": FunctionType(parameters: [i32], results: [i32]),
+            "fk_poll_request": FunctionType(parameters: [i32], results: [i32]),
+            "fk_respond": FunctionType(parameters: [i32, i64, i32, i32], results: [i32]),
+            "fk_fail_request": FunctionType(parameters: [i32, i64, i32, i32], results: [i32]),
+            "fk_last_error_status": FunctionType(parameters: [], results: [i32]),
+            "fk_last_error_message": FunctionType(parameters: [], results: [i32]),
+            "fk_goto": FunctionType(parameters: [i32, i64], results: [i64]),
+            "fk_history": FunctionType(parameters: [i32], results: [i32]),
+            "fk_status_name": FunctionType(parameters: [i32], results: [i32])
+        ]
+    }()
+
     /// The imports a module may have: the four WASI functions wasi-libc calls. Anything
     /// else is refused at load: a plugin reaches nothing of the host but these.
     static let allowedImports: Set<String> = [

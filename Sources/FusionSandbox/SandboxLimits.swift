@@ -37,27 +37,36 @@ public struct SandboxLimits: Sendable, Equatable, CustomStringConvertible {
         return "time \(time), memory \(memory)"
     }
 
-    /// Reads "1s", "250ms", "2.5s", "100us" (a number alone is seconds).
+    /// The longest time limit a call may be given (`duration(parsing:)` refuses more).
+    public static let longestTimeLimit: Duration = .seconds(24 * 3600)
+    /// The memory limits an instance may be given: one 64 KiB page up to 1 TiB (as
+    /// `fk_sandbox_open` takes them; a 32-bit module reaches 4 GiB at the most).
+    public static let memoryLimits = 65536...(1 << 40)
+
+    /// Reads "1s", "250ms", "2.5s", "100us", "1ns", "2min", "1h" (a number alone is
+    /// seconds); nil for anything else, or for a time not above 0 or above 24 hours.
     public static func duration(parsing text: String) -> Duration? {
-        let units: [(String, Double)] = [("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6), ("ns", 1e-9), ("s", 1), ("m", 60)]
-        for (suffix, scale) in units where text.hasSuffix(suffix) {
-            guard let number = Double(text.dropLast(suffix.count)), number > 0, number.isFinite else { return nil }
-            return .nanoseconds(Int64(min(number * scale * 1e9, 1e18)))
-        }
-        guard let number = Double(text), number > 0, number.isFinite else { return nil }
-        return .nanoseconds(Int64(min(number * 1e9, 1e18)))
+        let units: [(String, Double)] = [
+            ("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6), ("ns", 1e-9), ("min", 60), ("s", 1), ("h", 3600)
+        ]
+        let (digits, scale) = units.first { text.hasSuffix($0.0) }.map { (text.dropLast($0.0.count), $0.1) } ?? (text[...], 1)
+        guard let number = Double(digits), number > 0, number.isFinite else { return nil }
+        let nanoseconds = number * scale * 1e9
+        guard nanoseconds >= 1, nanoseconds <= Double(longestTimeLimit.components.seconds) * 1e9 else { return nil }
+        return .nanoseconds(Int64(nanoseconds))
     }
 
-    /// Reads "64MiB", "512KiB", "1GiB", "65536" (bytes); at least one 64 KiB page.
+    /// Reads "64MiB", "512KiB", "1GiB", "1TiB", "65536" (bytes); nil for anything else, or
+    /// for a size outside `memoryLimits`.
     public static func bytes(parsing text: String) -> Int? {
-        let units: [(String, Int)] = [
-            ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10), ("B", 1)
+        let units: [(String, Double)] = [
+            ("TiB", 0x1p40), ("GiB", 0x1p30), ("MiB", 0x1p20), ("KiB", 0x1p10), ("T", 0x1p40), ("G", 0x1p30), ("M", 0x1p20),
+            ("K", 0x1p10), ("B", 1)
         ]
-        for (suffix, scale) in units where text.hasSuffix(suffix) {
-            guard let number = Double(text.dropLast(suffix.count)), number > 0, number * Double(scale) < 1e15 else { return nil }
-            return Int(number * Double(scale)) >= 65536 ? Int(number * Double(scale)) : nil
-        }
-        guard let number = Int(text), number >= 65536 else { return nil }
-        return number
+        let (digits, scale) = units.first { text.hasSuffix($0.0) }.map { (text.dropLast($0.0.count), $0.1) } ?? (text[...], 1)
+        guard let number = Double(digits), number.isFinite else { return nil }
+        let bytes = number * scale
+        guard bytes >= Double(memoryLimits.lowerBound), bytes <= Double(memoryLimits.upperBound) else { return nil }
+        return Int(bytes)
     }
 }

@@ -60,9 +60,9 @@ final class SandboxedInstance: @unchecked Sendable {
                 }
             }
             if made <= 0 {
-                refusal = try Self.refusal(module, function: "fk_create")
+                refusal = try Self.refusal(module, function: "fk_create", returned: nil)
             } else {
-                try Self.warm(module, made)
+                try Self.warm(module, feature: feature, options: options)
             }
             self.module = module
             moduleHandle = made
@@ -75,10 +75,19 @@ final class SandboxedInstance: @unchecked Sendable {
 
     /// WasmKit translates a function the first time an instantiation calls it, so a fresh
     /// instance's first input would pay for translating the JSON parser and the state's
-    /// writer (about a millisecond): paid here, at creation, by reading the state and
-    /// asking for a patch, and sending an input no feature has (refused, so nothing changes).
-    private static func warm(_ module: ModuleInstance, _ handle: Int32) throws(SandboxFault) {
-        let handle = Value.i32(UInt32(bitPattern: handle))
+    /// writer (about a millisecond): paid here, at creation, on a second instance of the
+    /// feature made in the same instantiation for it and destroyed after (its state read,
+    /// a patch asked for, an input no feature has sent), so that nothing of it can touch
+    /// the instance created, even in a plugin that takes any input. A plugin that refuses
+    /// the second instance is simply not warmed.
+    private static func warm(_ module: ModuleInstance, feature: String, options: [UInt8]) throws(SandboxFault) {
+        let made = try module.withText(Array(feature.utf8)) { (name, nameLength) throws(SandboxFault) in
+            try module.withText(options) { (json, length) throws(SandboxFault) in
+                try module.callI32("fk_create", [name, nameLength, options.isEmpty ? .i32(0) : json, options.isEmpty ? .i32(0) : length])
+            }
+        }
+        guard made > 0 else { return }
+        let handle = Value.i32(UInt32(bitPattern: made))
         _ = try module.takeText(try module.callI32("fk_state", [handle]))
         _ = try module.takeText(try module.callI32("fk_state_patch", [handle, .i64(0)]))
         _ = try module.callI64("fk_version", [handle])
@@ -86,11 +95,22 @@ final class SandboxedInstance: @unchecked Sendable {
         _ = try module.withText(Array("{\"fusionkit.warm\":{}}".utf8)) { (json, length) throws(SandboxFault) in
             try module.callI32("fk_send", [handle, json, length])
         }
+        _ = try module.call("fk_destroy", [handle])
     }
 
-    /// The module's last refusal as the host's failure.
-    private static func refusal(_ module: ModuleInstance, function: String) throws(SandboxFault) -> CallFailure {
-        let status = try module.callI32("fk_last_error_status", [])
+    /// The module's refusal as the host's failure. The status is what the export returned
+    /// when it returns one (`returned`), else the module's `fk_last_error_status`; either way
+    /// it must be a library's refusal: not FK_OK, and none of the statuses the host keeps
+    /// for the sandbox's own faults (a module saying "trapped" has not, and one saying
+    /// "OK" for a refusal is not believed), or the module broke the contract.
+    private static func refusal(_ module: ModuleInstance, function: String, returned: Int32?) throws(SandboxFault) -> CallFailure {
+        let status: Int32
+        if let returned { status = returned } else { status = try module.callI32("fk_last_error_status", []) }
+        let reserved: Set<FusionStatus> = [.ok, .pluginTrapped, .pluginLimit, .instanceFailed]
+        if status < 0 || reserved.contains(FusionStatus(rawValue: status)) {
+            throw .brokenContract(
+                "\(function) was refused with the status \(SandboxedLibrary.statusName(status)) (\(status)), which a plugin may not give")
+        }
         let message = try module.takeText(try module.callI32("fk_last_error_message", [])) ?? []
         return CallFailure(
             function: function, status: FusionStatus(rawValue: status), statusName: SandboxedLibrary.statusName(status),
@@ -99,10 +119,11 @@ final class SandboxedInstance: @unchecked Sendable {
 
     // MARK: Calls
 
-    /// What a call of the module gives back: its result, or the module's refusal.
+    /// What a call of the module gives back: its result, or the module's refusal with the
+    /// status the export returned (nil: an export that returns none, such as a pointer).
     enum Outcome<R> {
         case done(R)
-        case refused
+        case refused(Int32?)
     }
 
     /// Runs `body` on the module under the lock. A refusal (`.refused`) throws the module's
@@ -133,7 +154,7 @@ final class SandboxedInstance: @unchecked Sendable {
                 if mutates { stale = true }
                 switch outcome {
                 case .done(let value): return .success(value)
-                case .refused: return .failure(.failed(try Self.refusal(module, function: function)))
+                case .refused(let status): return .failure(.failed(try Self.refusal(module, function: function, returned: status)))
                 }
             } catch {
                 failure = (error.status, error.description)
@@ -149,7 +170,7 @@ final class SandboxedInstance: @unchecked Sendable {
 
     private func refreshState(_ module: ModuleInstance) throws(SandboxFault) {
         let moduleHandle = Value.i32(UInt32(bitPattern: self.moduleHandle))
-        guard let json = try module.takeText(try module.callI32("fk_state", [moduleHandle])) else {
+        guard let json = try module.takeJSON(try module.callI32("fk_state", [moduleHandle]), from: "fk_state") else {
             throw .brokenContract("fk_state gave nothing for a live instance")
         }
         lastState = json
@@ -215,7 +236,7 @@ final class SandboxedInstance: @unchecked Sendable {
                         try fresh.callI32("fk_create", [name, nameLength, json, length])
                     }
                 }
-                guard made > 0 else { return .failure(.failed(try Self.refusal(fresh, function: "recover"))) }
+                guard made > 0 else { return .failure(.failed(try Self.refusal(fresh, function: "recover", returned: nil))) }
                 module = fresh
                 moduleHandle = made
                 versionOffset = lastVersion
@@ -304,7 +325,9 @@ final class SandboxedInstance: @unchecked Sendable {
                     if now != reportedVersion { reportedVersion = now; version = now }
                 }
                 if requestHandler != nil {
-                    while events.count < 1000, let event = try module.takeText(try module.callI32("fk_poll_request", [handle])) {
+                    while events.count < 1000,
+                        let event = try module.takeJSON(try module.callI32("fk_poll_request", [handle]), from: "fk_poll_request")
+                    {
                         events.append(event)
                     }
                 }

@@ -37,10 +37,19 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
         let bytes: [UInt8]
         do { bytes = try FileBytes.read(path) } catch { throw .cannotLoad(path: path, reason: "\(error)") }
         plugin = try PluginModule(path: path, bytes: bytes, limits: limits)
-        // The manifest, from an instantiation made for it alone and dropped after.
+        // The manifest, from an instantiation made for it alone and dropped after; first,
+        // that its exports are the contract's.
+        let describer: ModuleInstance
+        do throws(SandboxFault) {
+            describer = try plugin.instantiate()
+        } catch {
+            throw .invalidManifest(path: path, reason: "the module failed while it was instantiated: \(error)")
+        }
+        do throws(SandboxFault) { try describer.checkSignatures() } catch {
+            throw .invalidManifest(path: path, reason: "it does not follow the module contract of docs/wasm.md: \(error)")
+        }
         let described: [UInt8]
         do throws(SandboxFault) {
-            let describer = try plugin.instantiate()
             guard let text = try describer.takeText(try describer.callI32("fk_manifest", [])) else {
                 throw .brokenContract("fk_manifest gave nothing")
             }
@@ -48,8 +57,15 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
         } catch {
             throw .invalidManifest(path: path, reason: "the module failed while describing itself: \(error)")
         }
-        guard case .object(var members)? = try? JSONParser.parse(String(decoding: described, as: UTF8.self)) else {
-            throw .invalidManifest(path: path, reason: "fk_manifest did not give a JSON object")
+        // Read from the bytes: text that is not UTF-8 is refused, not mended.
+        guard case .object(var members)? = try? JSONParser.parse(described) else {
+            throw .invalidManifest(path: path, reason: "fk_manifest did not give a JSON object in UTF-8")
+        }
+        let abi = members.first { $0.key == "abiVersion" }?.value.integerValue
+        guard abi == Int(FK_ABI_VERSION) else {
+            throw .invalidManifest(
+                path: path,
+                reason: "its manifest says ABI version \(abi.map(String.init) ?? "none"); this host speaks \(FK_ABI_VERSION)")
         }
         // The optional functions are the sandbox's to say: it answers these for any module.
         let listed = JSONValue.array(Self.optionalFunctions.map { JSONValue.string($0) })
@@ -196,7 +212,7 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
                 let status = try module.withText(Array(inputJSON.utf8)) { (json, length) throws(SandboxFault) in
                     try module.callI32("fk_send", [handle, json, length])
                 }
-                return status == 0 ? .done(()) : .refused
+                return status == 0 ? .done(()) : .refused(status)
             }
         }
     }
@@ -212,15 +228,50 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
                 // A version from before a recovery is not the module's to know: the whole state.
                 guard since >= offset else { return .done(nil) }
                 guard let text = try module.takeText(try module.callI32("fk_state_patch", [handle, .i64(since - offset)])) else {
-                    return .refused
+                    throw .brokenContract("fk_state_patch gave nothing for a live instance")
                 }
                 let version = UInt64(bitPattern: try module.callI64("fk_version", [handle])) + offset
-                return .done((Self.shifted(String(decoding: text, as: UTF8.self), by: offset, keys: ["from", "to"]), version))
+                return .done((try Self.patchEnvelope(text, shiftedBy: offset), version))
             }
             if let answer { return answer }
             let (state, version) = try found.state()
             return ("{\"from\":null,\"to\":\(version),\"state\":\(state)}", version)
         }
+    }
+
+    /// What fk_state_patch wrote, checked and written again by the host: an object of
+    /// exactly "from" (a version or null), "to" (a version) and "patch" (an array) or
+    /// "state", its versions moved up by `offset`. A bridge splices this object into its
+    /// own messages, so a plugin's text is never passed on as it came: one with other
+    /// members ("instance", "type") would otherwise speak for the bridge.
+    static func patchEnvelope(_ text: [UInt8], shiftedBy offset: UInt64) throws(SandboxFault) -> String {
+        let parsed: JSONValue
+        do throws(JSONParseError) { parsed = try JSONParser.parse(text) } catch {
+            throw .brokenContract("fk_state_patch returned text that is not one JSON value (\(error))")
+        }
+        func version(_ value: JSONValue?) -> JSONValue? {
+            guard let number = value?.integerValue, number >= 0 else { return nil }
+            return .integer(number + Int(offset))
+        }
+        let wanted = "\"from\", \"to\" and \"patch\" or \"state\""
+        guard let members = parsed.members else {
+            throw .brokenContract("fk_state_patch returned \(parsed.kindDescription), not an object of \(wanted)")
+        }
+        let keys = Set(members.map(\.key))
+        guard members.count == 3, keys == ["from", "to", "patch"] || keys == ["from", "to", "state"] else {
+            throw .brokenContract(
+                "fk_state_patch returned an object of other members than \(wanted): \(members.map(\.key).joined(separator: ", "))")
+        }
+        guard let to = version(parsed["to"]), let from = parsed["from"] == .null ? JSONValue.null : version(parsed["from"]) else {
+            throw .brokenContract("fk_state_patch returned a \"from\" or \"to\" that is not a version")
+        }
+        if let patch = parsed["patch"], case .array = patch {
+            return JSONValue.object([JSONMember("from", from), JSONMember("to", to), JSONMember("patch", patch)]).jsonText
+        }
+        if let state = parsed["state"], from == .null {
+            return JSONValue.object([JSONMember("from", .null), JSONMember("to", to), JSONMember("state", state)]).jsonText
+        }
+        throw .brokenContract("fk_state_patch returned a \"patch\" that is not a list, or a whole \"state\" with a \"from\" version")
     }
 
     /// A JSON object's version members moved up by `offset` (also in "entries"), for an
@@ -272,7 +323,8 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
         try failing { () throws(FusionHostError) in
             try self.instance(instance, "fk_advance_clock").run("fk_advance_clock", mutates: true) {
                 (module, handle, _) throws(SandboxFault) in
-                try module.callI32("fk_advance_clock", [handle, .i64(nanoseconds)]) == 0 ? .done(()) : .refused
+                let status = try module.callI32("fk_advance_clock", [handle, .i64(nanoseconds)])
+                return status == 0 ? .done(()) : .refused(status)
             }
         }
     }
@@ -307,7 +359,10 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
     public func pollRequest(_ instance: UInt64) throws(FusionHostError) -> String? {
         try failing { () throws(FusionHostError) in
             try self.instance(instance, "fk_poll_request").run("fk_poll_request") { (module, handle, _) throws(SandboxFault) in
-                .done(try module.takeText(try module.callI32("fk_poll_request", [handle])).map { String(decoding: $0, as: UTF8.self) })
+                .done(
+                    try module.takeJSON(try module.callI32("fk_poll_request", [handle]), from: "fk_poll_request").map {
+                        String(decoding: $0, as: UTF8.self)
+                    })
             }
         }
     }
@@ -318,7 +373,7 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
                 let status = try module.withText(Array(resultJSON.utf8)) { (json, length) throws(SandboxFault) in
                     try module.callI32("fk_respond", [handle, .i64(requestID), json, length])
                 }
-                return status == 0 ? .done(()) : .refused
+                return status == 0 ? .done(()) : .refused(status)
             }
         }
     }
@@ -330,7 +385,7 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
                 let status = try module.withText(Array(message.utf8)) { (text, length) throws(SandboxFault) in
                     try module.callI32("fk_fail_request", [handle, .i64(requestID), text, length])
                 }
-                return status == 0 ? .done(()) : .refused
+                return status == 0 ? .done(()) : .refused(status)
             }
         }
     }
@@ -342,7 +397,7 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
             let found = try self.instance(instance, "fk_history")
             let text: String? = try found.run("fk_history") { (module, handle, offset) throws(SandboxFault) in
                 .done(
-                    try module.takeText(try module.callI32("fk_history", [handle])).map {
+                    try module.takeJSON(try module.callI32("fk_history", [handle]), from: "fk_history").map {
                         Self.shifted(String(decoding: $0, as: UTF8.self), by: offset, keys: ["version"])
                     })
             }
@@ -369,7 +424,7 @@ public final class SandboxedLibrary: LibraryBackend, @unchecked Sendable {
                 // Versions from before a recovery are not kept: the module refuses 0 as not kept.
                 let asked = version >= offset ? version - offset : 0
                 let reached = UInt64(bitPattern: try module.callI64("fk_goto", [handle, .i64(asked)]))
-                return reached == 0 ? .refused : .done(reached + offset)
+                return reached == 0 ? .refused(nil) : .done(reached + offset)
             }
         }
     }

@@ -135,10 +135,13 @@ private func give(_ string: String, _ out: UnsafeMutablePointer<UnsafeMutablePoi
 public func fk_sandbox_open(_ path: UnsafePointer<CChar>?, _ pathLength: Int, _ timeLimit: UInt64, _ memoryLimit: UInt64) -> fk_status {
     do throws(FusionHostError) {
         let file = try text(path, pathLength, "path")
-        guard memoryLimit == 0 || (memoryLimit >= 65536 && memoryLimit <= 1 << 40) else {
+        guard memoryLimit == 0 || SandboxLimits.memoryLimits.contains(Int(clamping: memoryLimit)) else {
             throw Opened.refusal(.invalidArgument, "memory_limit_bytes \(memoryLimit) is out of range: 0 (64 MiB) or 65536 to 2^40")
         }
-        guard timeLimit <= UInt64(Int64.max) else { throw Opened.refusal(.invalidArgument, "time_limit_ns \(timeLimit) is out of range") }
+        let longest = UInt64(SandboxLimits.longestTimeLimit.components.seconds) * 1_000_000_000
+        guard timeLimit <= longest else {
+            throw Opened.refusal(.invalidArgument, "time_limit_ns \(timeLimit) is out of range: 0 (1 s) or up to \(longest) (24 hours)")
+        }
         let limits = SandboxLimits(
             timeLimit: timeLimit == 0 ? SandboxLimits.defaultTimeLimit : .nanoseconds(Int64(timeLimit)),
             memoryLimit: memoryLimit == 0 ? SandboxLimits.defaultMemoryLimit : Int(memoryLimit))

@@ -18,10 +18,10 @@ struct PluginLimitOptions: ParsableArguments {
 
     func validate() throws {
         if SandboxLimits.duration(parsing: timeLimit) == nil {
-            throw ValidationError("--plugin-time-limit \(timeLimit): give a positive time such as 1s, 250ms or 2.5s")
+            throw ValidationError("--plugin-time-limit \(timeLimit): give a time above 0 and at most 24h, such as 1s, 250ms, 2.5s or 2min")
         }
         if SandboxLimits.bytes(parsing: memoryLimit) == nil {
-            throw ValidationError("--plugin-memory-limit \(memoryLimit): give a size of at least 64KiB such as 64MiB or 512KiB")
+            throw ValidationError("--plugin-memory-limit \(memoryLimit): give a size from 64KiB to 1TiB, such as 64MiB or 512KiB")
         }
     }
 

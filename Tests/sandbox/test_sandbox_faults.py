@@ -73,12 +73,26 @@ def test_the_shell_client_reports_each_fault_and_its_limits(fusion: Path, faulty
 
 
 @pytest.mark.parametrize(("flag", "value"), [("--plugin-time-limit", "0"), ("--plugin-time-limit", "soon"),
-                                            ("--plugin-memory-limit", "1KiB"), ("--plugin-memory-limit", "lots")])
+                                            ("--plugin-time-limit", "1m"), ("--plugin-time-limit", "25h"),
+                                            ("--plugin-time-limit", "1e12s"), ("--plugin-memory-limit", "1KiB"),
+                                            ("--plugin-memory-limit", "lots"), ("--plugin-memory-limit", "2TiB"),
+                                            ("--plugin-memory-limit", "2048GiB")])
 def test_a_limit_that_makes_no_sense_is_refused_before_anything_loads(fusion: Path, faulty_wasm: Path, flag: str,
                                                                       value: str) -> None:
     result = subprocess.run([str(fusion), "send", flag, value, str(faulty_wasm), "faulty", "increase"], capture_output=True,
                             text=True, timeout=60)
     assert result.returncode != 0 and flag in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--plugin-time-limit", "2min"), ("--plugin-time-limit", "1h"),
+                                            ("--plugin-time-limit", "24h"), ("--plugin-memory-limit", "1TiB"),
+                                            ("--plugin-memory-limit", "1024GiB"), ("--plugin-memory-limit", "64KiB")])
+def test_every_unit_the_message_names_is_taken_up_to_its_bound(fusion: Path, faulty_wasm: Path, flag: str, value: str) -> None:
+    result = subprocess.run([str(fusion), "send", flag, value, str(faulty_wasm), "faulty", "increase"], capture_output=True,
+                            text=True, timeout=60)
+    # 64KiB is below the module's own memory: taken as a limit, refused when the module loads.
+    assert (result.returncode == 0) == (value != "64KiB"), result.stderr
+    assert "give a" not in result.stderr, result.stderr
 
 
 def test_a_module_that_is_not_the_contracts_is_refused_by_name(fusion: Path, tmp_path: Path) -> None:
