@@ -16,10 +16,12 @@ Compare = Callable[..., bool]
 
 
 def steady(script: Callable[[Pilot], Awaitable[None]]) -> Callable[[Pilot], Awaitable[None]]:
-    """Runs `script`, then stops the text cursors blinking so that the picture is the
-    same every time."""
+    """Runs `script`, lets every animation finish (the Wi-Fi switch slides on; on a busy
+    machine a picture taken at once caught it half way), then stops the text cursors
+    blinking so that the picture is the same every time."""
     async def run_before(pilot: Pilot) -> None:
         await script(pilot)
+        await pilot.wait_for_scheduled_animations()
         for screen in pilot.app.screen_stack:
             for field in screen.query(Input):
                 field.cursor_blink = False
