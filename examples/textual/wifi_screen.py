@@ -336,7 +336,9 @@ class WiFiScreen(FeatureScreen[WiFiState, WiFiInput]):
         yield Header()
         with Horizontal(id="wifi-row"):
             yield Label("Wi-Fi", id="wifi-label")
-            yield Switch(id="wifi-switch")
+            # Not animated: it shows the feature's isOn, set from each state, and is where
+            # the state says at once (a slide caught half way drew a switch neither on nor off).
+            yield Switch(id="wifi-switch", animate=False)
         yield Label("Wi-Fi is off.", id="off-note")
         yield ListView(id="networks")
         yield Footer()
