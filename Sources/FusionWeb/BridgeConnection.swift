@@ -60,6 +60,8 @@ final class BridgeConnection: Sendable {
         var whole: Set<String> = []
         /// The version of each instance this connection was last sent.
         var sent: [String: UInt64] = [:]
+        /// Instances whose failure this connection was told of (one `failed` each).
+        var failureSent: Set<String> = []
         var flushQueued = false
         var queue: [Outgoing] = []
         var queuedMessages = 0
@@ -181,6 +183,7 @@ final class BridgeConnection: Sendable {
     func forget(_ instance: String) {
         pending.withLock { state in
             state.sent[instance] = nil
+            state.failureSent.remove(instance)
             state.whole.remove(instance)
             state.dirty.removeAll { $0 == instance }
         }
@@ -330,7 +333,18 @@ final class BridgeConnection: Sendable {
             guard let instance = session.instance(id) else { continue }
             let since = whole.contains(id) ? nil : pending.withLock { $0.sent[id] }
             // UInt64.max is never a kept version: it asks for the whole state.
-            guard let change = try? instance.hosted.statePatch(since: since ?? .max) else { continue }
+            let change: InstanceState
+            do throws(FusionHostError) {
+                change = try instance.hosted.statePatch(since: since ?? .max)
+            } catch {
+                // The input was applied but its state cannot be read (a sandboxed plugin
+                // that broke its contract or ran out of its limits reading it): said once,
+                // now, rather than left for the next call to find.
+                if pending.withLock({ $0.failureSent.insert(id).inserted }) {
+                    messages.append(ServerMessage.failed(instance: id, BridgeError(error)))
+                }
+                continue
+            }
             if let since, change.version == since { continue }
             pending.withLock { $0.sent[id] = change.version }
             messages.append(ServerMessage.change(instance: id, statePatch: change.json))

@@ -61,6 +61,12 @@ enum ServerMessage {
         "{\"type\":\"error\",\"re\":\(re(id)),\"status\":\(JSONValue.quoted(error.status)),\"message\":\(JSONValue.quoted(error.message))}"
     }
 
+    /// Unsolicited: the instance's state could not be read after a change (it failed:
+    /// FK_ERR_INSTANCE_FAILED, or the library's error). Sent once per connection.
+    static func failed(instance: String, _ error: BridgeError) -> String {
+        "{\"type\":\"failed\",\"instance\":\(JSONValue.quoted(instance)),\"status\":\(JSONValue.quoted(error.status)),\"message\":\(JSONValue.quoted(error.message))}"
+    }
+
     static func destroyed(instance: String) -> String {
         "{\"type\":\"destroyed\",\"instance\":\(JSONValue.quoted(instance))}"
     }

@@ -99,10 +99,19 @@ def test_the_bridge_passes_on_nothing_a_module_did_not_write_as_the_contract_say
         with server.connect() as page:  # every frame is read as JSON: one that is not fails here
             page.create("hostile", key="a")
             seen = messages(page, {"type": "send", "instance": "a", "input": "ok"})
-            seen += messages(page, {"type": "send", "instance": "a", "input": text})
+            reply, before = page.request({"type": "send", "instance": "a", "input": text})
+            seen += [*before, reply, *page.drain(0.3)]
             # No message speaks of another instance, or is of another type than the bridge's.
             assert all(m.get("instance") in (None, "a") for m in seen), seen
-            assert all(m["type"] in ("state", "patch", "ok", "error") for m in seen), seen
+            assert all(m["type"] in ("state", "patch", "ok", "error", "failed") for m in seen), seen
+            failed = [m for m in seen if m["type"] == "failed"]
+            if reply["type"] == "ok":
+                # Applied, and its state unreadable: the page is told why at once, before
+                # the `ok`, not at its next call.
+                assert [m["type"] for m in before] == ["failed"], seen
+                assert failed[0]["status"].startswith("FK_ERR_PLUGIN_") and said in failed[0]["message"], failed
+            else:
+                assert reply["status"] == "FK_ERR_INSTANCE_FAILED" and not failed, seen
             # The instance failed on what it wrote, and says so from then on.
             reply, _ = page.request({"type": "send", "instance": "a", "input": "ok"})
             assert reply["type"] == "error" and reply["status"] == "FK_ERR_INSTANCE_FAILED", reply

@@ -81,4 +81,15 @@ sockets[0].drop(1008, "too many instances of yours");
 await new Promise((resolve) => setTimeout(resolve, 20));
 assert.deepEqual(reported, ["BRIDGE_RATE_LIMITED", "BRIDGE_REFUSED"]);
 assert.equal(second.status, "closed");
+// An instance whose state could not be read after a change (`failed`) is reported to
+// onError, naming the instance, and answers no waiting call.
+sockets.length = 0;
+const third = await connect("ws://127.0.0.1:9/ws", { WebSocket: FakeSocket, storage: null, minDelay: 1 });
+const failures = [];
+third.onError((error) => failures.push(error));
+sockets[0].onmessage({ data: JSON.stringify({ type: "failed", instance: "#1", status: "FK_ERR_PLUGIN_TRAPPED", message: "the plugin trapped" }) });
+assert.equal(failures.length, 1);
+assert.ok(failures[0] instanceof FusionError && failures[0].status === "FK_ERR_PLUGIN_TRAPPED", String(failures[0]));
+assert.equal(failures[0].message, "#1: the plugin trapped");
+third.close();
 console.log("ok");

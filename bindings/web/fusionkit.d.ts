@@ -220,7 +220,8 @@ export class Bridge<F extends FeatureMap<F> = AnyFeatures> {
     /** Calls fn(status) now and on every change; returns a function that stops it. */
     onStatus(fn: (status: Status) => void): () => void;
     /** Errors no pending call receives (refusals without an id, a session limit, a failed
-     *  automatic resync, an answer from an onRequest handler the server refused). */
+     *  automatic resync, an answer from an onRequest handler the server refused, an
+     *  instance whose state could not be read after a change: the server's `failed`). */
     onError(fn: (error: FusionError) => void): () => void;
     /** Closes for good (no reconnecting); pending calls reject with CLIENT_CLOSED. */
     close(): void;

@@ -121,7 +121,8 @@ export class Bridge {
     }
 
     /** Calls fn(error) for errors no pending call receives: refusals with no id, a
-     *  session limit, failed automatic resyncs, answers to host requests that failed. */
+     *  session limit, failed automatic resyncs, answers to host requests that failed,
+     *  an instance whose state could not be read after a change (`failed`). */
     onError(fn) {
         this._errorListeners.add(fn);
         return () => this._errorListeners.delete(fn);
@@ -307,6 +308,10 @@ export class Bridge {
                 }
                 break;
             }
+            case "failed":
+                // The instance's state could not be read after a change: no call waits for this.
+                this._emitError(new FusionError(String(message.status), `${message.instance}: ${message.message}`, null));
+                break;
             case "ok":
             case "created":
             case "manifest":
