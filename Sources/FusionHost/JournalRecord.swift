@@ -5,6 +5,9 @@ enum JournalRecord: Sendable {
     case sendBy(id: JSONValue, input: JSONValue)
     /// The client message ids of inputs applied before a checkpoint; right after it.
     case applied([JSONValue])
+    /// The client message ids of inputs the feature refused before a checkpoint, with
+    /// each refusal; right after it (after `applied`).
+    case refused([(id: JSONValue, refusal: RecentMessageIDs.Refusal)])
     case goto(UInt64)
     case respond(id: UInt64, result: JSONValue)
     case fail(id: UInt64, message: String)
@@ -40,6 +43,16 @@ enum JournalRecord: Sendable {
         case "applied":
             guard let ids = value.elements else { throw "has an applied that is not a list" }
             self = .applied(ids)
+        case "refused":
+            guard let entries = value.elements else { throw "has a refused that is not a list" }
+            var refused: [(id: JSONValue, refusal: RecentMessageIDs.Refusal)] = []
+            for entry in entries {
+                guard entry.members?.count == 3, let id = entry["id"], let status = entry["status"]?.stringValue,
+                    let message = entry["message"]?.stringValue
+                else { throw "has a refused entry without an id, a status and a message" }
+                refused.append((id, RecentMessageIDs.Refusal(status: status, message: message)))
+            }
+            self = .refused(refused)
         case "goto":
             guard let version = whole(value) else { throw "has a goto to no version" }
             self = .goto(version)
@@ -79,6 +92,11 @@ enum JournalRecord: Sendable {
         case .send(let input): return ["send": input]
         case .sendBy(let id, let input): return ["sendBy": ["id": id, "input": input]]
         case .applied(let ids): return ["applied": .array(ids)]
+        case .refused(let entries):
+            return [
+                "refused": .array(
+                    entries.map { ["id": $0.id, "status": .string($0.refusal.status), "message": .string($0.refusal.message)] })
+            ]
         case .goto(let version): return ["goto": .integer(Int(clamping: version))]
         case .respond(let id, let result): return ["respond": ["id": .integer(Int(clamping: id)), "result": result]]
         case .fail(let id, let message): return ["fail": ["id": .integer(Int(clamping: id)), "message": .string(message)]]

@@ -15,7 +15,7 @@ extension JournaledInstance {
             applying.withLock { commits in
                 guard let move = clockMove(&commits, nanoseconds), (try? store.append(move.json)) != nil else { return }
                 commits.records += 1
-                try? Self.apply(move, to: instance, replaying: false)
+                _ = try? Self.apply(move, to: instance, replaying: false)
                 checkpointIfDue(&commits)
             }
             return
@@ -70,9 +70,10 @@ extension JournaledInstance {
         guard canCheckpoint, checkpointEvery > 0, commits.records >= checkpointEvery, commits.written.isEmpty else { return }
         guard let checkpoint = try? instance.checkpoint() else { return }
         do throws(JournalError) {
-            // The message ids the records dropped carried go on in the record after it.
-            let kept = commits.appliedMessages.latest
-            let applied = kept.isEmpty ? [] : [JournalRecord.applied(kept).json]
+            // The message ids the records dropped carried go on in the records after it
+            // (`applied`, and `refused` with what the feature said).
+            let carried = commits.appliedMessages.carried
+            let applied = carried.map(\.json)
             // So do the poison inputs, each in a record of its own with the version it was
             // applied at (its place in the journal goes).
             let poisoned = commits.poisons.map(\.carried)
@@ -80,7 +81,7 @@ extension JournaledInstance {
         } catch {
             return
         }
-        commits.records = 1 + (commits.appliedMessages.ids.isEmpty ? 0 : 1) + commits.poisons.count
+        commits.records = 1 + commits.appliedMessages.carried.count + commits.poisons.count
         try? instance.restartEffects()
     }
 }

@@ -84,6 +84,9 @@ extension JournaledInstance {
                         outcome = .success(())
                     } catch {
                         if HostedInstance.isPluginFault(error) { putAway(first.record, at: first.index, &commits) }
+                        if case .sendBy(let message, _) = first.record {
+                            commits.appliedMessages.refuse(message, RecentMessageIDs.Refusal(error))
+                        }
                         outcome = .failure(.refused(error))
                     }
                 }

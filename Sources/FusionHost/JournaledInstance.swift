@@ -160,7 +160,7 @@ public final class JournaledInstance: Sendable {
         let records: Int
         let realTime: Bool
         // The client message ids the journal holds, to answer wasApplied after a crash.
-        var resumedMessages: [JSONValue] = []
+        var resumedMessages = RecentMessageIDs()
         var poisons: [Poison] = []
         if let (existing, contents) = try location.openExisting() {
             let header = contents.header
@@ -211,8 +211,9 @@ public final class JournaledInstance: Sendable {
                     let record = try JournalRecord(json)
                     switch record {
                     case .respond(let id, _), .fail(let id, _): answered.insert(id)
-                    case .sendBy(let message, _): resumedMessages.append(message)
-                    case .applied(let messages): resumedMessages += messages
+                    case .sendBy(let message, _): resumedMessages.add(message)
+                    case .applied(let messages): for message in messages { resumedMessages.add(message) }
+                    case .refused(let entries): for entry in entries { resumedMessages.add(entry.id, .refused(entry.refusal)) }
                     case .poisoned(let message, let record, let version, _):
                         // Put away where it was applied: the replay is at its version now.
                         poisons.append(Poison(message: message, record: record, version: version ?? (try? instance.version())))
@@ -221,7 +222,10 @@ public final class JournaledInstance: Sendable {
                     }
                     do throws(FusionHostError) {
                         replaying?(number)
-                        try Self.apply(record, to: instance, replaying: true)
+                        // A refusal passed over is what the client was told the first time.
+                        if let refusal = try Self.apply(record, to: instance, replaying: true), case .sendBy(let message, _) = record {
+                            resumedMessages.refuse(message, RecentMessageIDs.Refusal(refusal))
+                        }
                         continue
                     } catch {
                         failure = "cannot be replayed: \(error)"
@@ -276,7 +280,7 @@ public final class JournaledInstance: Sendable {
         canCheckpoint = instance.canCheckpoint && (self.options["history"]?.integerValue ?? 0) == 0
         applying.withLock { commits in
             commits.records = records
-            for message in resumedMessages { commits.appliedMessages.add(message) }
+            commits.appliedMessages = resumedMessages
             commits.poisons = poisons
         }
         if realTime && drivesClock { ticker.start { [weak self] elapsed in self?.tick(elapsed) } }
@@ -341,6 +345,13 @@ public final class JournaledInstance: Sendable {
         applying.withLock { $0.appliedMessages.contains(message) }
     }
 
+    /// What became of the input sent with this client message id: applied, or refused by
+    /// the feature (with the refusal, also after a crash: the replay refuses it again);
+    /// nil if the journal holds no such id among at least the last `RecentMessageIDs.kept`.
+    public func outcome(ofMessage message: JSONValue) -> RecentMessageIDs.Outcome? {
+        applying.withLock { $0.appliedMessages.outcome(of: message) }
+    }
+
     /// fk_goto, journaled as `{"goto": version}`.
     public func goto(version: UInt64) throws(JournaledCallError) { try perform(.goto(version)) }
 
@@ -400,7 +411,7 @@ public final class JournaledInstance: Sendable {
                 if let held = Self.releaseHeldTime(&commits) {
                     try store.append(held.json)
                     commits.records += 1
-                    try? Self.apply(held, to: instance, replaying: false)
+                    _ = try? Self.apply(held, to: instance, replaying: false)
                 }
                 let start = ContinuousClock.now
                 try store.append(record.json)
@@ -415,6 +426,7 @@ public final class JournaledInstance: Sendable {
                 try Self.apply(record, to: instance, replaying: false)
             } catch {
                 if HostedInstance.isPluginFault(error) { putAway(record, at: commits.records - 1, &commits) }
+                if case .sendBy(let message, _) = record { commits.appliedMessages.refuse(message, RecentMessageIDs.Refusal(error)) }
                 throw .refused(error)
             }
         }
@@ -423,9 +435,13 @@ public final class JournaledInstance: Sendable {
     // MARK: Replaying
 
     /// Applies one record, then lets the effects it started settle (fk_advance_clock by
-    /// 0), the same live and on replay. On replay a refusal is passed over: it is what
-    /// happened the first time too.
-    static func apply(_ record: JournalRecord, to instance: HostedInstance, replaying: Bool) throws(FusionHostError) {
+    /// 0), the same live and on replay. On replay a refusal is passed over (it is what
+    /// happened the first time too) and returned.
+    @discardableResult
+    static func apply(_ record: JournalRecord, to instance: HostedInstance, replaying: Bool) throws(FusionHostError)
+        -> FusionHostError?
+    {
+        var refused: FusionHostError?
         do throws(FusionHostError) {
             switch record {
             case .send(let input), .sendBy(_, let input): try instance.send(input)
@@ -433,15 +449,17 @@ public final class JournaledInstance: Sendable {
             case .respond(let id, let result): try instance.respond(to: id, result: result)
             case .fail(let id, let message): try instance.failRequest(id, message: message)
             case .advance(let nanoseconds): try instance.advanceClock(byNanoseconds: nanoseconds)
-            case .checkpoint: return  // only ever the first record: the instance was made from it
-            case .applied: return  // only what a client asks about (wasApplied)
-            case .poisoned: return  // put out of the way: never applied again
+            case .checkpoint: return nil  // only ever the first record: the instance was made from it
+            case .applied, .refused: return nil  // only what a client asks about (outcome(ofMessage:))
+            case .poisoned: return nil  // put out of the way: never applied again
             }
         } catch {
             let refusal = error.status != nil && error.status != .invalidHandle
             if !(replaying && refusal) { throw error }
+            refused = error
         }
         try? instance.advanceClock(byNanoseconds: 0)
+        return refused
     }
 
     /// The creation options of an instance that goes on from `checkpoint` (nil: the

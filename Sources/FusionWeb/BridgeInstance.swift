@@ -52,7 +52,14 @@ final class BridgeInstance: Sendable {
     /// Whether the journal holds the `send` message of this id as done (applied, or
     /// refused by the feature): what a copy of the session made from the journal knows of
     /// the messages an earlier copy applied.
-    func wasApplied(_ message: String) -> Bool { journal?.wasApplied(.string(message)) ?? false }
+    /// What the journal holds of a message id: applied, refused by the feature (and how), or nil.
+    func journaledOutcome(_ message: String) -> MessageLedger.Outcome? {
+        switch journal?.outcome(ofMessage: .string(message)) {
+        case .applied?: return .applied(version: nil)
+        case .refused(let refusal)?: return .refused(BridgeError(status: refusal.status, message: refusal.message))
+        case nil: return nil
+        }
+    }
 
     func respond(to request: UInt64, result: JSONValue) async throws(BridgeError) {
         try await apply { () async throws(JournaledCallError) in

@@ -212,6 +212,11 @@ struct ConnectionHandler: Sendable {
             connection.send(ServerMessage.created(re: re, instance: instance.id, feature: instance.feature, existing: existing))
 
         case .send(let id, let input):
+            // A message id done already is answered as it was, even if its instance is
+            // gone since (an unknown instance would say "not applied: send it again").
+            if let message = re?.stringValue, let done = session.ledger.outcome(message) {
+                return try answer(done, re: re, instance: session.instance(id), on: connection)
+            }
             let instance = try session.lookup(id)
             let start = ContinuousClock.now
             if let message = re?.stringValue {
@@ -228,9 +233,17 @@ struct ConnectionHandler: Sendable {
             // dropped, or a write the database has not answered) is done or let go.
             await session.ledger.settle()
             let instances = session.instances
-            let done = ids.filter { id in session.ledger.isDone(id) || instances.contains { $0.wasApplied(id) } }
             let poisoned = ids.filter { id in instances.contains { $0.wasPoisoned(id) } }
-            connection.send(ServerMessage.applied(re: re, ids: done, poisoned: poisoned))
+            var applied: [String] = []
+            var refused: [(id: String, refusal: BridgeError)] = []
+            for id in ids where !poisoned.contains(id) {  // a poison input is said to be one
+                switch session.ledger.outcome(id) ?? instances.lazy.compactMap({ $0.journaledOutcome(id) }).first {
+                case .applied?: applied.append(id)
+                case .refused(let refusal)?: refused.append((id, refusal))
+                case nil: break
+                }
+            }
+            connection.send(ServerMessage.applied(re: re, ids: applied, refused: refused, poisoned: poisoned))
 
         case .respond(let id, let request, let result):
             let instance = try session.lookup(id)
@@ -278,12 +291,9 @@ struct ConnectionHandler: Sendable {
         _ input: JSONValue, message: String, to instance: BridgeInstance, session: BridgeSession, connection: BridgeConnection
     ) async throws(BridgeError) {
         let re = JSONValue.string(message)
-        switch await session.ledger.claim(message, journaled: { instance.wasApplied(message) }) {
-        case .done(.applied(let version)):
-            connection.markDirty(instance.id)
-            connection.send(ServerMessage.ok(re: re, version: version ?? (try? instance.hosted.version())))
-        case .done(.refused(let refusal)):
-            throw refusal
+        switch await session.ledger.claim(message, journaled: { instance.journaledOutcome(message) }) {
+        case .done(let outcome):
+            try answer(outcome, re: re, instance: instance, on: connection)
         case .mine:
             do throws(BridgeError) {
                 try await instance.send(input, message: message)
@@ -295,6 +305,20 @@ struct ConnectionHandler: Sendable {
             session.ledger.finish(message, .applied(version: version))
             connection.markDirty(instance.id)
             connection.send(ServerMessage.ok(re: re, version: version))
+        }
+    }
+
+    /// The reply a `send` whose id was done gets again: the `ok` it had (with the version
+    /// now, when the first one's is not known), or the feature's refusal.
+    private func answer(
+        _ outcome: MessageLedger.Outcome, re: JSONValue?, instance: BridgeInstance?, on connection: BridgeConnection
+    ) throws(BridgeError) {
+        switch outcome {
+        case .applied(let version):
+            if let instance { connection.markDirty(instance.id) }
+            connection.send(ServerMessage.ok(re: re, version: version ?? instance.flatMap { try? $0.hosted.version() }))
+        case .refused(let refusal):
+            throw refusal
         }
     }
 

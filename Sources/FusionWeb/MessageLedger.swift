@@ -41,9 +41,9 @@ final class MessageLedger: Sendable {
     private let state = Mutex(State())
 
     /// Claims `id` for applying; waits while another connection applies it. `journaled`
-    /// says whether the session's journal holds the id as done (a session resumed after a
-    /// crash or taken over, whose ledger is new).
-    func claim(_ id: String, journaled: () -> Bool) async -> Claim {
+    /// says what the session's journal holds of the id (a session resumed after a crash
+    /// or taken over, whose ledger is new): done, and how, or nil.
+    func claim(_ id: String, journaled: () -> Outcome?) async -> Claim {
         while true {
             enum Step { case claim(Claim), wait }
             let step = state.withLock { state -> Step in
@@ -53,11 +53,12 @@ final class MessageLedger: Sendable {
                 return .claim(.mine)
             }
             switch step {
-            case .claim(.mine) where journaled():
-                // Done by an earlier copy of the session: applied or refused, the journal
-                // does not say which; it is not applied again.
-                finish(id, .applied(version: nil))
-                return .done(.applied(version: nil))
+            case .claim(.mine):
+                // Done by an earlier copy of the session: not applied again, and answered
+                // as it was (the journal says whether the feature refused it, and how).
+                guard let outcome = journaled() else { return .mine }
+                finish(id, outcome)
+                return .done(outcome)
             case .claim(let claim):
                 return claim
             case .wait:
@@ -90,8 +91,8 @@ final class MessageLedger: Sendable {
         for id in inFlight { await wait(for: id) }
     }
 
-    /// Whether `id` was done (see `Outcome`).
-    func isDone(_ id: String) -> Bool { state.withLock { $0.done[id] != nil } }
+    /// What became of `id`, if it was done (see `Outcome`).
+    func outcome(_ id: String) -> Outcome? { state.withLock { $0.done[id] } }
 
     /// Returns at once if `id` is not in flight, else when it is finished.
     private func wait(for id: String) async {

@@ -41,11 +41,20 @@ enum ServerMessage {
         "{\"type\":\"created\",\"re\":\(re(id)),\"instance\":\(JSONValue.quoted(instance)),\"feature\":\(JSONValue.quoted(feature)),\"existing\":\(existing)}"
     }
 
+    /// `refused`, when any: the ids of inputs the feature refused, each with its refusal
+    /// (done: never applied, and answered with the same error if sent again).
     /// `poisoned`, when any: the ids of inputs that killed the bridge applying them,
     /// refused (`BRIDGE_POISON_INPUT`), never applied.
-    static func applied(re id: JSONValue?, ids: [String], poisoned: [String] = []) -> String {
-        let refused = poisoned.isEmpty ? "" : ",\"poisoned\":[\(poisoned.map(JSONValue.quoted).joined(separator: ","))]"
-        return "{\"type\":\"applied\",\"re\":\(re(id)),\"ids\":[\(ids.map(JSONValue.quoted).joined(separator: ","))]\(refused)}"
+    static func applied(
+        re id: JSONValue?, ids: [String], refused: [(id: String, refusal: BridgeError)] = [], poisoned: [String] = []
+    ) -> String {
+        let refusals = refused.map {
+            "{\"id\":\(JSONValue.quoted($0.id)),\"status\":\(JSONValue.quoted($0.refusal.status)),\"message\":\(JSONValue.quoted($0.refusal.message))}"
+        }
+        let refusedList = refused.isEmpty ? "" : ",\"refused\":[\(refusals.joined(separator: ","))]"
+        let poisonedList = poisoned.isEmpty ? "" : ",\"poisoned\":[\(poisoned.map(JSONValue.quoted).joined(separator: ","))]"
+        let applied = ids.map(JSONValue.quoted).joined(separator: ",")
+        return "{\"type\":\"applied\",\"re\":\(re(id)),\"ids\":[\(applied)]\(refusedList)\(poisonedList)}"
     }
 
     static func ok(re id: JSONValue?, version: UInt64?) -> String {

@@ -50,23 +50,40 @@ import Testing
             let journal = try JournaledInstance(
                 path: path, library: library, feature: "counter", options: ["clock": "manual"], startedBy: "JournalCheckpointTests",
                 checkpointEvery: 10)
-            for step in 0..<15 { try await journal.send(#""increase""#, by: .string("page.\(step)")) }
-            do {
-                try await journal.send(#""jump""#, by: .string("page.refused"))
-                Issue.record("an input the counter lacks was not refused")
-            } catch {}
+            for step in 0..<15 {
+                if step == 4 { await refuse(journal, "page.refusedEarly") }  // before the checkpoint: carried in `refused`
+                try await journal.send(#""increase""#, by: .string("page.\(step)"))
+            }
+            await refuse(journal, "page.refused")  // after it: its record is replayed, and refused again
             #expect(journal.wasApplied(.string("page.3")) && !journal.wasApplied(.string("page.15")))
+            #expect(journal.outcome(ofMessage: .string("page.3")) == .applied)
+            #expect(journal.outcome(ofMessage: .string("page.refused")) == .refused(Self.jump))
             try journal.instance.destroy()
             journal.close()
         }
-        #expect(try kinds(path).prefix(2) == ["checkpoint", "applied"])
+        #expect(try kinds(path).prefix(3) == ["checkpoint", "applied", "refused"])
         let resumed = try JournaledInstance(path: path, library: library, feature: nil, options: [:], startedBy: "JournalCheckpointTests")
         #expect(try resumed.instance.state().json.contains(#""value":15"#))
         for step in 0..<15 { #expect(resumed.wasApplied(.string("page.\(step)")), "page.\(step)") }
         #expect(resumed.wasApplied(.string("page.refused")))  // refused by the feature: done all the same
+        // And how: a client asking after a crash is told the refusal it was told the first time.
+        #expect(resumed.outcome(ofMessage: .string("page.refused")) == .refused(Self.jump))
+        #expect(resumed.outcome(ofMessage: .string("page.refusedEarly")) == .refused(Self.jump))
+        #expect(resumed.outcome(ofMessage: .string("page.14")) == .applied)
         #expect(!resumed.wasApplied(.string("page.15")) && !resumed.wasApplied(.integer(3)))
         try resumed.instance.destroy()
         resumed.close()
+    }
+
+    static let jump = RecentMessageIDs.Refusal(
+        status: "FK_ERR_UNKNOWN_INPUT",
+        message: #"unknown input "jump" for feature "counter"; valid inputs: increase, decrease, reset, show, alertDismissed"#)
+
+    private func refuse(_ journal: JournaledInstance, _ message: String) async {
+        do {
+            try await journal.send(#""jump""#, by: .string(message))
+            Issue.record("an input the counter lacks was not refused")
+        } catch {}
     }
 
     /// An effect the feature cannot restart (the Wi-Fi join) holds the checkpoint off

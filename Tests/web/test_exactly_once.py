@@ -30,10 +30,11 @@ def test_applied_names_the_sends_that_were_applied(serve: Callable[..., Server])
         for id_ in ("a.1", "a.2"):
             reply, _ = client.request({"type": "send", "id": id_, "instance": "c", "input": "increase"})
             assert reply["type"] == "ok"
-        reply, _ = client.request({"type": "send", "id": "a.3", "instance": "c", "input": "jump"})
-        assert reply["status"] == "FK_ERR_UNKNOWN_INPUT"  # refused: done all the same
+        refusal, _ = client.request({"type": "send", "id": "a.3", "instance": "c", "input": "jump"})
+        assert refusal["status"] == "FK_ERR_UNKNOWN_INPUT"  # refused: done all the same, but not applied
         reply, _ = client.request({"type": "applied", "ids": ["a.1", "a.3", "a.4", "b.1"]})
-        assert reply == {"type": "applied", "re": reply["re"], "ids": ["a.1", "a.3"]}
+        assert reply == {"type": "applied", "re": reply["re"], "ids": ["a.1"],
+                         "refused": [{"id": "a.3", "status": refusal["status"], "message": refusal["message"]}]}
         reply, _ = client.request({"type": "applied", "ids": [1, 2]})
         assert reply["type"] == "error" and reply["status"] == "BRIDGE_MALFORMED_MESSAGE"
         assert "string ids" in reply["message"]
@@ -75,6 +76,50 @@ def test_after_a_kill_each_input_is_applied_once(serve: Callable[..., Server], t
         state = [message for message in before if message["type"] == "state"][-1]
     # Every input once: none lost (acknowledged or not), none applied twice.
     assert state["state"]["value"] == inputs, f"{len(acknowledged)} acknowledged, {len(applied)} more applied"
+
+
+def test_a_refused_send_is_told_as_refused_after_a_kill(serve: Callable[..., Server], tmp_path: Path) -> None:
+    # Found by an outside probe: a send the feature refused was listed as applied, and
+    # after a kill its resend got `ok`. The journal holds the input; the replay refuses it
+    # again, and so the copy of the session knows the refusal, past a checkpoint too.
+    journals = tmp_path / "journals"
+    first = serve("--journal", str(journals), *FAST)
+    client = first.connect()
+    session = client.session
+    client.create("counter", key="c")
+    refusals = {}
+    for number in range(150):  # past the checkpoint at 100 records: two refusals before it, one after
+        refused = number in (3, 60, 140)
+        reply, _ = client.request({"type": "send", "id": f"r.{number}", "instance": "c",
+                                   "input": "jump" if refused else "increase"})
+        if refused:
+            assert reply["type"] == "error", reply
+            refusals[f"r.{number}"] = {"id": f"r.{number}", "status": reply["status"], "message": reply["message"]}
+    first.process.send_signal(signal.SIGKILL)
+    first.process.wait(timeout=10)
+    client.close()
+
+    again = serve("--journal", str(journals), *FAST)
+    with again.connect(session=session) as client:
+        reply, _ = client.request({"type": "applied", "ids": ["r.2", *refusals, "r.150"]})
+        assert reply["ids"] == ["r.2"] and reply["refused"] == list(refusals.values()), reply
+        for id_, refusal in refusals.items():
+            reply, _ = client.request({"type": "send", "id": id_, "instance": "c", "input": "increase"})
+            assert reply["type"] == "error" and reply["status"] == refusal["status"], reply
+            assert reply["message"] == refusal["message"]
+        assert value_of(client) == 147
+
+
+def test_an_applied_send_is_answered_ok_after_its_instance_is_gone(serve: Callable[..., Server]) -> None:
+    # Found by an outside probe: its resend got BRIDGE_UNKNOWN_INSTANCE, which says "not
+    # applied: send it again".
+    server = serve()
+    with server.connect() as client:
+        client.create("counter", key="c")
+        first, _ = client.request({"type": "send", "id": "g.1", "instance": "c", "input": "increase"})
+        client.request({"type": "destroy", "id": "g.d", "instance": "c"})
+        again, _ = client.request({"type": "send", "id": "g.1", "instance": "c", "input": "increase"})
+        assert again == first == {"type": "ok", "re": "g.1", "version": 1}
 
 
 def value_of(client: Client, instance: str = "c") -> int:
@@ -178,12 +223,14 @@ def test_fusionkit_js_resends_only_what_was_not_applied(browser: Browser, tmp_pa
         window.outcome = import("/fusionkit.js").then(async ({ connect }) => {
             const bridge = await connect(undefined, { minDelay: 50, maxDelay: 200 });
             const counter = await bridge.create("counter", { key: "burst" });
-            const sends = Array.from({ length: 1000 }, () => counter.send("increase"));
+            // One in a hundred the feature refuses: it must reject, whether its reply came
+            // before the kill or the rejoin's `applied` tells.
+            const sends = Array.from({ length: 1000 }, (_, i) => counter.send(i % 100 === 50 ? "jump" : "increase"));
             window.acknowledged = 0;
             for (const send of sends) send.then(() => window.acknowledged++);
             const settled = await Promise.allSettled(sends);
             await counter.resync();
-            return { rejected: settled.filter((s) => s.status === "rejected").map((s) => String(s.reason)),
+            return { rejected: settled.filter((s) => s.status === "rejected").map((s) => `${s.reason.status}: ${s.reason}`),
                      value: counter.state.value, session: bridge.session };
         });""")
     b.wait_for("some inputs acknowledged", lambda: b.driver.execute_script("return window.acknowledged ?? 0"),
@@ -195,5 +242,5 @@ def test_fusionkit_js_resends_only_what_was_not_applied(browser: Browser, tmp_pa
     restarted = Server(browser.server.fusion, *flags, port=port)
     browser.servers.append(restarted)
     outcome = b.driver.execute_async_script("window.outcome.then(arguments[arguments.length - 1]);")
-    assert outcome["rejected"] == []
-    assert outcome["value"] == 1000
+    assert len(outcome["rejected"]) == 10 and all(reason.startswith("FK_ERR_UNKNOWN_INPUT: ") for reason in outcome["rejected"]), outcome
+    assert outcome["value"] == 990

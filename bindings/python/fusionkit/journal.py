@@ -77,9 +77,10 @@ class JournaledInstance(ReplayableInstance):
 
     #: The scenario the session is recorded to as well (`record=`), or None.
     _recorder: ScenarioWriter | None = None
-    #: The client message ids of inputs the journal holds (`sendBy`, `applied` records,
-    #: written by a bridge), kept across checkpoints.
-    _applied_messages: list[Any] = []  # noqa: RUF012 (never changed in place: replaced)
+    #: The client message ids of inputs the journal holds (`sendBy`, `applied` and
+    #: `refused` records, written by a bridge), kept across checkpoints: each with the
+    #: feature's refusal (`{"status", "message"}`), or None when it was applied.
+    _messages: list[tuple[Any, dict[str, str] | None]] = []  # noqa: RUF012 (never changed in place: replaced)
     #: The poison inputs the journal holds (`poisoned` records, written by a bridge), each
     #: with the version it was applied at, kept across checkpoints.
     _poisoned: list[dict[str, Any]] = []  # noqa: RUF012 (never changed in place: replaced)
@@ -257,8 +258,10 @@ class JournaledInstance(ReplayableInstance):
             return
         try:
             # The client message ids the dropped records carried go on after it (a bridge
-            # answers from them whether an input was applied).
-            applied = [{"applied": self._applied_messages}] if self._applied_messages else []
+            # answers from them whether an input was applied, or how it was refused).
+            applied_ids = [id for id, refusal in self._messages if refusal is None]
+            refused = [{"id": id, **refusal} for id, refusal in self._messages if refusal is not None]
+            applied = ([{"applied": applied_ids}] if applied_ids else []) + ([{"refused": refused}] if refused else [])
             # So do the poison inputs, with the versions they were applied at.
             self._replace([self._header, {"checkpoint": checkpoint}, *applied, *self._poisoned])
         except OSError:
@@ -302,8 +305,8 @@ class JournaledInstance(ReplayableInstance):
     #: How many client message ids a journal keeps (as the Swift journal does).
     REMEMBERED_MESSAGES = 256
 
-    def _remember(self, messages: list[Any]) -> None:
-        self._applied_messages = (self._applied_messages + list(messages))[-self.REMEMBERED_MESSAGES:]
+    def _remember(self, messages: list[tuple[Any, dict[str, str] | None]]) -> None:
+        self._messages = (self._messages + messages)[-self.REMEMBERED_MESSAGES:]
 
     def _apply(self, record: Mapping[str, Any], *, replaying: bool) -> None:
         """Applies a record, then lets the effects it started settle, the same live and
@@ -315,10 +318,17 @@ class JournaledInstance(ReplayableInstance):
             if kind == "send":
                 Instance.send_json(self, json.dumps(value, ensure_ascii=False).encode())
             elif kind == "sendBy":  # an input and the id of the client message that carried it
-                self._remember([value["id"]])
-                Instance.send_json(self, json.dumps(value["input"], ensure_ascii=False).encode())
+                try:
+                    Instance.send_json(self, json.dumps(value["input"], ensure_ascii=False).encode())
+                except FusionError as error:
+                    # Refused (on replay: again, as the first time): kept with the refusal.
+                    self._remember([(value["id"], {"status": error.status, "message": error.message})])
+                    raise
+                self._remember([(value["id"], None)])
             elif kind == "applied":  # message ids of inputs applied before the checkpoint above
-                self._remember(value)
+                self._remember([(id, None) for id in value])
+            elif kind == "refused":  # those the feature refused, with the refusal
+                self._remember([(entry["id"], {"status": entry["status"], "message": entry["message"]}) for entry in value])
             elif kind == "poisoned":  # an input that killed a bridge, put out of the way: never applied
                 # Kept for checkpoints with its version: where it stands, unless it says.
                 version = value.get("version")

@@ -20,7 +20,7 @@ export function failUnsure(bridge, error) {
 }
 
 /** After a rejoin of the same session: asks which unanswered inputs were applied;
- *  those were, resolve; the others are sent again, with their own ids, so none is
+ *  those were, resolve; those the feature refused reject with its error; the others are sent again, with their own ids, so none is
  *  applied twice and none is lost. In a new session they were not (nor can be). */
 export function settleUnsure(bridge, resumed) {
     if (bridge._unsure.size === 0) return;
@@ -34,12 +34,19 @@ export function settleUnsure(bridge, resumed) {
             const applied = new Set(Array.isArray(reply.ids) ? reply.ids : []);
             // A poison input: it killed the bridge that applied it, and was put away.
             const poisoned = new Set(Array.isArray(reply.poisoned) ? reply.poisoned : []);
+            // Refused by the feature: done, with the error the lost reply carried.
+            const refused = new Map((Array.isArray(reply.refused) ? reply.refused : []).map((entry) => [entry?.id, entry]));
             for (const id of ids) {
                 const call = bridge._unsure.get(id);
                 if (!call) continue;
                 bridge._unsure.delete(id);
                 if (applied.has(id)) {
                     call.resolve({ type: "ok" });
+                    continue;
+                }
+                if (refused.has(id)) {
+                    const refusal = refused.get(id);
+                    call.reject(new FusionError(String(refusal.status), String(refusal.message), id));
                     continue;
                 }
                 if (poisoned.has(id)) {
