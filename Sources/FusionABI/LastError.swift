@@ -31,7 +31,12 @@ enum LastError {
         let old = pthread_getspecific(key.raw)
         // Counted before it is set: a count too high for a moment costs a lookup, too low a lost clear.
         if old == nil { fusion_last_error_holders_add(1) }
-        pthread_setspecific(key.raw, UnsafeRawPointer(strdup(message)))
+        // A C string ends at its first NUL: one inside (a name quoted from the input, which
+        // may hold one) is written as \u0000, so that nothing after it is lost.
+        let text =
+            message.utf8.contains(0)
+            ? message.split(separator: "\0", omittingEmptySubsequences: false).joined(separator: "\\u0000") : message
+        pthread_setspecific(key.raw, UnsafeRawPointer(strdup(text)))
         free(old)
     }
 

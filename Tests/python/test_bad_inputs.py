@@ -8,6 +8,7 @@ package's declared prototypes, and `Library.check`, which raises the same classe
 """
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterator
 from ctypes import addressof, byref, c_char_p, c_uint64, create_string_buffer
@@ -121,6 +122,8 @@ ROWS: list[tuple[str, Row, type[fusionkit.FusionError] | None, tuple[str, ...]]]
      E.UnknownInputError, ('"jump"', "increase, decrease, reset, show, alertDismissed")),
     ("send: unknown input case as object", lambda w: w.counter.send("jump", height=2),
      E.UnknownInputError, ('"jump"', "valid inputs")),
+    ("send: unknown input case holding a NUL", lambda w: w.counter.send_json(b'"jump\\u0000x"'),
+     E.UnknownInputError, ('"jump\\u0000x"', "valid inputs")),
     ("send: a number is not an input", lambda w: w.counter.send_json("42"),
      E.InvalidInputError, ("case name", "found a number")),
     ("send: object with two keys", lambda w: w.counter.send({"increase": {}, "decrease": {}}),
@@ -394,3 +397,30 @@ def test_exceptions_are_also_builtin_kinds(counter: fusionkit.Instance) -> None:
         counter.send("jump")
     with pytest.raises(LookupError):
         counter.library.create("teleporter")
+
+
+@pytest.mark.parametrize("send", [
+    lambda w: w.answer.send("answerChanged", text=math.nan),
+    lambda w: w.answer.send({"answerChanged": {"text": -math.inf}}),
+    lambda w: w.answer.send("answerChanged", text=_circular()),
+    lambda w: w.lib.create("counter", settings={"x": math.nan}),
+], ids=["nan field", "infinite field", "circular field", "nan setting"])
+def test_a_value_json_cannot_hold_is_a_fusion_error(world: World, send: Callable[[World], object]) -> None:
+    # Found by an outside probe: json's own ValueError came through, where every refusal
+    # is a FusionError (errors.py); nothing reaches the library.
+    before = world.answer.version
+    with pytest.raises(fusionkit.InvalidArgumentError, match="cannot be written as JSON"):
+        send(world)
+    assert world.answer.version == before
+
+
+def test_a_clock_move_beyond_64_bits_of_nanoseconds_is_refused(lib: fusionkit.Library) -> None:
+    with lib.create("counter", clock="manual") as counter:
+        with pytest.raises(fusionkit.InvalidArgumentError, match="out of range"):
+            counter.advance_clock(1e300)  # was an OverflowError from round()
+
+
+def _circular() -> dict[str, object]:
+    loop: dict[str, object] = {}
+    loop["self"] = loop
+    return loop

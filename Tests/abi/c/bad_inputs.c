@@ -68,6 +68,8 @@ static fk_status send_lone_continuation(struct world *w) { return fk_send(w->cou
 static fk_status send_surrogate_bytes(struct world *w) { return fk_send(w->counter, "\"\xed\xa0\x80\"", FK_NUL_TERMINATED); }
 static fk_status send_unknown_case(struct world *w) { return fk_send(w->counter, "\"jump\"", FK_NUL_TERMINATED); }
 static fk_status send_unknown_case_object(struct world *w) { return fk_send(w->counter, "{\"jump\":{\"height\":2}}", FK_NUL_TERMINATED); }
+/* A NUL inside a name: the message writes it as \u0000 and goes on (a C string would end there). */
+static fk_status send_unknown_case_with_nul(struct world *w) { return fk_send(w->counter, "\"jump\\u0000x\"", FK_NUL_TERMINATED); }
 static fk_status send_number(struct world *w) { return fk_send(w->counter, "42", FK_NUL_TERMINATED); }
 static fk_status send_two_keys(struct world *w) { return fk_send(w->counter, "{\"increase\":{},\"decrease\":{}}", FK_NUL_TERMINATED); }
 static fk_status send_payload_not_object(struct world *w) { return fk_send(w->counter, "{\"increase\":5}", FK_NUL_TERMINATED); }
@@ -223,6 +225,7 @@ static const struct row rows[] = {
     {"send: UTF-8 encoded surrogate", send_surrogate_bytes, FK_ERR_INVALID_UTF8, {"UTF-8"}},
     {"send: unknown input case", send_unknown_case, FK_ERR_UNKNOWN_INPUT, {"\"jump\"", "increase, decrease, reset, show, alertDismissed"}},
     {"send: unknown input case as object", send_unknown_case_object, FK_ERR_UNKNOWN_INPUT, {"\"jump\"", "valid inputs"}},
+    {"send: unknown input case holding a NUL", send_unknown_case_with_nul, FK_ERR_UNKNOWN_INPUT, {"\"jump\\u0000x\"", "valid inputs"}},
     {"send: a number is not an input", send_number, FK_ERR_INVALID_INPUT, {"case name", "found a number"}},
     {"send: object with two keys", send_two_keys, FK_ERR_INVALID_INPUT, {"exactly one key", "2 keys"}},
     {"send: payload is not an object", send_payload_not_object, FK_ERR_INVALID_INPUT, {"\"increase\"", "found a number"}},

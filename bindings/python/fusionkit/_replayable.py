@@ -89,7 +89,8 @@ class ReplayableInstance(Instance):
                          lambda: Instance.fail_request(self, request_id, text))
 
     def advance_clock(self, seconds: float = 0.0, *, nanoseconds: int | None = None) -> None:
-        if (nanoseconds is not None and seconds) or (nanoseconds is None and not (math.isfinite(seconds) and seconds >= 0)):
+        if (nanoseconds is not None and seconds) or (
+                nanoseconds is None and not (math.isfinite(seconds) and 0 <= seconds * 1_000_000_000 < 2**64)):
             Instance.advance_clock(self, seconds, nanoseconds=nanoseconds)  # raises, naming the argument
         amount = nanoseconds if nanoseconds is not None else round(seconds * 1_000_000_000)
         if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:

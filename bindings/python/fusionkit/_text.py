@@ -57,7 +57,14 @@ def _utf8(value: str | bytes, what: str) -> bytes:
 
 
 def _to_json(value: JSON, what: str) -> bytes:
-    return _utf8(_encoder.encode(value), what)
+    try:
+        text = _encoder.encode(value)
+    except (ValueError, RecursionError) as error:
+        # NaN and infinities (JSON has neither), a container holding itself, nesting
+        # deeper than Python recurses: a FusionError like every refusal (a value of a
+        # type JSON lacks stays a TypeError).
+        raise InvalidArgumentError(f"{what} cannot be written as JSON: {error}", status="FK_ERR_INVALID_ARGUMENT") from None
+    return _utf8(text, what)
 
 
 def _u64(value: int, what: str) -> int:

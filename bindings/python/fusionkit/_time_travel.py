@@ -56,6 +56,9 @@ class TimeTravel(InstanceHandle):
             if not math.isfinite(seconds) or seconds < 0:
                 raise InvalidArgumentError(f"seconds must be finite and not negative, not {seconds}",
                                            status="FK_ERR_INVALID_ARGUMENT")
+            if seconds * 1_000_000_000 >= 2**64:
+                raise InvalidArgumentError(f"seconds {seconds} is out of range: the clock moves by at most 2^64 - 1 nanoseconds",
+                                           status="FK_ERR_INVALID_ARGUMENT")
             nanoseconds = round(seconds * 1_000_000_000)
         elif seconds:
             raise TypeError("give either seconds or nanoseconds")
