@@ -336,8 +336,11 @@ fk_status fk_create(const char *feature, size_t feature_len,
 **               FK_ERR_INVALID_STATE naming both versions when the feature has no
 **               migration from it; one from a newer version is refused. Only
 **               with "state".
-**   "seed":     an unsigned integer seeding the instance's random source, so that
-**               what the feature draws repeats (default: unpredictable).
+**   "seed":     an unsigned 64-bit integer seeding the instance's random source, so
+**               that what the feature draws repeats (default: unpredictable); from
+**               2^63 on written as a string of digits ("18446744073709551615"),
+**               since a JSON number that large is read as a double and loses digits
+**               (such a number is refused: FK_ERR_INVALID_ARGUMENT).
 **   "clock":    "system" (default) or "manual": time stands still until
 **               fk_advance_clock(), for tests and scripted runs.
 **   "requests": "builtin" (default) or "host": who answers the work the feature

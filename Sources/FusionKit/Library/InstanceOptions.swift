@@ -44,8 +44,16 @@ public struct InstanceOptions: Sendable, Equatable {
             case "seed":
                 switch member.value {
                 case .integer(let n) where n >= 0: seed = UInt64(n)
-                case .double(let d) where d >= 0 && d < 18_446_744_073_709_551_616 && d == d.rounded(): seed = UInt64(d)
-                default: throw FusionError(.invalidArgument, "option \"seed\" must be an unsigned integer; found \(member.value.jsonText)")
+                // A number written past Int64 was read as the nearest double, its last digits
+                // lost (two seeds would draw alike): from 2^63 on, a seed is a string of digits.
+                case .double(let d) where d >= 0 && d < 9_223_372_036_854_775_808 && d == d.rounded(): seed = UInt64(d)
+                case .string(let digits) where digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) && UInt64(digits) ?? 0 > Int64.max:
+                    seed = UInt64(digits)  // one way to write each seed: a number below 2^63
+                default:
+                    throw FusionError(
+                        .invalidArgument,
+                        "option \"seed\" must be an unsigned integer of 64 bits (from 2^63 on as a string of digits, e.g. \"18446744073709551615\": a JSON number that large loses its last digits); found \(member.value.jsonText)"
+                    )
                 }
             case "clock":
                 guard let text = member.value.stringValue, let choice = ClockChoice(rawValue: text) else {

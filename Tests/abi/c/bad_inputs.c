@@ -107,6 +107,8 @@ static fk_status options_not_object(struct world *w) { (void)w; return options("
 static fk_status options_unknown_key(struct world *w) { (void)w; return options("{\"sead\":1}"); }
 static fk_status options_negative_seed(struct world *w) { (void)w; return options("{\"seed\":-1}"); }
 static fk_status options_text_seed(struct world *w) { (void)w; return options("{\"seed\":\"42\"}"); }
+/* Past Int64 a JSON number is read as a double, its last digits lost: refused, asking for digits. */
+static fk_status options_big_number_seed(struct world *w) { (void)w; return options("{\"seed\":18446744073709551615}"); }
 static fk_status options_bad_clock(struct world *w) { (void)w; return options("{\"clock\":\"lunar\"}"); }
 static fk_status options_bad_requests(struct world *w) { (void)w; return options("{\"requests\":\"pigeon\"}"); }
 static fk_status options_settings_not_object(struct world *w) { (void)w; return options("{\"settings\":true}"); }
@@ -264,6 +266,7 @@ static const struct row rows[] = {
     {"options: unknown key", options_unknown_key, FK_ERR_INVALID_ARGUMENT, {"\"sead\"", "state, seed, clock, requests, settings"}},
     {"options: negative seed", options_negative_seed, FK_ERR_INVALID_ARGUMENT, {"\"seed\"", "unsigned integer", "-1"}},
     {"options: seed as text", options_text_seed, FK_ERR_INVALID_ARGUMENT, {"\"seed\"", "\"42\""}},
+    {"options: seed past 2^63 as a number", options_big_number_seed, FK_ERR_INVALID_ARGUMENT, {"\"seed\"", "string of digits"}},
     {"options: unknown clock", options_bad_clock, FK_ERR_INVALID_ARGUMENT, {"\"clock\"", "\"system\" or \"manual\"", "lunar"}},
     {"options: unknown requests mode", options_bad_requests, FK_ERR_INVALID_ARGUMENT, {"\"requests\"", "\"builtin\" or \"host\""}},
     {"options: settings not an object", options_settings_not_object, FK_ERR_INVALID_ARGUMENT, {"\"settings\"", "found a boolean"}},

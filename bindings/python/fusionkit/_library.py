@@ -214,6 +214,8 @@ class Library:
                   that holds a session already is resumed without `record`
                   (JournalError otherwise: a recording starts with its session).
         """
+        if seed is not None and not isinstance(seed, bool) and isinstance(seed, int) and seed >= 1 << 63:
+            seed = str(seed)  # type: ignore[assignment]  # the library reads a seed this large as digits (fusionkit.h)
         if record is not None or journal is not None:
             parsed: Mapping[str, JSON] | None = (
                 json.loads(_utf8(options, "the options")) if isinstance(options, (str, bytes)) else options)
