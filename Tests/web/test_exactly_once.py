@@ -40,12 +40,18 @@ def test_applied_names_the_sends_that_were_applied(serve: Callable[..., Server])
         assert "string ids" in reply["message"]
 
 
+def journaled_counter(serve: Callable[..., Server], journals: Path) -> tuple[Server, Client]:
+    """A bridge with a file journal, and a page of a new session holding a Counter "c"."""
+    server = serve("--journal", str(journals), *FAST)
+    client = server.connect()
+    client.create("counter", key="c")
+    return server, client
+
+
 def test_after_a_kill_each_input_is_applied_once(serve: Callable[..., Server], tmp_path: Path) -> None:
     journals = tmp_path / "journals"
-    first = serve("--journal", str(journals), *FAST)
-    client = first.connect()
+    first, client = journaled_counter(serve, journals)
     session = client.session
-    client.create("counter", key="c")
     inputs = 1000
     for number in range(inputs):  # no waiting for replies: many are unanswered at the kill
         client.send({"type": "send", "id": f"t.{number}", "instance": "c", "input": "increase"})
@@ -83,10 +89,8 @@ def test_a_refused_send_is_told_as_refused_after_a_kill(serve: Callable[..., Ser
     # after a kill its resend got `ok`. The journal holds the input; the replay refuses it
     # again, and so the copy of the session knows the refusal, past a checkpoint too.
     journals = tmp_path / "journals"
-    first = serve("--journal", str(journals), *FAST)
-    client = first.connect()
+    first, client = journaled_counter(serve, journals)
     session = client.session
-    client.create("counter", key="c")
     refusals = {}
     for number in range(150):  # past the checkpoint at 100 records: two refusals before it, one after
         refused = number in (3, 60, 140)

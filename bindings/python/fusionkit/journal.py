@@ -322,7 +322,7 @@ class JournaledInstance(ReplayableInstance):
                     Instance.send_json(self, json.dumps(value["input"], ensure_ascii=False).encode())
                 except FusionError as error:
                     # Refused (on replay: again, as the first time): kept with the refusal.
-                    self._remember([(value["id"], {"status": error.status, "message": error.message})])
+                    self._remember([(value["id"], {"status": error.status or "FK_ERR_INTERNAL", "message": error.message})])
                     raise
                 self._remember([(value["id"], None)])
             elif kind == "applied":  # message ids of inputs applied before the checkpoint above
