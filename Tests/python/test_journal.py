@@ -279,10 +279,13 @@ def test_a_bridge_journals_inputs_with_their_message_ids_and_python_replays_them
     with path.open("ab") as file:
         file.write(encode_line({"applied": ["a1b2c3d4.1", "a1b2c3d4.2"]}))
         file.write(encode_line({"sendBy": {"id": "a1b2c3d4.3", "input": "increase"}}))
+        file.write(encode_line({"sendBy": {"id": "a1b2c3d4.4", "input": "jump"}}))  # refused, on replay too
     with lib.create("counter", journal=path) as resumed:
         assert isinstance(resumed, JournaledInstance)
         assert resumed.snapshot() == ({"value": 2, "isReset": False, "alert": None}, 2)
-        assert resumed._applied_messages == ["a1b2c3d4.1", "a1b2c3d4.2", "a1b2c3d4.3"]
+        refusal = resumed._messages[-1][1]
+        assert refusal is not None and refusal["status"] == "FK_ERR_UNKNOWN_INPUT"
+        assert resumed._messages[:3] == [("a1b2c3d4.1", None), ("a1b2c3d4.2", None), ("a1b2c3d4.3", None)]
 
 
 def test_a_checkpoint_keeps_the_poison_inputs_a_bridge_put_away(lib: fusionkit.Library, tmp_path: Path,
