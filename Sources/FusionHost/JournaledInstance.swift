@@ -93,7 +93,7 @@ public final class JournaledInstance: Sendable {
         /// Records in the journal after its header.
         var records = 0
         /// The clients' message ids of the inputs sent with one (`sendBy`), lately: what a
-        /// client that lost its connection before the reply asks about (`wasApplied`).
+        /// client that lost its connection before the reply asks about (`outcome(ofMessage:)`).
         var appliedMessages = RecentMessageIDs()
         /// The records put out of the way as poison inputs (`JournalRecord.poisoned`):
         /// their message ids and their inputs on their states are refused.
@@ -159,7 +159,7 @@ public final class JournaledInstance: Sendable {
         self.checkpointEvery = checkpointEvery
         let records: Int
         let realTime: Bool
-        // The client message ids the journal holds, to answer wasApplied after a crash.
+        // The client message ids the journal holds, to answer outcome(ofMessage:) after a crash.
         var resumedMessages = RecentMessageIDs()
         var poisons: [Poison] = []
         if let (existing, contents) = try location.openExisting() {
@@ -329,7 +329,7 @@ public final class JournaledInstance: Sendable {
     /// `send`, waiting for the disk without holding the thread. With `message`, the
     /// client's id of the message that carried the input is journaled with it, in one
     /// record (`{"sendBy": {"id": …, "input": …}}`), so that whether it was applied
-    /// survives a crash (`wasApplied`).
+    /// survives a crash (`outcome(ofMessage:)`).
     public func send(_ inputJSON: String, by message: JSONValue? = nil) async throws(JournaledCallError) {
         guard let input = try? JSONParser.parse(inputJSON) else {
             do throws(FusionHostError) { try instance.send(inputJSON) } catch { throw .refused(error) }
@@ -338,16 +338,10 @@ public final class JournaledInstance: Sendable {
         try await perform(message.map { .sendBy(id: $0, input: input) } ?? .send(input))
     }
 
-    /// Whether an input sent with this client message id was journaled and applied (or
-    /// refused by the feature: either way it is done, and sending it again would make
-    /// it twice), among at least the last `RecentMessageIDs.kept`.
-    public func wasApplied(_ message: JSONValue) -> Bool {
-        applying.withLock { $0.appliedMessages.contains(message) }
-    }
-
     /// What became of the input sent with this client message id: applied, or refused by
-    /// the feature (with the refusal, also after a crash: the replay refuses it again);
-    /// nil if the journal holds no such id among at least the last `RecentMessageIDs.kept`.
+    /// the feature (with the refusal, also after a crash: the replay refuses it again).
+    /// Either way it is done, and sending it again would make it twice. Nil if the journal
+    /// holds no such id among at least the last `RecentMessageIDs.kept`.
     public func outcome(ofMessage message: JSONValue) -> RecentMessageIDs.Outcome? {
         applying.withLock { $0.appliedMessages.outcome(of: message) }
     }

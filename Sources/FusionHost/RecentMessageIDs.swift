@@ -58,8 +58,6 @@ public struct RecentMessageIDs: Sendable, Equatable {
     /// What became of the latest message `id`; nil if it is not among them.
     public func outcome(of id: JSONValue) -> Outcome? { entries.last { $0.id == id }?.outcome }
 
-    public func contains(_ id: JSONValue) -> Bool { outcome(of: id) != nil }
-
     public var isEmpty: Bool { entries.isEmpty }
 
     /// The last `kept`: what a checkpoint carries on.

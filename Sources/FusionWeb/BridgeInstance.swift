@@ -30,7 +30,7 @@ final class BridgeInstance: Sendable {
     // MARK: Changes, through the journal when there is one
 
     /// Applies an input; `message`, the id of the client's message that carried it, is
-    /// journaled with it when there is a journal (`wasApplied`). Whether a message id was
+    /// journaled with it when there is a journal (`journaledOutcome`). Whether a message id was
     /// done already is the session's `MessageLedger`'s to say, before this is called.
     func send(_ input: JSONValue, message: String? = nil) async throws(BridgeError) {
         // A poison input sent again (the client did not hear it was refused): refused again.

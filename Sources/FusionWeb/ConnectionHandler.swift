@@ -212,12 +212,14 @@ struct ConnectionHandler: Sendable {
             connection.send(ServerMessage.created(re: re, instance: instance.id, feature: instance.feature, existing: existing))
 
         case .send(let id, let input):
-            // A message id done already is answered as it was, even if its instance is
-            // gone since (an unknown instance would say "not applied: send it again").
-            if let message = re?.stringValue, let done = session.ledger.outcome(message) {
-                return try answer(done, re: re, instance: session.instance(id), on: connection)
+            let instance: BridgeInstance
+            do throws(BridgeError) { instance = try session.lookup(id) } catch {
+                // A message id done already is answered as it was, even if its instance is
+                // gone since (an unknown instance would say "not applied: send it again").
+                // Looked up only here: a live instance's claim finds it in the ledger.
+                guard let message = re?.stringValue, let done = session.ledger.outcome(message) else { throw error }
+                return try answer(done, re: re, instance: nil, on: connection)
             }
-            let instance = try session.lookup(id)
             let start = ContinuousClock.now
             if let message = re?.stringValue {
                 try await sendOnce(input, message: message, to: instance, session: session, connection: connection)
