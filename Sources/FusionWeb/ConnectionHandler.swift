@@ -16,10 +16,12 @@ struct ConnectionHandler: Sendable {
 
     /// `drop` closes the connection's socket at once, with no close handshake; `isWritable`
     /// says whether it takes a write without waiting. `user` is
-    /// who the handshake's token named (`--auth`); nil: nobody signed in.
+    /// who the handshake's token named (`--auth`); nil: nobody signed in. `eventLoop`: the
+    /// channel's, where the connection's messages are then handled; nil: the global pool.
     func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, requestedSession: Substring?, proposedSession: String? = nil,
-        user: AuthenticatedUser? = nil, isWritable: @escaping @Sendable () -> Bool, drop: @escaping @Sendable () -> Void
+        user: AuthenticatedUser? = nil, eventLoop: (any EventLoop)? = nil, isWritable: @escaping @Sendable () -> Bool,
+        drop: @escaping @Sendable () -> Void
     ) async {
         let connection = registry.makeConnection { [logger] number in
             logger.info("connection \(number): dropped, the page is not reading its messages")
@@ -46,7 +48,11 @@ struct ConnectionHandler: Sendable {
         // Reading runs in this task; writing in a task that runs only while something is
         // queued (BridgeConnection): an idle connection's tasks are most of its memory.
         connection.startWriting(to: outbound, session: session, holds: { registry.holdsSessions }, isWritable: isWritable)
-        if let user {
+        // Reading prefers the channel's event loop (EventLoopTaskExecutor): a frame read there
+        // is handled there, and its answer written there. Only from here on: the join, the
+        // deepest the task's stack gets, would keep a larger stack for an idle connection.
+        await withTaskExecutorPreference(eventLoop.map(EventLoopTaskExecutor.init)) {
+            guard let user else { return await read(inbound, connection: connection, session: session, user: nil) }
             await withTaskGroup(of: Void.self) { group in
                 // The token's end is the connection's: a rejoin must show a fresh one.
                 group.addTask {
@@ -59,8 +65,6 @@ struct ConnectionHandler: Sendable {
                 await read(inbound, connection: connection, session: session, user: user)
                 group.cancelAll()
             }
-        } else {
-            await read(inbound, connection: connection, session: session, user: nil)
         }
         // Reading ended: the page closed (or answered a close), the socket failed, or it was
         // closed (a close unanswered for a second, a page that does not read). A writer

@@ -88,6 +88,12 @@ public struct WebBridge: Sendable {
         let configuration = configuration
         let host = configuration.host
         let peerTimeout = configuration.peerTimeout
+        // Messages are handled on their channel's event loop (EventLoopTaskExecutor) only
+        // where no call blocks its thread: a sandboxed module's call may run for its time
+        // limit, and a journal waits for its store in places (PostgreSQL's connections run
+        // on these same loops), so such a bridge handles messages on the pool, as before.
+        let sandboxed = libraries.libraries.contains { $0.isSandboxed }
+        let onEventLoops = !sandboxed && configuration.journalFolder == nil && configuration.sessionStore == nil
         // Request heads are bounded in size and time (RequestHeadGuard).
         let upgrade = HTTPServerBuilder.guardedHTTP1WebSocketUpgrade(
             // A page that does not answer a close within a second is dropped, so that
@@ -143,7 +149,7 @@ public struct WebBridge: Sendable {
                 // nothing cannot end otherwise (the close handshake would be stuck too).
                 await handler.serve(
                     inbound: inbound, outbound: outbound, requestedSession: session, proposedSession: proposed, user: signedIn,
-                    isWritable: { channel.isWritable }
+                    eventLoop: onEventLoops ? channel.eventLoop : nil, isWritable: { channel.isWritable }
                 ) {
                     channel.close(mode: .all, promise: nil)
                 }
