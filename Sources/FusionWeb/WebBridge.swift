@@ -10,6 +10,12 @@ import NIOCore
 import NIOWebSocket
 import ServiceLifecycle
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// The web bridge: an HTTP server for the pages and the web client, and one WebSocket
 /// through which pages drive the features of one or several libraries. It is a host like
 /// `fusion run`: it reaches each library only through `HostedLibrary` (the C ABI), never
@@ -62,6 +68,30 @@ public struct WebBridge: Sendable {
     /// for connections that never sent a request (browsers keep spare ones open), and
     /// neither graceful shutdown nor cancellation ends that wait. Nothing is left to
     /// lose then, so a command-line host exits; nil waits.
+    /// Whether a bridge handles each connection's messages on the connection's event loop
+    /// (EventLoopTaskExecutor) rather than on Swift's pool: only where no call blocks its
+    /// thread. A sandboxed module's call may run for its time limit, and a journal waits
+    /// for its store in places (PostgreSQL's connections run on these same loops), so such
+    /// a bridge handles its messages on the pool.
+    public static func handlesMessagesOnEventLoops(libraries: LibrarySet, journaled: Bool) -> Bool {
+        !journaled && !libraries.libraries.contains { $0.isSandboxed }
+    }
+
+    /// For a bridge that handles messages on its event loops: asks NIO for one loop more
+    /// than the machine has cores, unless `NIO_SINGLETON_GROUP_LOOP_COUNT` says how many.
+    /// A connection's work then waits for its own loop's thread, and with as many loops as
+    /// cores, one loop sharing its core with another process (a database, the load's own
+    /// client) held up its connections while the other core had nothing to do: the p99 at
+    /// 10,000 inputs a second was about halved with one more (docs/performance.md, "The
+    /// web bridge's tail"). Call it first thing in a process, before anything uses NIO's
+    /// event loops (it has no effect after), and once.
+    public static func suggestEventLoopCount(libraries: LibrarySet, journaled: Bool) {
+        guard handlesMessagesOnEventLoops(libraries: libraries, journaled: journaled),
+            getenv("NIO_SINGLETON_GROUP_LOOP_COUNT") == nil
+        else { return }
+        NIOSingletons.groupLoopCountSuggestion = System.coreCount + 1
+    }
+
     public func run(
         logLevel: Logger.Level = .warning, onListening: @escaping @Sendable (String) -> Void,
         onStuck: (@Sendable () -> Void)? = nil
@@ -88,12 +118,8 @@ public struct WebBridge: Sendable {
         let configuration = configuration
         let host = configuration.host
         let peerTimeout = configuration.peerTimeout
-        // Messages are handled on their channel's event loop (EventLoopTaskExecutor) only
-        // where no call blocks its thread: a sandboxed module's call may run for its time
-        // limit, and a journal waits for its store in places (PostgreSQL's connections run
-        // on these same loops), so such a bridge handles messages on the pool, as before.
-        let sandboxed = libraries.libraries.contains { $0.isSandboxed }
-        let onEventLoops = !sandboxed && configuration.journalFolder == nil && configuration.sessionStore == nil
+        let onEventLoops = Self.handlesMessagesOnEventLoops(
+            libraries: libraries, journaled: configuration.journalFolder != nil || configuration.sessionStore != nil)
         // Request heads are bounded in size and time (RequestHeadGuard).
         let upgrade = HTTPServerBuilder.guardedHTTP1WebSocketUpgrade(
             // A page that does not answer a close within a second is dropped, so that

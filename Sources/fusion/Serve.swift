@@ -168,6 +168,8 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let libraries = try LibraryChoice.load(LibraryChoice.split(words).libraries, limits: plugin.limits)
+        // Before anything (the sign-in's key fetch, PostgreSQL) starts NIO's event loops.
+        WebBridge.suggestEventLoopCount(libraries: libraries, journaled: journalFolder != nil)
         let checkout = WebFolders.checkout()
         guard let pages = staticFolder ?? checkout.map({ $0 + "/" + WebFolders.pagesFolder }) else {
             throw CLIError(
