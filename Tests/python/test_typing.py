@@ -30,7 +30,7 @@ def test_mypy_strict_passes(tmp_path: Path) -> None:
 
 def test_mypy_strict_passes_over_the_benchmark_runners(tmp_path: Path) -> None:
     # One at a time: both are a script named run.py.
-    for runner in ("Benchmarks/web-load/run.py", "Benchmarks/time-travel/run.py"):
+    for runner in ("Benchmarks/web-load/run.py", "Benchmarks/web-load/interleave.py", "Benchmarks/time-travel/run.py"):
         result = mypy(tmp_path, ROOT / runner)
         assert result.returncode == 0, runner + result.stdout + result.stderr
 
