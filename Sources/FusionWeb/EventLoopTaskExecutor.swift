@@ -4,7 +4,7 @@ import NIOCore
 /// prefers its channel's loop (`withTaskExecutorPreference`), so that a frame read there
 /// resumes the task on the same thread, and its `ok` is written there, with no hop to the
 /// cooperative pool and back. On two cores such hops, and the threads they wake, were
-/// most of an input's time at the tail (docs/performance.md, "The web bridge").
+/// most of an input's time at the tail (docs/performance.md, "The web bridge's tail").
 ///
 /// The jobs run between the loop's I/O, so what a connection does between two awaits
 /// holds up the loop's other sockets, as it held up a thread of the pool before: what

@@ -60,14 +60,6 @@ public struct WebBridge: Sendable {
     /// group commit (`journalSync` `.group`); nil without it.
     public var journalCounts: JournalCommitter.Counts? { registry.committer?.counts }
 
-    /// Serves until a signal stops it. `onListening` is called with the URL to open
-    /// once the socket is bound (with the port the system chose, for port 0).
-    ///
-    /// `onStuck` is called when, a second and a half after every socket was closed
-    /// and every instance destroyed, the HTTP server has still not stopped: it waits
-    /// for connections that never sent a request (browsers keep spare ones open), and
-    /// neither graceful shutdown nor cancellation ends that wait. Nothing is left to
-    /// lose then, so a command-line host exits; nil waits.
     /// Whether a bridge handles each connection's messages on the connection's event loop
     /// (EventLoopTaskExecutor) rather than on Swift's pool: only where no call blocks its
     /// thread. A sandboxed module's call may run for its time limit, and a journal waits
@@ -92,6 +84,14 @@ public struct WebBridge: Sendable {
         NIOSingletons.groupLoopCountSuggestion = System.coreCount + 1
     }
 
+    /// Serves until a signal stops it. `onListening` is called with the URL to open
+    /// once the socket is bound (with the port the system chose, for port 0).
+    ///
+    /// `onStuck` is called when, a second and a half after every socket was closed
+    /// and every instance destroyed, the HTTP server has still not stopped: it waits
+    /// for connections that never sent a request (browsers keep spare ones open), and
+    /// neither graceful shutdown nor cancellation ends that wait. Nothing is left to
+    /// lose then, so a command-line host exits; nil waits.
     public func run(
         logLevel: Logger.Level = .warning, onListening: @escaping @Sendable (String) -> Void,
         onStuck: (@Sendable () -> Void)? = nil
