@@ -532,6 +532,11 @@ fk_status fk_unsubscribe(fk_instance instance, uint64_t subscription);
 ** threads at once, a call leaves an effect step another thread is running to that
 ** thread's call, and reports no FK_ERR_UNSETTLED while another call is under way.)
 **
+** A manual clock stops at its end, 2^63 - 1 nanoseconds (about 292 years) after it
+** started: a move past it stops there, and an effect asleep until a later time never
+** wakes (fk_next_wake() does not count it). Every time the clock can show is then a
+** signed 64-bit count, which a checkpoint and a journal write exactly.
+**
 ** nanoseconds  how far to move; 1000000000 is one second.
 **
 ** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_INVALID_ARGUMENT (the instance runs on the
@@ -564,7 +569,7 @@ fk_status fk_pending(fk_instance instance, uint64_t *out_effects, uint64_t *out_
 **
 ** out_nanoseconds  receives the nanoseconds until the first sleeper is due (0 when
 **                  one is due already), or UINT64_MAX when no effect sleeps on the
-**                  clock.
+**                  clock, or every one sleeps past its end (see fk_advance_clock()).
 **
 ** Errors: FK_ERR_INVALID_HANDLE, FK_ERR_NULL_ARGUMENT (out_nanoseconds NULL),
 **         FK_ERR_INVALID_ARGUMENT (the instance runs on the system clock).
@@ -639,7 +644,8 @@ fk_status fk_goto(fk_instance instance, uint64_t version, uint64_t *out_version)
 **   {"state":{…},"stateVersion":1,"version":8,"clock":2000000000,
 **    "seed":"1234","random":"5678"}
 **
-** "clock" is the clock's time in nanoseconds; "seed" and "random" (the random
+** "clock" is the clock's time in nanoseconds (at most 2^63 - 1, the clock's end: a
+** larger one is refused); "seed" and "random" (the random
 ** source's place in its sequence) are 64-bit unsigned integers written as strings of
 ** digits. Pass the object as the "checkpoint" option of fk_create_with_options(). It
 ** changes nothing: take it, journal it, then call fk_restart_effects().

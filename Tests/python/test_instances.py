@@ -113,6 +113,40 @@ def test_manual_clock(lib: fusionkit.Library) -> None:
             answer.advance_clock(1.0, nanoseconds=5)
 
 
+def test_a_manual_clock_stops_at_its_end_and_a_checkpoint_says_its_time_exactly(lib: fusionkit.Library) -> None:
+    """A manual clock stops 2^63 - 1 ns after its start (fusionkit.h, fk_advance_clock):
+    moves past it stop there, an effect asleep past it never wakes and is not counted by
+    fk_next_wake, and a checkpoint then says the clock's time exactly (it was cut short,
+    or wrapped, once the clock had passed 2^63 ns)."""
+    end = 2**63 - 1
+    with lib.create("answer", clock="manual") as answer:
+        answer.advance_clock(nanoseconds=end - 100_000_000)  # 0.1 s before the end
+        answer.send("answerChanged", text="late")
+        answer.send("submitTapped")  # its effect sleeps 0.5 s: past the end
+        assert answer.next_wake() is None
+        answer.advance_clock(nanoseconds=2**64 - 1)
+        answer.advance_clock(nanoseconds=2**64 - 1)
+        assert answer.state["isSubmitting"] is True  # it never woke
+        assert answer.next_wake() is None
+    with lib.create("counter", clock="manual") as counter:
+        for _ in range(3):  # 3 x (2^64 - 1) ns would pass 2^63 and 2^64 alike
+            counter.advance_clock(nanoseconds=2**64 - 1)
+        counter.send("increase")
+        checkpoint = counter.checkpoint()
+        assert checkpoint["clock"] == end
+        with lib.create("counter", options={"clock": "manual", "checkpoint": checkpoint}) as resumed:
+            assert resumed.checkpoint() == checkpoint
+        with pytest.raises(fusionkit.InvalidArgumentError, match="past the manual clock's end"):
+            lib.create("counter", options={"clock": "manual", "checkpoint": {**checkpoint, "clock": end + 1}})
+    with lib.create("answer", clock="manual") as answer:  # a sleeper due exactly at the end wakes there
+        answer.advance_clock(nanoseconds=end - 500_000_000)
+        answer.send("answerChanged", text="on time")
+        answer.send("submitTapped")
+        assert answer.next_wake() == 500_000_000
+        answer.advance_clock(nanoseconds=2**64 - 1)
+        assert answer.state["submitted"] == "on time"
+
+
 def test_state_patch(counter: fusionkit.Instance) -> None:
     first = counter.state_patch(0)
     assert first == {"from": 0, "to": 0, "patch": []}

@@ -14,8 +14,8 @@
         public private(set) var now: Duration
         /// A clock at `time` (zero by default).
         public init(startingAt time: Duration = .zero) { now = time }
-        /// Moves time forward; the instance then fires what is due.
-        public func advance(by duration: Duration) { now += duration }
+        /// Moves time forward, up to the clock's `end`; the instance then fires what is due.
+        public func advance(by duration: Duration) { now = min(now + duration, Self.end) }
     }
 
     /// Under Embedded Swift, the clock the host moves by its real time.
@@ -94,9 +94,12 @@
         public var sleeperCount: Int { lock.withLock { sleepers.count } }
 
         /// How far the clock must move before the first sleeper wakes (zero when one is due
-        /// already); nil when no effect sleeps on it.
+        /// already); nil when no effect sleeps on it, or only past the clock's `end` (they
+        /// never wake: a host that moves the clock to each wake in turn comes to a stop).
         public var untilNextWake: Duration? {
-            lock.withLock { sleepers.map(\.deadline).min().map { max(.zero, $0 - current) } }
+            lock.withLock {
+                sleepers.lazy.map(\.deadline).filter { $0 <= Self.end }.min().map { max(.zero, $0 - current) }
+            }
         }
 
         /// Suspends until `advance(by:)` moves the time past now + `duration`; throws
@@ -133,11 +136,12 @@
             }
         }
 
-        /// Moves time forward and wakes the sleepers that are due. Returns how many woke.
+        /// Moves time forward, up to the clock's `end`, and wakes the sleepers that are due.
+        /// Returns how many woke.
         @discardableResult
         public func advance(by duration: Duration) -> Int {
             let due = lock.withLock { () -> [Sleeper] in
-                current += duration
+                current = min(current + duration, Self.end)
                 let due = sleepers.filter { $0.deadline <= current }.sorted { $0.deadline < $1.deadline }
                 sleepers.removeAll { $0.deadline <= current }
                 return due
@@ -147,3 +151,12 @@
         }
     }
 #endif
+
+extension ManualClock {
+    /// Where a manual clock stops: 2^63 - 1 nanoseconds (about 292 years) after time zero.
+    /// A move past it stops there, so that every time the clock can show is a signed 64-bit
+    /// count of nanoseconds, which a checkpoint, a journal's records and every host say
+    /// exactly (a checkpoint's clock read from one past it was cut short before, and a
+    /// session resumed from it ran at another time than the one it left).
+    public static var end: Duration { .nanoseconds(Int64.max) }
+}

@@ -64,8 +64,15 @@ public struct Checkpoint: Sendable, Equatable {
             }
             return value
         }
+        let clock = try whole("clock")
+        guard clock <= UInt64(Int64.max) else {
+            throw FusionError(
+                .invalidArgument,
+                "option \"checkpoint\" has \"clock\" \(clock), past the manual clock's end (9223372036854775807 ns, about 292 years): no instance's clock reaches it"
+            )
+        }
         self.init(
-            state: state, stateVersion: Int(stateVersion), version: try whole("version"), clock: try whole("clock"),
+            state: state, stateVersion: Int(stateVersion), version: try whole("version"), clock: clock,
             seed: try word("seed"), random: try word("random"))
     }
 
@@ -73,7 +80,7 @@ public struct Checkpoint: Sendable, Equatable {
         [
             "state": state,
             "stateVersion": .integer(stateVersion),
-            // A session's versions and nanoseconds stay far below Int.max.
+            // A version past Int.max takes 2^63 changes; a clock stops at Int64.max (ManualClock.end).
             "version": .integer(Int(clamping: version)),
             "clock": .integer(Int(clamping: clock)),
             "seed": .string(String(seed)),

@@ -173,10 +173,11 @@ final class JSONStore<F: Feature>: InstanceCore, FeatureInstance, @unchecked Sen
         } catch {
             throw FusionError(.internalError, "the state of \"\(F.name)\" was written as JSON that does not read back: \(error)")
         }
+        // At most the clock's end (2^63 - 1 ns): exact in a UInt64.
         let (seconds, attoseconds) = clock.now.components
         return Checkpoint(
             state: state, stateVersion: F.stateVersion, version: version,
-            clock: UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds / 1_000_000_000)),
+            clock: UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000)),
             seed: random.seed, random: random.position)
     }
 
