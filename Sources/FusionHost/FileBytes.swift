@@ -17,6 +17,11 @@ public enum FileBytes {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Failure(reason: "cannot open: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
+        // A device (/dev/zero, /dev/full) never ends: reading it whole would fill memory.
+        var status = stat()
+        if fstat(descriptor, &status) == 0, [S_IFCHR, S_IFBLK].contains(status.st_mode & S_IFMT) {
+            throw Failure(reason: "it is a device, not a file")
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {

@@ -35,6 +35,13 @@ public struct Scenario: Sendable {
         /// The kinds of the host requests open after the step, oldest first.
         public var requests: [String]?
 
+        /// An `advance` step's seconds as the nanoseconds fk_advance_clock moves by; nil when
+        /// they do not fit its unsigned 64-bit argument (about 584 years), which the step
+        /// is then refused for, as the Python runner refuses it.
+        public static func nanoseconds(ofSeconds seconds: Double) -> UInt64? {
+            UInt64(exactly: (seconds * 1e9).rounded())
+        }
+
         /// How the step is named in a failure: `send "increase"`, `advance 1`, `respond fetchPet`.
         public var label: String {
             switch action {

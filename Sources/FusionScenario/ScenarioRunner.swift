@@ -129,7 +129,16 @@ public struct ScenarioRunner: Sendable {
             case .send(let input):
                 try instance.send(input)
             case .advance(let seconds):
-                try instance.advanceClock(byNanoseconds: UInt64((seconds * 1e9).rounded()))
+                guard let nanoseconds = Scenario.Step.nanoseconds(ofSeconds: seconds) else {
+                    return .refused(
+                        .failed(
+                            CallFailure(
+                                function: "fk_advance_clock", status: .invalidArgument, statusName: "FK_ERR_INVALID_ARGUMENT",
+                                message:
+                                    "seconds \(JSONValue.double(seconds).jsonText) is out of range: the clock moves by at most 2^64 - 1 nanoseconds"
+                            )))
+                }
+                try instance.advanceClock(byNanoseconds: nanoseconds)
             case .respond(let kind, let payload, let result):
                 guard let request = requests.oldest(kind: kind, payload: payload) else { return Self.noRequest(kind, payload, requests) }
                 try instance.respond(to: request.id, result: result)

@@ -25,10 +25,12 @@ enum ExitStatus: Int32 {
     static let help = """
         EXIT STATUS
           0   success
-          1   the library failed on its own, or the state file could not be written
+          1   the library failed on its own, or the state file or the output could
+              not be written (a full disk, a closed stdout)
           2   unknown feature (the message lists the library's features)
           3   bad input: an unknown input case, a missing or mistyped field, text that
-              does not parse (the message says which input and why)
+              does not parse or is not UTF-8, an argument included (the message says
+              which input and why)
           4   the library cannot be used: not found, not loadable, not a FusionKit
               library, or built for another ABI version
           5   the state file cannot be used: unreadable, not JSON, for another

@@ -45,6 +45,13 @@ struct Fusion: AsyncParsableCommand {
     /// Runs a command, and reports the client's own errors as one line on stderr with
     /// the exit code of their kind (argument errors keep swift-argument-parser's 64).
     static func main() async {
+        // Swift's CommandLine.arguments repairs bytes that are not UTF-8 (U+FFFD): an input
+        // or a name would then be sent as other text than was typed.
+        for index in 1..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[index], String(validatingCString: argument) == nil else { continue }
+            Fusion.report(CLIError(.badInput, "argument \(index) is not UTF-8 text, which is all fusion reads; nothing was done"))
+            exitProcess(ExitStatus.badInput.rawValue)
+        }
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? any AsyncParsableCommand {
@@ -58,6 +65,7 @@ struct Fusion: AsyncParsableCommand {
         } catch {
             exit(withError: error)
         }
+        exitProcess(ExitStatus.success.rawValue)
     }
 
     static func report(_ error: CLIError) {

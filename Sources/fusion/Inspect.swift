@@ -57,12 +57,12 @@ struct Inspect: ParsableCommand {
                         })
             }
             // One library: its manifest as it is; several: a list of them.
-            print((documents.count == 1 ? documents[0] : .array(documents)).prettyText())
+            Terminal.write((documents.count == 1 ? documents[0] : .array(documents)).prettyText() + "\n")
             return
         }
         let style = Style.for(descriptor: STDOUT_FILENO)
         let text = shown.map { Self.describe($0.library, features: $0.features, style: style) }.joined(separator: "\n")
-        print(text, terminator: "")
+        Terminal.write(text)
     }
 
     static func describe(_ library: HostedLibrary, features: [Manifest.Feature], style: Style) -> String {

@@ -77,7 +77,9 @@ struct Replay: ParsableCommand {
     static func describe(_ step: Scenario.Step) -> String {
         switch step.action {
         case .send(let input): return InputSyntax.display(input) + (step.error.map { " (refused: \($0))" } ?? "")
-        case .advance(let seconds): return "⏱ +\(SessionRecorder.secondsText(UInt64((seconds * 1e9).rounded()))) s"
+        case .advance(let seconds):
+            let shown = Scenario.Step.nanoseconds(ofSeconds: seconds).map(SessionRecorder.secondsText) ?? JSONValue.double(seconds).jsonText
+            return "⏱ +\(shown) s"
         case .goto(let version): return "↩ back to v\(version)"
         default: return step.label
         }

@@ -109,11 +109,12 @@ struct Send: ParsableCommand {
         }
         if let stateFile { try StateFile.save(stateFile, feature: feature, state: state) }
         if json {
-            print(try StateFile.document(feature: feature, state: state).jsonText)
+            Terminal.write(try StateFile.document(feature: feature, state: state).jsonText + "\n")
         } else {
             let value = (try? state.value()) ?? .string(state.json)
             let interactive = Terminal.isTerminal(STDOUT_FILENO)
-            print(Rendering.state(value, style: Style.for(descriptor: STDOUT_FILENO), width: interactive ? Terminal.columns() : nil))
+            let width = interactive ? Terminal.columns() : nil
+            Terminal.write(Rendering.state(value, style: Style.for(descriptor: STDOUT_FILENO), width: width) + "\n")
         }
     }
 

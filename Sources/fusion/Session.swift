@@ -27,6 +27,8 @@ final class Session: Sendable {
     /// Line editing when both ends are a terminal; plain lines otherwise.
     let editor: LineEditor?
     private let plainOutput = Mutex(())
+    /// stdin's lines when no line editor reads them.
+    private let pipedLines = Mutex(StdinLines())
     /// The thread reading input. A change reported on it comes from the input being
     /// sent; a change reported on any other thread comes from an effect.
     let inputThread: pthread_t
@@ -112,7 +114,13 @@ final class Session: Sendable {
     }
 
     func readLine() -> String? {
-        guard let editor else { return Swift.readLine(strippingNewline: true) }
+        guard let editor else {
+            while let bytes = pipedLines.withLock({ $0.next() }) {
+                if let line = String(validating: bytes, as: UTF8.self) { return line }
+                showError("a line that is not UTF-8 text was not read (FK_ERR_INVALID_UTF8); nothing was sent")
+            }
+            return nil
+        }
         let plainPrompt = "\(feature.name)> "
         switch editor.readLine(prompt: style.prompt(feature.name) + "> ", promptWidth: DisplayWidth.of(plainPrompt)) {
         case .line(let line): return line

@@ -103,15 +103,17 @@ enum StateFile {
 
     static func save(_ path: String, feature: Manifest.Feature, state: InstanceState) throws(CLIError) {
         let text = try document(feature: feature, state: state).prettyText() + "\n"
+        let (destination, mode) = target(of: path)
         // Write beside it and rename, so an interrupted save never leaves half a file.
-        let temporary = "\(path).\(getpid()).tmp"
+        let temporary = "\(destination).\(getpid()).tmp"
         guard let file = fopen(temporary, "w") else {
             throw CLIError(.failure, "cannot write state file \(path): \(String(cString: strerror(errno)))")
         }
         let bytes = Array(text.utf8)
         let written = fwrite(bytes, 1, bytes.count, file)
+        let kept = mode.map { fchmod(fileno(file), $0) == 0 } ?? true
         let closed = fclose(file)
-        guard written == bytes.count, closed == 0, rename(temporary, path) == 0 else {
+        guard written == bytes.count, kept, closed == 0, rename(temporary, destination) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw CLIError(.failure, "cannot write state file \(path): \(reason)")
@@ -119,20 +121,24 @@ enum StateFile {
     }
 
     private static func read(_ path: String) throws(CLIError) -> [UInt8] {
-        guard let file = fopen(path, "r") else {
-            throw CLIError(.stateFile, "cannot read state file \(path): \(String(cString: strerror(errno)))")
+        do throws(FileBytes.Failure) {
+            return try FileBytes.read(path)
+        } catch {
+            throw CLIError(.stateFile, "cannot read state file \(path): \(error.reason)")
         }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = fread(&chunk, 1, chunk.count, file)
-            bytes.append(contentsOf: chunk[0..<count])
-            if count < chunk.count { break }
+    }
+
+    /// Where a save goes: the file a symbolic link at `path` points to (a save replaces the
+    /// file, which would put a file in the link's place), with the mode the file has now
+    /// (a new file gets the umask's); `path` itself when it is not a link.
+    private static func target(of path: String) -> (path: String, mode: mode_t?) {
+        var resolved = path
+        var link = stat()
+        if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK, let real = realpath(path, nil) {
+            resolved = String(cString: real)
+            free(real)
         }
-        guard ferror(file) == 0 else {
-            throw CLIError(.stateFile, "cannot read state file \(path): \(String(cString: strerror(errno)))")
-        }
-        return bytes
+        var status = stat()
+        return (resolved, stat(resolved, &status) == 0 ? status.st_mode & 0o7777 : nil)
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -29,10 +31,25 @@ enum Terminal {
                 } else if written < 0 && errno == EINTR {
                     continue
                 } else {
-                    return  // the terminal went away; nothing sensible to do
+                    // Nothing sensible to do here (the terminal went away, the disk is
+                    // full); for stdout, the process's exit says so (`outputFailure`).
+                    if descriptor == STDOUT_FILENO { _ = failedOutput.compareExchange(expected: 0, desired: errno, ordering: .relaxed) }
+                    return
                 }
             }
         }
+    }
+
+    /// The errno of the first write to stdout that failed; 0 while none has.
+    private static let failedOutput = Atomic<Int32>(0)
+
+    /// Why what the process wrote to stdout did not all get there (a full disk, a closed
+    /// descriptor); nil when it all did. The client writes its output only through
+    /// `write` (never the C library's buffered stdout), so this is the whole story: a
+    /// script that sends the output to a file must not be told it succeeded.
+    static func outputFailure() -> String? {
+        let failure = failedOutput.load(ordering: .relaxed)
+        return failure == 0 ? nil : String(cString: strerror(failure))
     }
 
     /// One byte from stdin; nil at end of input or on an error.
@@ -97,6 +114,41 @@ enum RawModeRestore {
                 // tcsetattr and _exit are async-signal-safe.
                 tcsetattr(STDIN_FILENO, TCSANOW, &RawModeRestore.saved)
                 _exit(128 + received)
+            }
+        }
+    }
+}
+
+/// Lines of stdin as bytes, for `fusion run` when no line editor reads them (stdin is a
+/// pipe or a file). Unlike `Swift.readLine`, which puts U+FFFD in place of bytes that are
+/// not UTF-8, it hands them over as they are, for the session to refuse.
+struct StdinLines {
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var ended = false
+
+    /// The next line without its newline; nil at the end of input (or a read error).
+    mutating func next() -> [UInt8]? {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                defer { start = newline + 1 }
+                return Array(buffer[start..<newline])
+            }
+            if ended {
+                guard start < buffer.count else { return nil }
+                defer { start = buffer.count }
+                return Array(buffer[start...])
+            }
+            buffer.removeSubrange(0..<start)
+            start = 0
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if count > 0 {
+                buffer.append(contentsOf: chunk[0..<count])
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                ended = true
             }
         }
     }

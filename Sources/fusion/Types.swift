@@ -91,7 +91,7 @@ struct Types: ParsableCommand {
         } else if let out {
             try Self.write(generated, into: out)
         } else {
-            for file in generated[0].files where !file.text.isEmpty { print(file.text, terminator: "") }
+            for file in generated[0].files where !file.text.isEmpty { Terminal.write(file.text) }
         }
     }
 
@@ -138,7 +138,7 @@ struct Types: ParsableCommand {
             }
             let failed = fputs(file.text, handle) < 0
             if fclose(handle) != 0 || failed { throw CLIError(.failure, "cannot write \(path): \(String(cString: strerror(errno)))") }
-            print(path)
+            Terminal.write(path + "\n")
         }
     }
 

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
+import subprocess
 from pathlib import Path
 
-from fusion_cli import ROOT, run
+from fusion_cli import ROOT, clean_env, run
 from status_producers import asserts_exactly, takes_fixture
 
 COUNTER_0 = '{"value":0,"isReset":false,"alert":null}'
@@ -245,6 +247,54 @@ def test_a_state_file_that_cannot_be_written_exits_1(fusion, tmp_path: Path):
                           "cannot write state file", "No such file")
 
 
+def test_output_that_cannot_be_written_exits_1(fusion, tmp_path: Path):
+    """A script that sends the output to a full disk, or to a closed stdout, is told so
+    (outside probe: both exited 0 with nothing written)."""
+    for args in (("send", "counter", "increase"), ("send", "counter", "--json"), ("types", "--lang", "ts"),
+                 ("inspect",)):
+        with open("/dev/full", "w") as full:
+            result = subprocess.run([str(fusion), *args], stdout=full, stderr=subprocess.PIPE, text=True,
+                                    env=clean_env(), timeout=60)
+        assert result.returncode == FAILURE, (args, result.stderr)
+        assert result.stderr.startswith("error: cannot write the output: No space left on device"), result.stderr
+    closed = subprocess.run(f"exec >&-; exec {shlex.quote(str(fusion))} send counter increase", shell=True,
+                            stderr=subprocess.PIPE, text=True, env=clean_env(), timeout=60)
+    assert closed.returncode == FAILURE and "cannot write the output" in closed.stderr, closed.stderr
+
+
+def test_a_state_file_is_saved_through_its_link_with_its_mode(fusion, tmp_path: Path):
+    real, link = tmp_path / "real.json", tmp_path / "link.json"
+    run(fusion, "send", "counter", "increase", "--state", str(real))
+    real.chmod(0o600)
+    link.symlink_to(real.name)
+    assert run(fusion, "send", "counter", "increase", "--state", str(link)).stdout == COUNTER_2 + "\n"
+    assert link.is_symlink()
+    assert json.loads(real.read_text())["state"]["value"] == 2
+    assert real.stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "real.json"]  # no temporary left
+
+
+def test_a_device_is_neither_a_state_file_nor_a_journal(fusion):
+    """/dev/zero never ends and /dev/full reads as zeros: read whole, they filled memory
+    (or aborted the process) instead of being refused."""
+    for device in ("/dev/zero", "/dev/full"):
+        assert_one_line_error(run(fusion, "send", "counter", "increase", "--state", device, timeout=20), STATE_FILE,
+                              device, "a device, not a file")
+        result = run(fusion, "run", "counter", "--journal", device, stdin="increase\n", timeout=20)
+        assert result.returncode == JOURNAL, (result.returncode, result.stderr)
+        assert "a device, not a file" in result.stderr
+
+
+def test_an_argument_that_is_not_utf8_is_refused(fusion):
+    """CommandLine.arguments puts U+FFFD for bytes that are not UTF-8: the input was sent
+    as other text than typed (outside probe: "caf\\xe9" became "caf\ufffd")."""
+    result = subprocess.run([str(fusion).encode(), b"send", b"answer", b"answerChanged", b"text=caf\xe9"],
+                            capture_output=True, env=clean_env(), timeout=60)
+    assert result.returncode == BAD_INPUT, result.stderr
+    assert result.stdout == b""
+    assert result.stderr.decode() == "error: argument 4 is not UTF-8 text, which is all fusion reads; nothing was done\n"
+
+
 def test_command_line_mistakes_exit_64(fusion):
     result = run(fusion, "send")
     assert result.returncode == USAGE
@@ -285,6 +335,20 @@ def test_run_reads_plain_lines_when_stdin_is_not_a_terminal(fusion):
     assert len(lines) == 5                  # nothing after :quit
     assert result.stderr.count("\n") == 1 and "FK_ERR_UNKNOWN_INPUT" in result.stderr
     assert "\x1b[" not in result.stdout + result.stderr
+
+
+def test_run_refuses_a_piped_line_that_is_not_utf8_and_reads_on(fusion):
+    """Swift's readLine put U+FFFD for bytes that are not UTF-8, and the input was sent as
+    other text than was written (outside probe)."""
+    result = subprocess.run([str(fusion), "run", "answer"], input=b"answerChanged text=\xff\xfe\nanswerChanged text=ok\n",
+                            capture_output=True, env=clean_env(), timeout=60)
+    assert result.returncode == OK, result.stderr
+    lines = result.stdout.decode().splitlines()
+    assert len(lines) == 2 and lines[1].startswith('v1 {"answer":"ok",'), lines  # the refused line sent nothing
+    assert result.stderr.decode() == (
+        "error: a line that is not UTF-8 text was not read (FK_ERR_INVALID_UTF8); nothing was sent\n")
+    # The last line may lack its newline.
+    assert run(fusion, "run", "counter", stdin="increase\nincrease").stdout.splitlines()[-1] == "v2 " + COUNTER_2
 
 
 def test_run_saves_its_state_file_when_the_session_ends(fusion, tmp_path: Path):
