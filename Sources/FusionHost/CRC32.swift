@@ -6,8 +6,10 @@ enum CRC32 {
         return value
     }
 
-    static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
+    /// The CRC of `bytes`; `continuing` the CRC of bytes before them, it is the CRC of the
+    /// two run together (zlib's `crc32(crc, bytes)`).
+    static func checksum(_ bytes: some Sequence<UInt8>, continuing previous: UInt32 = 0) -> UInt32 {
+        var crc: UInt32 = ~previous
         for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
         return crc ^ 0xFFFF_FFFF
     }

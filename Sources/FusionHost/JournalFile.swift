@@ -7,8 +7,10 @@ import Synchronization
 #endif
 
 /// The crash journal's file (docs/reliability.md, "Crash-safe sessions"): a header line,
-/// then one line per record, each `JSON CRC\n`, the JSON compact and the CRC-32 of its
-/// bytes in eight hex digits. A record is appended and flushed to the disk
+/// then one line per record, each `JSON CRC\n`, the JSON compact and a CRC-32 in eight
+/// hex digits: of the header's bytes, and for a record, of its bytes going on from the
+/// line before's (format 2), so that a line missing, moved or repeated is damage too
+/// (format 1, each line's CRC its own, is still read and appended to). A record is appended and flushed to the disk
 /// (`fdatasync`) before the host applies it, so after a crash the file holds everything
 /// the instance was given. A process killed mid-append leaves a torn last line (no
 /// newline, or a checksum that does not match): it is dropped with a warning and cut off
@@ -20,6 +22,10 @@ public final class JournalFile: Sendable {
     /// after `replace` (the file is a new one then).
     private let current: Atomic<Int32>
     var descriptor: Int32 { current.load(ordering: .acquiring) }
+    /// The CRC of the last line written, which the next one's goes on from (format 2);
+    /// nil in a file of format 1, whose lines each have their own. Held while a line is
+    /// written, so that lines and their CRCs go in the same order.
+    private let chain: LockedValue<UInt32?>
 
     /// What a journal held when it was opened.
     public struct Contents: Sendable {
@@ -35,24 +41,32 @@ public final class JournalFile: Sendable {
         }
     }
 
-    /// The current format; the header's `"fusionJournal"`.
-    public static let formatVersion = 1
+    /// The format this build writes; the header's `"fusionJournal"`.
+    public static let formatVersion = 2
+    /// The formats this build reads: 1 (each line's CRC its own) and 2 (chained).
+    static let readableFormats = 1...2
+
+    /// Whether a journal with this header chains its lines' CRCs.
+    private static func chains(_ header: JSONValue) -> Bool { (header["fusionJournal"]?.integerValue ?? 1) >= 2 }
 
     /// Creates a new journal at `path` (replacing what is there) with `header`, flushed
     /// to disk before this returns.
     public init(creating path: String, header: JSONValue) throws(JournalError) {
         let descriptor = systemOpen(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw JournalError(path: path, "cannot create it: \(Self.systemError())") }
+        let headerCRC: UInt32
         do throws(JournalError) {
             try Self.lock(descriptor, path)
             guard ftruncate(descriptor, 0) == 0 else { throw JournalError(path: path, "cannot empty it: \(Self.systemError())") }
-            try Self.append(header, to: descriptor, path: path)
+            headerCRC = try Self.writeLine(header, after: nil, to: descriptor, path: path)
+            guard fdatasync(descriptor) == 0 else { throw JournalError(path: path, "cannot flush it to disk: \(Self.systemError())") }
         } catch {
             systemClose(descriptor)
             throw error
         }
         self.path = path
         current = Atomic(descriptor)
+        chain = LockedValue(Self.chains(header) ? headerCRC : nil)
     }
 
     /// The header of the journal at `path`, read without opening it for writing (no lock
@@ -87,12 +101,12 @@ public final class JournalFile: Sendable {
             throw JournalError(path: path, error.reason)
         }
         guard !bytes.isEmpty else { return nil }
-        let (contents, goodLength) = try parse(bytes, path: path)
-        let file = try JournalFile(appendingTo: path, keeping: goodLength)
+        let (contents, goodLength, lastCRC) = try parseLines(bytes, path: path)
+        let file = try JournalFile(appendingTo: path, keeping: goodLength, after: lastCRC)
         return (file, contents)
     }
 
-    private init(appendingTo path: String, keeping length: Int) throws(JournalError) {
+    private init(appendingTo path: String, keeping length: Int, after lastCRC: UInt32?) throws(JournalError) {
         let descriptor = systemOpen(path, O_WRONLY | O_APPEND | O_CLOEXEC, 0)
         guard descriptor >= 0 else { throw JournalError(path: path, "cannot open it for writing: \(Self.systemError())") }
         do throws(JournalError) {
@@ -109,6 +123,7 @@ public final class JournalFile: Sendable {
         }
         self.path = path
         current = Atomic(descriptor)
+        chain = LockedValue(lastCRC)
     }
 
     deinit { close() }
@@ -129,9 +144,15 @@ public final class JournalFile: Sendable {
         let fresh = path + ".new"
         let descriptor = systemOpen(fresh, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw JournalError(path: fresh, "cannot create it: \(Self.systemError())") }
+        // The new file is in this build's format, whatever the old one's (a journal of
+        // format 1 resumed here is chained from its first checkpoint on).
+        let current = JSONValue.object(
+            (header.members ?? []).map { $0.key == "fusionJournal" ? JSONMember($0.key, .integer(Self.formatVersion)) : $0 })
+        var last: UInt32?
         do throws(JournalError) {
             try Self.lock(descriptor, fresh)
-            for line in [header] + records { try Self.writeLine(line, to: descriptor, path: fresh) }
+            last = try Self.writeLine(current, after: nil, to: descriptor, path: fresh)
+            for record in records { last = try Self.writeLine(record, after: last, to: descriptor, path: fresh) }
             guard fdatasync(descriptor) == 0 else { throw JournalError(path: fresh, "cannot flush it to disk: \(Self.systemError())") }
             guard rename(fresh, path) == 0 else { throw JournalError(path: path, "cannot replace it by \(fresh): \(Self.systemError())") }
         } catch {
@@ -139,10 +160,11 @@ public final class JournalFile: Sendable {
             unlink(fresh)
             throw error
         }
-        let old = current.exchange(descriptor, ordering: .acquiringAndReleasing)
+        chain.withLock { $0 = last }
+        let old = self.current.exchange(descriptor, ordering: .acquiringAndReleasing)
         if old >= 0 {
             systemClose(old)
-        } else if case let mine = current.exchange(-1, ordering: .acquiringAndReleasing), mine >= 0 {
+        } else if case let mine = self.current.exchange(-1, ordering: .acquiringAndReleasing), mine >= 0 {
             // Closed while the checkpoint was written (a committer's thread checkpointing
             // as `close` ran): the new file keeps the name, but not the lock, or reopening
             // the journal would find it held ("another process has it open").
@@ -170,13 +192,18 @@ public final class JournalFile: Sendable {
 
     /// Appends one record and waits until it is on the disk.
     public func append(_ record: JSONValue) throws(JournalError) {
-        try Self.append(record, to: descriptor, path: path)
+        try appendWithoutSync(record)
+        try sync()
     }
 
     /// Appends one record without waiting for the disk: it is durable only once a sync
     /// of this file (a `JournalCommitter`'s) has returned since.
     func appendWithoutSync(_ record: JSONValue) throws(JournalError) {
-        try Self.writeLine(record, to: descriptor, path: path)
+        let (descriptor, path) = (self.descriptor, self.path)
+        try chain.withLock { (last: inout UInt32?) throws(JournalError) in
+            let written = try Self.writeLine(record, after: last, to: descriptor, path: path)
+            if last != nil { last = written }
+        }
     }
 
     /// Waits until everything appended is on the disk.
@@ -184,16 +211,16 @@ public final class JournalFile: Sendable {
         guard fdatasync(descriptor) == 0 else { throw JournalError(path: path, "cannot flush it to disk: \(Self.systemError())") }
     }
 
-    private static func append(_ record: JSONValue, to descriptor: Int32, path: String) throws(JournalError) {
-        try writeLine(record, to: descriptor, path: path)
-        guard fdatasync(descriptor) == 0 else { throw JournalError(path: path, "cannot flush it to disk: \(systemError())") }
-    }
-
-    private static func writeLine(_ record: JSONValue, to descriptor: Int32, path: String) throws(JournalError) {
+    /// Writes `record`'s line, its CRC going on from `previous` (nil: its own); the CRC.
+    @discardableResult
+    private static func writeLine(_ record: JSONValue, after previous: UInt32?, to descriptor: Int32, path: String) throws(JournalError)
+        -> UInt32
+    {
         let text = record.jsonText
+        let crc = CRC32.checksum(text.utf8, continuing: previous ?? 0)
         var line = Array(text.utf8)
         line.append(UInt8(ascii: " "))
-        line.append(contentsOf: hex(CRC32.checksum(text.utf8)).utf8)
+        line.append(contentsOf: hex(crc).utf8)
         line.append(UInt8(ascii: "\n"))
         var offset = 0
         while offset < line.count {
@@ -204,12 +231,20 @@ public final class JournalFile: Sendable {
             }
             offset += written
         }
+        return crc
     }
 
     // MARK: Reading
 
     /// The header and records of a journal's bytes, and the length of its good part.
     static func parse(_ bytes: [UInt8], path: String) throws(JournalError) -> (Contents, Int) {
+        let (contents, goodLength, _) = try parseLines(bytes, path: path)
+        return (contents, goodLength)
+    }
+
+    /// `parse`, and the CRC of the last good line, which the next goes on from (nil in
+    /// format 1).
+    private static func parseLines(_ bytes: [UInt8], path: String) throws(JournalError) -> (Contents, Int, UInt32?) {
         var lines: [(text: ArraySlice<UInt8>, end: Int, complete: Bool)] = []
         var start = 0
         while start < bytes.count {
@@ -224,21 +259,36 @@ public final class JournalFile: Sendable {
         var values: [JSONValue] = []
         var goodLength = 0
         var droppedTail: String?
+        // Format 2: the CRC the next line's goes on from, once the header says so.
+        var chain: UInt32?
         for (number, line) in lines.enumerated() {
             let isLast = number == lines.count - 1
             let problem: String?
             var value: JSONValue?
+            var outOfPlace = false
             if !line.complete {
                 problem = "it does not end with a newline"
             } else {
-                switch record(line.text) {
-                case .success(let parsed): value = parsed; problem = nil
-                case .failure(let reason): problem = reason.text
+                switch record(line.text, after: chain) {
+                case .success(let (parsed, crc)):
+                    value = parsed
+                    problem = nil
+                    if number == 0 {
+                        try checkHeader(parsed, path: path)  // its format says how the lines after it read
+                        chain = chains(parsed) ? crc : nil
+                    } else if chain != nil {
+                        chain = crc
+                    }
+                case .failure(let failure):
+                    problem = failure.reason.text
+                    outOfPlace = failure.outOfPlace
                 }
             }
             if let problem {
-                // Only the last line can be torn by a crash; the header must be whole.
-                guard isLast, number > 0 else {
+                // Only the last line can be torn by a crash; the header must be whole. A
+                // whole line that does not go on from the one before is no tear, even last:
+                // the line before it is missing, moved or changed.
+                guard isLast, number > 0, !outOfPlace else {
                     throw JournalError(
                         path: path, "line \(number + 1) is damaged (\(problem)); the journal is not read rather than read wrong")
                 }
@@ -250,25 +300,48 @@ public final class JournalFile: Sendable {
             goodLength = line.end
         }
         guard let header = values.first else { throw JournalError(path: path, "it has no header line") }
+        return (Contents(header: header, records: Array(values.dropFirst()), droppedTail: droppedTail), goodLength, chain)
+    }
+
+    private static func checkHeader(_ header: JSONValue, path: String) throws(JournalError) {
         guard let format = header["fusionJournal"]?.integerValue else {
             throw JournalError(path: path, "it is not a FusionKit journal (its first line has no \"fusionJournal\")")
         }
-        guard format == formatVersion else {
-            throw JournalError(path: path, "it is in journal format \(format); this build reads format \(formatVersion)")
+        guard readableFormats.contains(format) else {
+            let readable = "\(readableFormats.lowerBound) to \(readableFormats.upperBound)"
+            throw JournalError(path: path, "it is in journal format \(format); this build reads formats \(readable)")
         }
-        return (Contents(header: header, records: Array(values.dropFirst()), droppedTail: droppedTail), goodLength)
     }
 
-    /// One line, checked: `JSON CRC`.
-    private static func record(_ line: ArraySlice<UInt8>) -> Result<JSONValue, JournalError.Reason> {
-        guard line.count > 9, line[line.endIndex - 9] == UInt8(ascii: " ") else { return .failure("it has no checksum") }
+    /// Why a line was not read; `outOfPlace` when it is whole (JSON, and its own CRC
+    /// would do) but its CRC does not go on from the line before it.
+    private struct LineFailure: Error {
+        let reason: JournalError.Reason
+        var outOfPlace = false
+    }
+
+    /// One line, checked: `JSON CRC`, the CRC going on from `previous` (nil: its own);
+    /// the value and the CRC.
+    private static func record(_ line: ArraySlice<UInt8>, after previous: UInt32?) -> Result<(JSONValue, UInt32), LineFailure> {
+        guard line.count > 9, line[line.endIndex - 9] == UInt8(ascii: " ") else {
+            return .failure(LineFailure(reason: "it has no checksum"))
+        }
         let text = line[line.startIndex..<(line.endIndex - 9)]
         let written = String(decoding: line[(line.endIndex - 8)...], as: UTF8.self)
-        guard hex(CRC32.checksum(text)) == written else { return .failure("its checksum does not match") }
+        let crc = CRC32.checksum(text, continuing: previous ?? 0)
+        guard hex(crc) == written else {
+            if previous != nil, hex(CRC32.checksum(text)) == written || (try? JSONParser.parse(Array(text))) != nil {
+                return .failure(
+                    LineFailure(
+                        reason: "its checksum does not match: it was changed, or a line before it was removed, moved or changed",
+                        outOfPlace: true))
+            }
+            return .failure(LineFailure(reason: "its checksum does not match"))
+        }
         do {
-            return .success(try JSONParser.parse(Array(text)))
+            return .success((try JSONParser.parse(Array(text)), crc))
         } catch {
-            return .failure(JournalError.Reason("its checksum matches but it is not JSON: \(error)"))
+            return .failure(LineFailure(reason: JournalError.Reason("its checksum matches but it is not JSON: \(error)")))
         }
     }
 

@@ -41,7 +41,8 @@ import Testing
     func writes(_ vector: RuleVector) throws {
         let record = try #require(vector.value["record"])
         let path = try Support.temporaryDirectory().appendingPathComponent("vector.journal").path
-        let header: JSONValue = ["fusionJournal": 1]
+        // A case with a header is format 2: the record's checksum goes on from the header's.
+        let header: JSONValue = vector.value["header"] ?? ["fusionJournal": 1]
         let headerLine = Array(header.jsonText.utf8)
         let file = try JournalFile(creating: path, header: header)
         try file.append(record)

@@ -18,6 +18,7 @@ from pathlib import Path
 import fusionkit
 import pytest
 from fusionkit import JournalError, JournalWarning
+from fusionkit._journal_format import encode_lines, line_and_crc, read_journal
 from fusionkit.journal import JournaledInstance, Resumption
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,6 +93,18 @@ def test_a_process_killed_mid_session_is_resumed_by_another(library_path: Path, 
         assert wifi.state["destination"] is None
 
 
+def append_records(path: Path, *records: dict[str, object]) -> None:
+    """Appends records as another writer (a bridge) would: each line's checksum going on
+    from the one before it (journal format 2)."""
+    existing = read_journal(str(path))
+    assert existing is not None and existing.chain is not None
+    chain: int | None = existing.chain
+    with path.open("ab") as file:
+        for record in records:
+            line, chain = line_and_crc(record, chain)
+            file.write(line)
+
+
 def test_fusion_resumes_a_journal_python_wrote(lib: fusionkit.Library, tmp_path: Path, fusion: Path) -> None:
     path = tmp_path / "counter.journal"
     with lib.create("counter", journal=path) as counter:
@@ -128,11 +141,64 @@ def test_a_torn_tail_warns_and_damage_refuses(lib: fusionkit.Library, tmp_path: 
         lib.create("counter", journal=path, record=tmp_path / "r.json")
     assert not (tmp_path / "r.json").exists()
     # A journal replays only on the state version that wrote it.
-    header, rest = whole.split(b"\n", 1)
-    text = header.rsplit(b" ", 1)[0].replace(b'"stateVersion":1', b'"stateVersion":2')
-    path.write_bytes(text + b" %08x\n" % zlib.crc32(text) + rest)
+    lines = [json.loads(line.rsplit(b" ", 1)[0]) for line in whole.splitlines()]
+    path.write_bytes(encode_lines([{**lines[0], "stateVersion": 2}, *lines[1:]])[0])  # its checksums made again
     with pytest.raises(JournalError, match="written with state version 2 .* this library's is 1"):
         lib.create("counter", journal=path)
+
+
+def test_a_record_removed_or_moved_is_damage_not_another_session(lib: fusionkit.Library, tmp_path: Path,
+                                                                  fusion: Path) -> None:
+    """Each record's checksum goes on from the line before's (format 2): a journal with a
+    line removed, repeated or moved was read as another session (outside probe: a `reset`
+    deleted from the middle resumed at another value, without a word). Both readers refuse
+    it; cut at a line's end it is the session up to there (nothing tells a lost last line)."""
+    path = tmp_path / "counter.journal"
+    with lib.create("counter", journal=path) as counter:
+        for input in ("increase", "increase", "reset", "increase"):
+            counter.send(input)
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert json.loads(lines[0].rsplit(b" ", 1)[0])["fusionJournal"] == 2
+    for name, damaged, line in [("removed", lines[:2] + lines[3:], 3), ("repeated", lines[:3] + lines[2:], 4),
+                                ("moved", [lines[0], lines[2], lines[1], *lines[3:]], 2),
+                                ("the one before the last removed", lines[:3] + lines[4:], 4)]:
+        path.write_bytes(b"".join(damaged))
+        with pytest.raises(JournalError, match=f"line {line} is damaged \\(its checksum does not match: it was changed, "
+                                               "or a line before it was removed"):
+            lib.create("counter", journal=path)
+        shell = subprocess.run([str(fusion), "run", "--journal", str(path), "counter"], input="", capture_output=True,
+                               text=True, timeout=60)
+        assert shell.returncode == 6 and f"line {line} is damaged" in shell.stderr, (name, shell.stderr)
+    path.write_bytes(b"".join(lines[:4]))
+    with lib.create("counter", journal=path) as cut:
+        assert cut.snapshot() == ({"value": 0, "isReset": True, "alert": None}, 3)
+
+
+def test_a_journal_of_format_1_is_resumed_and_chained_from_its_first_checkpoint(
+        lib: fusionkit.Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A journal written before checksums were chained (each line's its own) still
+    resumes, and takes appends in its own format until a checkpoint writes it anew."""
+    monkeypatch.setattr(JournaledInstance, "checkpoint_every", 4)
+    path = tmp_path / "counter.journal"
+    with lib.create("counter", journal=path) as counter:
+        counter.send("increase")
+    header, record = [json.loads(line.rsplit(b" ", 1)[0]) for line in path.read_bytes().splitlines()]
+    old = [{**header, "fusionJournal": 1}, record]
+    path.write_bytes(b"".join(b"%s %08x\n" % (text, zlib.crc32(text)) for text in
+                              (json.dumps(line, separators=(",", ":")).encode() for line in old)))
+    with lib.create("counter", journal=path) as resumed:
+        resumed.send("increase")
+        assert isinstance(resumed, JournaledInstance) and resumed.resumed == Resumption(records=1)
+    text, written = path.read_bytes().splitlines()[-1].rsplit(b" ", 1)
+    assert written == b"%08x" % zlib.crc32(text)  # format 1: its own
+    with lib.create("counter", journal=path) as again:
+        for _ in range(3):
+            again.send("increase")  # the fourth record since the header: a checkpoint
+        assert again.snapshot()[0]["value"] == 5
+    rewritten = path.read_bytes()
+    assert json.loads(rewritten.splitlines()[0].rsplit(b" ", 1)[0])["fusionJournal"] == 2
+    with lib.create("counter", journal=path) as last:
+        assert last.snapshot()[0]["value"] == 5
 
 
 def test_a_session_journaled_and_recorded_keeps_one_clock_for_both(lib: fusionkit.Library, tmp_path: Path,
@@ -272,14 +338,12 @@ def test_a_bridge_journals_inputs_with_their_message_ids_and_python_replays_them
     """`fusion serve` journals a page's input with its message id (`sendBy`), and the
     ids a checkpoint dropped in an `applied` record (docs/rules/journal-format.md): a
     journal Python resumes replays the first and passes over the second."""
-    from fusionkit._journal_format import encode_line
     path = tmp_path / "bridge.journal"
     with lib.create("counter", clock="manual", journal=path) as counter:
         counter.send("increase")
-    with path.open("ab") as file:
-        file.write(encode_line({"applied": ["a1b2c3d4.1", "a1b2c3d4.2"]}))
-        file.write(encode_line({"sendBy": {"id": "a1b2c3d4.3", "input": "increase"}}))
-        file.write(encode_line({"sendBy": {"id": "a1b2c3d4.4", "input": "jump"}}))  # refused, on replay too
+    append_records(path, {"applied": ["a1b2c3d4.1", "a1b2c3d4.2"]},
+                   {"sendBy": {"id": "a1b2c3d4.3", "input": "increase"}},
+                   {"sendBy": {"id": "a1b2c3d4.4", "input": "jump"}})  # refused, on replay too
     with lib.create("counter", journal=path) as resumed:
         assert isinstance(resumed, JournaledInstance)
         assert resumed.snapshot() == ({"value": 2, "isReset": False, "alert": None}, 2)
@@ -293,13 +357,11 @@ def test_a_checkpoint_keeps_the_poison_inputs_a_bridge_put_away(lib: fusionkit.L
     """A `poisoned` record (an input that killed a bridge, docs/rules/journal-format.md)
     goes on after a checkpoint with the version it was applied at, as the bridge's own
     checkpoints carry it, so a bridge resuming the journal still refuses that input there."""
-    from fusionkit._journal_format import encode_line
     path = tmp_path / "bridge.journal"
     with lib.create("counter", clock="manual", journal=path) as counter:
         counter.send("increase")
     poisoned = {"id": "a1b2c3d4.2", "record": {"sendBy": {"id": "a1b2c3d4.2", "input": "decrease"}}}
-    with path.open("ab") as file:
-        file.write(encode_line({"poisoned": poisoned}))
+    append_records(path, {"poisoned": poisoned})
     monkeypatch.setattr(JournaledInstance, "checkpoint_every", 3)
     with lib.create("counter", journal=path) as resumed:
         for _ in range(3):

@@ -11,7 +11,7 @@ import fusionkit
 import pytest
 from fusionkit import FusionError, JournalError, PatchError, apply_patch
 from fusionkit._input import input_json
-from fusionkit._journal_format import encode_line, parse_journal
+from fusionkit._journal_format import encode_line, line_and_crc, parse_journal, read_journal
 from fusionkit._replayable import replayable_options
 from fusionkit.journal import JournaledInstance
 from fusionkit.scenario._comparison import changes, exact_differences, expect_differences, format_path, json_equal
@@ -51,6 +51,13 @@ def test_journal_read(case: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("case", cases("journal-format", "write"))
 def test_journal_write(case: dict[str, Any]) -> None:
+    if "header" in case:  # format 2: the record's checksum goes on from the header's
+        header_line, chain = line_and_crc(case["header"])
+        line = encode_line(case["record"], after=chain)
+        assert line == case["line"].encode("utf-8")
+        parsed = parse_journal(header_line + line, "vector.journal")
+        assert parsed is not None and parsed.records == [case["record"]]
+        return
     line = encode_line(case["record"])
     assert line == case["line"].encode("utf-8")
     # What is written reads back as the record.
@@ -131,9 +138,13 @@ def test_journal_records(case: dict[str, Any], lib: fusionkit.Library, tmp_path:
     if "journal" in case:
         # A journal of this library holding the vector's records, which the session resumes.
         lib.create(case["feature"], journal=path, clock="manual").close()
+        written = read_journal(str(path))
+        assert written is not None
+        chain = written.chain  # each checksum goes on from the line before's (format 2)
         with path.open("ab") as file:
             for record in case["journal"]:
-                file.write(encode_line(record))
+                line, chain = line_and_crc(record, chain)
+                file.write(line)
     with lib.create(case["feature"], journal=path, clock="manual") as instance:
         assert isinstance(instance, JournaledInstance)
         for event in case["events"]:

@@ -13,8 +13,17 @@ from typing import Any
 from ._text import strict_loads
 from .errors import JournalError
 
-#: The journal format this package reads and writes (the header's "fusionJournal").
-FORMAT_VERSION = 1
+#: The journal format this package writes (the header's "fusionJournal"): 2, each
+#: record's CRC going on from the line before's.
+FORMAT_VERSION = 2
+#: The formats it reads: 1 (each line's CRC its own) and 2.
+READABLE_FORMATS = (1, 2)
+
+
+def chains(header: Mapping[str, Any]) -> bool:
+    """Whether a journal with this header chains its lines' CRCs (format 2 on)."""
+    format_ = header.get("fusionJournal", 1)
+    return isinstance(format_, int) and format_ >= 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,20 +34,43 @@ class ParsedJournal:
     records: list[dict[str, Any]]
     good_length: int
     dropped: str | None
+    #: The CRC of the last good line, which the next one's goes on from; None in format 1.
+    chain: int | None = None
 
 
-def encode_line(record: Mapping[str, Any]) -> bytes:
-    """A record as its line: compact JSON, a space, the CRC-32 of the JSON's bytes in
-    eight lowercase hex digits, a newline."""
+def encode_line(record: Mapping[str, Any], after: int | None = None) -> bytes:
+    """A record as its line: compact JSON, a space, a CRC-32 in eight lowercase hex
+    digits, a newline. The CRC is of the JSON's bytes, going on from `after` (the line
+    before's CRC, in format 2) when given."""
+    return line_and_crc(record, after)[0]
+
+
+def encode_lines(lines: list[Mapping[str, Any]]) -> tuple[bytes, int | None]:
+    """A whole journal's lines, the header first: chained in format 2 (each record's CRC
+    going on from the line before's), each its own in format 1; and the CRC the next line
+    goes on from (None in format 1)."""
+    data, chain = b"", None
+    for number, line in enumerate(lines):
+        encoded, crc = line_and_crc(line, chain)
+        data += encoded
+        if number == 0 and chains(line) or chain is not None:
+            chain = crc
+    return data, chain
+
+
+def line_and_crc(record: Mapping[str, Any], after: int | None = None) -> tuple[bytes, int]:
+    """`encode_line`, and the line's CRC (for the next line to go on from)."""
     text = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
-    return text + b" %08x\n" % zlib.crc32(text)
+    crc = zlib.crc32(text, after or 0)
+    return text + b" %08x\n" % crc, crc
 
 
 def parse_journal(data: bytes, path: str) -> ParsedJournal | None:
     """Reads a journal's bytes; None when there are none. A torn last line (no newline,
     or a checksum that does not match) is dropped and said why; a bad line anywhere
-    else, or a first line that is not a FusionKit journal header of this format, raises
-    JournalError naming `path`."""
+    else, a whole last line whose CRC does not go on from the line before it (format 2),
+    or a first line that is not a FusionKit journal header of a format this package
+    reads, raises JournalError naming `path`."""
     if not data:
         return None
     lines = data.split(b"\n")
@@ -47,22 +79,36 @@ def parse_journal(data: bytes, path: str) -> ParsedJournal | None:
     values: list[dict[str, Any]] = []
     good = 0
     dropped: str | None = None
+    chain: int | None = None  # format 2: the CRC the next line's goes on from
     for number, (line, whole) in enumerate(entries):
         problem = None if whole else "it does not end with a newline"
         value: Any = None
+        out_of_place = False
         if problem is None:
             text, _, written = line.rpartition(b" ")
+            crc = zlib.crc32(text, chain or 0)
             if len(written) != 8 or not text:
                 problem = "it has no checksum"
-            elif b"%08x" % zlib.crc32(text) != written:
+            elif b"%08x" % crc != written:
                 problem = "its checksum does not match"
+                # A whole line (its own CRC, or JSON) that does not go on from the one before
+                # is no tear, even last: the line before it is missing, moved or changed.
+                if chain is not None and (b"%08x" % zlib.crc32(text) == written or _is_json(text)):
+                    problem = "its checksum does not match: it was changed, or a line before it was removed, moved or changed"
+                    out_of_place = True
             else:
                 try:
                     value = strict_loads(text)
                 except ValueError as error:
                     problem = f"its checksum matches but it is not JSON: {error}"
+                else:
+                    if number == 0:
+                        _check_header(value, path)  # its format says how the lines after it read
+                        chain = crc if chains(value) else None
+                    elif chain is not None:
+                        chain = crc
         if problem is not None:
-            if number != len(entries) - 1 or number == 0:
+            if number != len(entries) - 1 or number == 0 or out_of_place:
                 raise JournalError(f"journal {path}: line {number + 1} is damaged ({problem}); "
                                    "the journal is not read rather than read wrong")
             dropped = (f"the last record (line {number + 1}) was torn, most likely by a crash while it was "
@@ -70,13 +116,23 @@ def parse_journal(data: bytes, path: str) -> ParsedJournal | None:
             break
         values.append(value)
         good += len(line) + 1
-    header = values[0]
+    return ParsedJournal(values[0], values[1:], good, dropped, chain)
+
+
+def _check_header(header: Any, path: str) -> None:
     if not isinstance(header, dict) or "fusionJournal" not in header:
         raise JournalError(f'journal {path}: it is not a FusionKit journal (its first line has no "fusionJournal")')
-    if header["fusionJournal"] != FORMAT_VERSION:
+    if header["fusionJournal"] not in READABLE_FORMATS:
         raise JournalError(f"journal {path}: it is in journal format {header['fusionJournal']}; "
-                           f"this package reads format {FORMAT_VERSION}")
-    return ParsedJournal(header, values[1:], good, dropped)
+                           f"this package reads formats {READABLE_FORMATS[0]} to {READABLE_FORMATS[-1]}")
+
+
+def _is_json(text: bytes) -> bool:
+    try:
+        strict_loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def read_journal(path: str) -> ParsedJournal | None:

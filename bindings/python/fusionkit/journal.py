@@ -41,7 +41,7 @@ from typing import Any
 from ._handle import LibraryCalls
 from ._host_requests import HostEvent
 from ._instance import Instance
-from ._journal_format import FORMAT_VERSION, encode_line, read_journal
+from ._journal_format import FORMAT_VERSION, chains, encode_lines, line_and_crc, read_journal
 from ._replayable import ReplayableInstance, replayable_options
 from ._text import JSON
 from .errors import FusionError, JournalError
@@ -157,14 +157,15 @@ class JournaledInstance(ReplayableInstance):
                     raise JournalError(f"journal {where}: record {number + 1}, {json.dumps(line)}, "
                                        f"cannot be replayed: {error}") from error
             instance._begin(where, truncate_to=good, header=None, real_time=bool(header.get("realTime")),
-                            resumed=Resumption(len(records), dropped), records=len(records), keeping=header)
+                            resumed=Resumption(len(records), dropped), records=len(records), keeping=header,
+                            chain=existing.chain)
         except BaseException:
             Instance.close(instance)
             raise
         return instance
 
     def _begin(self, path: str, *, truncate_to: int, header: Mapping[str, Any] | None, real_time: bool,
-               resumed: Resumption | None, records: int, keeping: Mapping[str, Any]) -> None:
+               resumed: Resumption | None, records: int, keeping: Mapping[str, Any], chain: int | None = None) -> None:
         self.path = path
         self.resumed = resumed
         #: The header, written again when a checkpoint replaces what follows it.
@@ -185,8 +186,11 @@ class JournaledInstance(ReplayableInstance):
             raise JournalError(f"journal {path}: another process has it open") from None
         # Cut a torn tail (or, for a new journal, everything) off before appending.
         self._file.truncate(truncate_to)
+        #: The CRC the next line's goes on from (format 2); None in a journal of format 1.
+        self._chain = chain
         if header is not None:
-            self._write(header)
+            written = self._write(header)
+            self._chain = written if chains(header) else None
         else:
             os.fsync(self._file.fileno())
         self._has_pending = "fk_pending" in self.library.optional_functions
@@ -275,10 +279,14 @@ class JournaledInstance(ReplayableInstance):
         flushed, renamed over it, and the folder flushed."""
         fresh_path = self.path + ".new"
         fresh = open(fresh_path, "wb")
+        # The new file is in this package's format, whatever the old one's (a journal of
+        # format 1 resumed here is chained from its first checkpoint on).
+        self._header = {**self._header, "fusionJournal": FORMAT_VERSION}
+        lines = [self._header, *lines[1:]]
         try:
             fcntl.flock(fresh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            for line in lines:
-                fresh.write(encode_line(line))
+            data, chain = encode_lines(lines)
+            fresh.write(data)
             fresh.flush()
             os.fsync(fresh.fileno())
             os.rename(fresh_path, self.path)
@@ -288,6 +296,7 @@ class JournaledInstance(ReplayableInstance):
                 os.unlink(fresh_path)
             raise
         old, self._file = self._file, fresh
+        self._chain = chain
         old.close()
         folder = os.open(os.path.dirname(os.path.abspath(self.path)), os.O_RDONLY)
         try:
@@ -295,12 +304,17 @@ class JournaledInstance(ReplayableInstance):
         finally:
             os.close(folder)
 
-    def _write(self, record: Mapping[str, Any]) -> None:
+    def _write(self, record: Mapping[str, Any]) -> int:
+        """Appends `record` and flushes it to the disk; its line's CRC."""
         if self._file.closed:
             raise JournalError(f"journal {self.path}: it is closed; nothing more can be applied")
-        self._file.write(encode_line(record))
+        line, crc = line_and_crc(record, self._chain)
+        if self._chain is not None:
+            self._chain = crc
+        self._file.write(line)
         self._file.flush()
         os.fsync(self._file.fileno())
+        return crc
 
     #: How many client message ids a journal keeps (as the Swift journal does).
     REMEMBERED_MESSAGES = 256
