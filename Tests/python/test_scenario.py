@@ -1,7 +1,8 @@
 """fusionkit.scenario: the Python runner of docs/scenarios.md. Every scenario of
 examples/scenarios passes; every one of Tests/scenarios/failing fails, at the step and
-with the lines it says it will; malformed files are refused with errors naming the key
-and the step; and a result does not depend on what ran before it."""
+with the lines it says it will; malformed files (Tests/scenarios/malformed among them)
+are refused with errors naming the key and the step, and fail at "load" without
+crashing the run; and a result does not depend on what ran before it."""
 from __future__ import annotations
 
 import json
@@ -19,6 +20,7 @@ from fusionkit.scenario import Scenario, ScenarioError, ScenarioResult
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "scenarios"
 FAILING = ROOT / "Tests" / "scenarios" / "failing"
+MALFORMED_FILES = ROOT / "Tests" / "scenarios" / "malformed"
 
 
 # -- the examples pass -------------------------------------------------------------
@@ -74,6 +76,14 @@ EXPECTED_FAILURES: dict[str, tuple[str, list[str]]] = {
         'error: expected null, got "FK_ERR_INVALID_ARGUMENT" (version 2 is not kept; this instance keeps v0, v3)',
         "value: expected 2, got 1",
     ]),
+    "advance-past-the-end-of-time": ("step 2 (advance 1e+300)", [
+        'error: expected null, got "FK_ERR_INVALID_ARGUMENT" '
+        "(seconds 1e+300 is out of range: the clock moves by at most 2^64 - 1 nanoseconds)",
+    ]),
+    "advance-just-past-2-64-nanoseconds": ("step 2 (advance 18446744074)", [
+        'error: expected null, got "FK_ERR_INVALID_ARGUMENT" '
+        "(seconds 18446744074.0 is out of range: the clock moves by at most 2^64 - 1 nanoseconds)",
+    ]),
 }
 
 
@@ -95,6 +105,35 @@ def test_failing_scenario_fails_as_its_note_says(path: Path, lib: fusionkit.Libr
     assert report[0] == f"FAIL {path.name}: {document['name']}"
     assert report[1] == f"  {where}:"
     assert report[2:] == [f"    {line}" for line in lines]
+
+
+#: Each file of Tests/scenarios/malformed: why loading it fails (after "<file name>: ").
+EXPECTED_MALFORMED: dict[str, str] = {
+    "advance-a-string": 'step 1: "advance" must be a number of seconds (0 or more), not "1"',
+    "advance-negative": 'step 1: "advance" must be a number of seconds (0 or more), not -1',
+    "goto-a-fraction": 'step 1: "goto" must be a version number (0 or more) the instance keeps, not 0.5',
+    "goto-past-uint64": 'step 1: "goto" must be a version number (0 or more) the instance keeps, not 18446744073709551616',
+    "integer-too-long": "not JSON: number " + "9" * 40 + "… is out of range",
+    "name-a-number": '"name" must be a string, not a number (5)',
+    "nesting-too-deep": "not JSON: nesting deeper than 512 levels: line 7 column 536 (char 1241)",
+    "nothing-pending-a-string": '"nothingPending" must be true or false, not a string ("no")',
+    "nul-after-the-scenario": "not JSON: Extra data: line 10 column 1 (char 619)",
+    "number-out-of-range": "not JSON: number 1e400 is out of range",
+    "unpaired-surrogate": "not JSON: unpaired UTF-16 surrogate in a string (a \\u escape of half a pair)",
+}
+
+
+def test_every_malformed_scenario_is_listed() -> None:
+    assert sorted(scenario.scenario_id(path) for path in scenario.collect(MALFORMED_FILES)) == sorted(EXPECTED_MALFORMED)
+
+
+@pytest.mark.parametrize("path", scenario.params(MALFORMED_FILES))
+def test_malformed_scenario_fails_at_load_saying_why(path: Path, lib: fusionkit.Library) -> None:
+    result = scenario.run(path, lib)
+    assert not result.passed and result.step == "load", result.report()
+    assert result.failures == [f"load: {path.name}: {EXPECTED_MALFORMED[scenario.scenario_id(path)]}"]
+    assert result.report().splitlines() == [f"FAIL {path.name}", "  load:", f"    {result.differences[0]}"]
+    result.report().encode("utf-8")  # printable: nothing of the file that UTF-8 cannot hold
 
 
 def test_the_doc_example_of_a_failure(lib: fusionkit.Library) -> None:
@@ -360,6 +399,20 @@ MALFORMED: list[tuple[str, Any, str]] = [
     ("fail-message", {"feature": "profile", "steps": [{"fail": {"kind": "fetchPet", "message": 404}}]},
      'bad.scenario.json: step 1: fail: "message" must be a string, not a number (404)'),
     ("note-type", {**GOOD, "note": ["a"]}, 'bad.scenario.json: "note" must be a string, not a list'),
+    ("float-out-of-range", '{"feature": "counter", "steps": [{"expect": {"value": -1e400}}]}',
+     "bad.scenario.json: not JSON: number -1e400 is out of range"),
+    ("integer-out-of-range", '{"feature": "counter", "steps": [{"expect": {"value": 1' + "0" * 309 + '}}]}',
+     "bad.scenario.json: not JSON: number 1" + "0" * 39 + "… is out of range"),
+    ("integer-of-5000-digits", '{"feature": "counter", "steps": [{"advance": ' + "1" * 5000 + '}]}',
+     "bad.scenario.json: not JSON: number " + "1" * 40 + "… is out of range"),
+    ("lone-surrogate-key", '{"feature": "counter", "steps": [{"expect": {"\\udc00": 1}}]}',
+     "bad.scenario.json: not JSON: unpaired UTF-16 surrogate in a string"),
+    ("nesting-513", '{"feature": "counter", "steps": [{"expect": {"value": ' + "[" * 509 + "]" * 509 + "}}]}",
+     "bad.scenario.json: not JSON: nesting deeper than 512 levels: line 1 column 563 (char 562)"),
+    ("nesting-100000", '{"feature": "counter", "steps": [{"expect": {"value": ' + "[" * 100_000 + "]" * 100_000 + "}}]}",
+     "bad.scenario.json: not JSON: nesting deeper than 512 levels: line 1 column 563 (char 562)"),
+    ("nesting-in-a-string-does-not-count", '{"feature": "counter", "steps": [{"expect": {"value": "' + "[" * 600 + '"}}], "x": 1}',
+     'bad.scenario.json: unknown key "x"'),
 ]
 
 
@@ -380,6 +433,58 @@ def test_running_a_malformed_file_fails_it(tmp_path: Path, lib: fusionkit.Librar
     assert result.failures == ['load: bad.scenario.json: step 1: "advance" must be a number of seconds (0 or more), not -1']
     with pytest.raises(FileNotFoundError):
         scenario.run(tmp_path / "missing.scenario.json", lib)
+
+
+def test_a_file_nested_as_deep_as_the_library_reads_runs(tmp_path: Path, lib: fusionkit.Library) -> None:
+    # 512 levels: the object, steps, the step, expect, then 508 arrays. It runs (and fails
+    # its check), as fusion test runs it; one level more is malformed (above).
+    path = tmp_path / "deep.scenario.json"
+    path.write_text('{"feature": "counter", "exhaustive": true, "steps": [{"expect": {"value": '
+                    + "[" * 508 + "]" * 508 + "}}]}", "utf-8")
+    result = scenario.run(path, lib)
+    assert result.step == "step 1 (check)" and result.differences[0].startswith("value: expected [[[[")
+
+
+def test_nesting_100000_deep_is_a_failure_not_a_crash(tmp_path: Path, library_path: Path) -> None:
+    deep = tmp_path / "deep.scenario.json"
+    deep.write_text('{"feature": "counter", "steps": [{"expect": {"value": ' + "[" * 100_000 + "]" * 100_000 + "}}]}", "utf-8")
+    result = scenario.run(deep, library_path)
+    assert result.failures == ["load: deep.scenario.json: not JSON: nesting deeper than 512 levels: line 1 column 563 (char 562)"]
+    # From the command line: a FAIL line, and the run goes on with the next file.
+    shell = subprocess.run([sys.executable, "-m", "fusionkit.scenario", str(library_path), str(deep),
+                            str(EXAMPLES / "counter-count.scenario.json")],
+                           capture_output=True, text=True, cwd=ROOT / "bindings" / "python", timeout=120)
+    assert shell.returncode == 1 and shell.stderr == "", shell.stderr
+    assert shell.stdout.splitlines() == [
+        "FAIL deep.scenario.json", "  load:",
+        "    deep.scenario.json: not JSON: nesting deeper than 512 levels: line 1 column 563 (char 562)",
+        "PASS counter-count.scenario.json: Counter: increase, decrease and reset the value", "1 passed, 1 failed"]
+
+
+def test_parse_refuses_what_no_json_text_holds() -> None:
+    nested: Any = []
+    for _ in range(100_000):
+        nested = [nested]
+    for value, message in ((nested, "not JSON: nesting deeper than 512 levels"),
+                           ("a\ud800", "not JSON: unpaired UTF-16 surrogate in a string"),
+                           (float("inf"), "not JSON: the number inf is not a JSON value"),
+                           (float("nan"), "not JSON: the number nan is not a JSON value"),
+                           (10 ** 400, "not JSON: a number is out of range")):
+        with pytest.raises(ScenarioError) as caught:
+            scenario.parse({"feature": "counter", "steps": [{"expect": {"value": value}}]})
+        assert str(caught.value).startswith(f"scenario: {message}"), str(caught.value)
+    deepest: Any = []  # 508 lists: with the object, steps, the step and expect, 512 levels
+    for _ in range(507):
+        deepest = [deepest]
+    assert scenario.parse({"feature": "counter", "steps": [{"expect": {"value": deepest}}]}).steps[0].expect == {"value": deepest}
+
+
+def test_advance_steps_name_the_seconds_as_fusion_test_does() -> None:
+    for seconds, label in ((1, "1"), (2.0, "2"), (0.5, "0.5"), (999_999_999_999_999, "999999999999999"),
+                           (10 ** 15, "1000000000000000.0"), (2e15, "2000000000000000.0"), (1e16, "1e+16"),
+                           (1e-5, "1e-05"), (1e300, "1e+300"), (18446744074, "18446744074")):
+        step = scenario.parse({**GOOD, "steps": [{"advance": seconds}]}).steps[0]
+        assert step.label == f"step 1 (advance {label})"
 
 
 def test_load_reads_every_key() -> None:

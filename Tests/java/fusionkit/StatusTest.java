@@ -106,8 +106,34 @@ class StatusTest {
                         LIB.limit(Library.LIMIT_LENGTH, old);
                     }
                 }),
-                row("checkpoint: a host request open", BusyException.class, List.of(), () -> profile.checkpoint()));
+                row("checkpoint: a host request open", BusyException.class, List.of(), () -> profile.checkpoint()),
+                // A Java String holding half a surrogate pair has no UTF-8 form: refused before
+                // the call, wherever a String becomes the library's text (not sent as '?').
+                row("send: a lone surrogate in a field", InvalidUtf8Exception.class, LONE_SURROGATE,
+                        () -> answer.send("answerChanged", Map.of("text", "a\uD800b"))),
+                row("send: a lone surrogate in JSON text", InvalidUtf8Exception.class, LONE_SURROGATE,
+                        () -> answer.sendJson("{\"answerChanged\":{\"text\":\"\uDC00\"}}")),
+                row("send: a lone surrogate, sent and read", InvalidUtf8Exception.class, LONE_SURROGATE,
+                        () -> answer.sendAndRead("answerChanged", Map.of("text", "ok?\uD83D"))),
+                row("send: a lone surrogate in a JSON tree", InvalidUtf8Exception.class, LONE_SURROGATE,
+                        () -> answer.send(Fixtures.tree(Map.of("answerChanged", Map.of("text", "\uDE00\uD83D"))))),
+                row("send: a lone surrogate in a typed input", InvalidUtf8Exception.class, LONE_SURROGATE,
+                        () -> answer.send(new fusion_examples.FusionExamples.AnswerInput.AnswerChanged("\uD800"))),
+                row("send: a lone surrogate as the case name", InvalidUtf8Exception.class, LONE_SURROGATE,
+                        () -> counter.send("increase\uD800")),
+                row("create: a lone surrogate in the feature", InvalidUtf8Exception.class, List.of("feature", "U+D800"),
+                        () -> LIB.create("count\uD800er")),
+                row("create: a lone surrogate in the options", InvalidUtf8Exception.class, List.of("the options", "U+DFFF"),
+                        () -> LIB.create("wifi", new CreateOptions().settings(Map.of("\uDFFF", false)))),
+                row("feature: a lone surrogate in the name", InvalidUtf8Exception.class, List.of("feature", "U+DBFF"),
+                        () -> LIB.feature("\uDBFF")),
+                row("respond: a lone surrogate in the result", InvalidUtf8Exception.class, List.of("the result", "U+D800"),
+                        () -> profile.respond(firstOpenRequest(), Map.of("name", "Du\uD800bu", "species", "cat", "age", 4))),
+                row("fail: a lone surrogate in the message", InvalidUtf8Exception.class, List.of("the message", "U+DC00"),
+                        () -> profile.failRequest(firstOpenRequest(), "off\uDC00line")));
     }
+
+    static final List<String> LONE_SURROGATE = List.of("the input is not valid UTF-8", "unpaired UTF-16 surrogate");
 
     static long openRequest;
 

@@ -3,9 +3,10 @@ compact JSON read back fast, and integers checked before ctypes would wrap them.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from ctypes import c_char_p
-from typing import Any
+from typing import Any, Final
 
 from .errors import InvalidArgumentError, InvalidUTF8Error
 
@@ -104,11 +105,44 @@ def _check_scalars(value: JSON) -> None:
             stack.extend(item)
 
 
+#: The deepest nesting of arrays and objects the library's JSON parser reads: the default
+#: and the most of FK_LIMIT_JSON_DEPTH (include/fusionkit.h), `[]` being one level. Deeper
+#: JSON is malformed to every front end (`fusion test` says "nesting deeper than 512 levels").
+JSON_MAX_DEPTH: Final = 512
+
+# A string (skipped whole; one left open runs to the end, so that each character is read
+# once) or a bracket: enough to follow nesting without parsing.
+_STRING_OR_BRACKET: Final = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
+
+
+def too_deep(text: str, limit: int = JSON_MAX_DEPTH) -> int | None:
+    """Where JSON text first nests deeper than `limit` levels (the index of the bracket
+    that goes past it), or None. Read before the json module, which recurses once per
+    level and so meets RecursionError, not an error, on text nested thousands deep. Text
+    that is not JSON may be misjudged only past the point where the json module stops
+    at its first error."""
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(text):
+        bracket = text[match.start()]
+        if bracket in "[{":
+            depth += 1
+            if depth > limit:
+                return match.start()
+        elif bracket in "]}":
+            depth -= 1
+    return None
+
+
 def strict_loads(text: bytes | str) -> JSON:
     """JSON read as the library reads it (include/fusionkit.h, "What the parser refuses
     that RFC 8259 allows"), where the json module is lenient: NaN and Infinity, a key
     twice in one object, lone UTF-16 surrogates. Raises ValueError saying which."""
-    value = json.loads(text, object_pairs_hook=_pairs_without_duplicates, parse_constant=_refuse_constant)
+    try:
+        value = json.loads(text, object_pairs_hook=_pairs_without_duplicates, parse_constant=_refuse_constant)
+    except RecursionError:
+        # The json module recurses once per level: text nested thousands deep (a damaged
+        # journal line, say) is refused as the library refuses it, not raised past callers.
+        raise ValueError(f"nesting too deep to read (the library reads {JSON_MAX_DEPTH} levels at most)") from None
     try:
         _check_scalars(value)
     except UnicodeEncodeError:

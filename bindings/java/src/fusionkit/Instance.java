@@ -148,7 +148,7 @@ public final class Instance implements AutoCloseable {
 
     /** Sends an input given as JSON text (fk_send()). */
     public void sendJson(String inputJson) {
-        byte[] text = Library.utf8(Objects.requireNonNull(inputJson, "inputJson"));
+        byte[] text = Library.utf8(Objects.requireNonNull(inputJson, "inputJson"), "the input", "fk_send");
         check(fk.fk_send(state.handle(), text, new SizeT(text.length)), "fk_send");
     }
 
@@ -178,7 +178,7 @@ public final class Instance implements AutoCloseable {
      * into a larger one (with fk_state_into(), so it may be a later version).
      */
     public StateJson sendAndReadJson(String inputJson) {
-        byte[] text = Library.utf8(Objects.requireNonNull(inputJson, "inputJson"));
+        byte[] text = Library.utf8(Objects.requireNonNull(inputJson, "inputJson"), "the input", "fk_send_and_read");
         if (!library.exports("fk_send_and_read")) {
             sendJson(inputJson);
             return stateJson();
@@ -340,14 +340,14 @@ public final class Instance implements AutoCloseable {
     /** Answers an open request with JSON text (fk_respond()). */
     public void respondJson(long requestId, String resultJson) {
         library.require("fk_respond");
-        byte[] text = Library.utf8(Objects.requireNonNull(resultJson, "resultJson"));
+        byte[] text = Library.utf8(Objects.requireNonNull(resultJson, "resultJson"), "the result", "fk_respond");
         check(fk.fk_respond(state.handle(), requestId, text, new SizeT(text.length)), "fk_respond");
     }
 
     /** Answers an open request with an error: the work could not be done (fk_fail_request()). */
     public void failRequest(long requestId, String message) {
         library.require("fk_fail_request");
-        byte[] text = Library.utf8(Objects.requireNonNull(message, "message"));
+        byte[] text = Library.utf8(Objects.requireNonNull(message, "message"), "the message", "fk_fail_request");
         check(fk.fk_fail_request(state.handle(), requestId, text, new SizeT(text.length)), "fk_fail_request");
     }
 

@@ -10,7 +10,10 @@ import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.LongByReference;
 import com.sun.jna.ptr.PointerByReference;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.URISyntaxException;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -285,7 +288,7 @@ public final class Library {
     public JsonNode feature(String name) {
         Objects.requireNonNull(name, "name");
         return features.computeIfAbsent(name, key -> {
-            byte[] text = utf8(key);
+            byte[] text = utf8(key, "feature", "fk_feature_manifest");
             PointerByReference out = new PointerByReference();
             Memory length = Fk.sizeOut();
             if (exports("fk_feature_manifest")) {
@@ -307,7 +310,7 @@ public final class Library {
     /** A new instance of {@code feature} in its initial state, on the system clock (fk_create()). */
     public Instance create(String feature) {
         Objects.requireNonNull(feature, "feature");
-        byte[] name = utf8(feature);
+        byte[] name = utf8(feature, "feature", "fk_create");
         LongByReference out = new LongByReference();
         check(fk.fk_create(name, new SizeT(name.length), null, new SizeT(0), out), "fk_create");
         return new Instance(this, feature, out.getValue());
@@ -324,8 +327,9 @@ public final class Library {
     public Instance create(String feature, String optionsJson) {
         Objects.requireNonNull(feature, "feature");
         require("fk_create_with_options");
-        byte[] name = utf8(feature);
-        byte[] options = utf8(optionsJson);
+        Objects.requireNonNull(optionsJson, "optionsJson");
+        byte[] name = utf8(feature, "feature", "fk_create_with_options");
+        byte[] options = utf8(optionsJson, "the options", "fk_create_with_options");
         LongByReference out = new LongByReference();
         check(fk.fk_create_with_options(name, new SizeT(name.length), options, new SizeT(options.length), out),
                 "fk_create_with_options");
@@ -338,8 +342,73 @@ public final class Library {
 
     // -- text -----------------------------------------------------------------------------
 
-    static byte[] utf8(String text) {
-        return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+    /**
+     * A Java String as the UTF-8 the library reads, or {@link InvalidUtf8Exception} (before any
+     * call, so nothing changes) when it holds an unpaired UTF-16 surrogate: such a String has
+     * no UTF-8 form, and {@code getBytes} would put a '?' in its place, sending text the caller
+     * never wrote. {@code what} names the argument as the library's messages do ("the input").
+     *
+     * <p>The common case, ASCII, costs a look at every eight bytes: ASCII text encodes to as
+     * many bytes as it has chars, and so does a lone surrogate (as '?'), so only a '?' the
+     * String does not hold at that index gives one away. Other text is searched for an
+     * unpaired surrogate char by char.
+     */
+    static byte[] utf8(String text, String what, String function) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length == text.length()) {
+            for (int i = indexOfQuestionMark(bytes, 0); i >= 0; i = indexOfQuestionMark(bytes, i + 1)) {
+                if (text.charAt(i) != '?') {
+                    throw unpairedSurrogate(text, i, what, function);
+                }
+            }
+        } else {
+            int bad = unpairedSurrogate(text);
+            if (bad >= 0) {
+                throw unpairedSurrogate(text, bad, what, function);
+            }
+        }
+        return bytes;
+    }
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+
+    /** The index of the first '?' of {@code bytes} at or after {@code from}, or -1; eight bytes at a time. */
+    static int indexOfQuestionMark(byte[] bytes, int from) {
+        int i = from;
+        for (; i + Long.BYTES <= bytes.length; i += Long.BYTES) {
+            long eight = (long) LONGS.get(bytes, i) ^ ('?' * ONES);   // a '?' byte becomes 0
+            if (((eight - ONES) & ~eight & HIGHS) != 0) {              // some byte is 0
+                break;
+            }
+        }
+        for (; i < bytes.length; i++) {
+            if (bytes[i] == '?') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The index of the first unpaired UTF-16 surrogate of {@code text}, or -1. */
+    static int unpairedSurrogate(String text) {
+        for (int i = 0, n = text.length(); i < n; i++) {
+            char c = text.charAt(i);
+            if (Character.isSurrogate(c)) {
+                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(text.charAt(i + 1))) {
+                    i++;
+                } else {
+                    return i;
+                }
+            }
+        }
+        return -1;
+    }
+
+    private static InvalidUtf8Exception unpairedSurrogate(String text, int index, String what, String function) {
+        return new InvalidUtf8Exception(String.format("%s is not valid UTF-8: an unpaired UTF-16 surrogate (U+%04X) at"
+                + " index %d has no UTF-8 form", what, (int) text.charAt(index), index), "FK_ERR_INVALID_UTF8", function);
     }
 
     /** The owned text an fk_ call handed out, decoded, then released with fk_free(). */

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from .._text import JSON_MAX_DEPTH, too_deep
 from ..errors import FusionError
 from ._comparison import _is_integer, _is_number, json_equal, show
 from ._model_types import JSON
@@ -90,6 +91,8 @@ class Step:
             what = f"{self.action} {self.argument.kind}"
         elif self.action == "advance" and float(self.argument).is_integer() and abs(self.argument) < 1e15:
             what = f"advance {int(self.argument)}"  # 1.0 reads "advance 1", as the file's author meant
+        elif self.action == "advance":
+            what = f"advance {show(float(self.argument))}"  # 1e+300, 1000000000000000.0: as fusion test writes seconds
         else:
             what = f"{self.action} {show(self.argument)}"
         return f"step {self.number} ({what})"
@@ -147,13 +150,22 @@ def load(path: str | os.PathLike[str]) -> Scenario:
     except UnicodeDecodeError as error:
         raise ScenarioError(f"{file.name}: not UTF-8 text ({error})") from None
     try:
-        document = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
+        # The json module recurses once per level: nesting thousands deep would be a
+        # RecursionError, so it is measured first, as the library's parser refuses it.
+        deep = too_deep(text)
+        if deep is not None:
+            raise json.JSONDecodeError(f"nesting deeper than {JSON_MAX_DEPTH} levels", text, deep)
+        document = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant,
+                              parse_int=_whole_number, parse_float=_fraction)
     except json.JSONDecodeError as error:
         raise ScenarioError(f"{file.name}: not JSON: {error}") from None
     except _DuplicateKey as error:
         raise ScenarioError(f"{file.name}: the key {show(error.key)} appears twice in one object") from None
     except _NotJSONConstant as error:
         raise ScenarioError(f"{file.name}: {error.constant} is not a JSON value") from None
+    except _OutOfRange as error:
+        shown = error.text if len(error.text) <= 40 else error.text[:40] + "…"
+        raise ScenarioError(f"{file.name}: not JSON: number {shown} is out of range") from None
     return parse(document, path=file)
 
 
@@ -167,6 +179,9 @@ def parse(document: JSON, *, path: str | os.PathLike[str] | None = None) -> Scen
 
     if not isinstance(document, dict):
         raise fail(f"a scenario is a JSON object, not {_kind(document)}")
+    unreadable = _not_json(document)
+    if unreadable is not None:
+        raise fail(unreadable)
     for key in document:
         if key not in _TOP_KEYS:
             raise fail(f"unknown key {show(key)} (a scenario has: {', '.join(_TOP_KEYS)})")
@@ -292,6 +307,65 @@ class _NotJSONConstant(Exception):
     def __init__(self, constant: str) -> None:
         super().__init__(constant)
         self.constant = constant
+
+
+class _OutOfRange(Exception):
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _whole_number(text: str) -> int:
+    """An integer of the file. One no double can hold is out of range, as the library's
+    parser says (it reads integers past 64 bits as doubles); more than 400 digits are
+    refused before int() reads them (Python refuses past 4,300 with a ValueError)."""
+    if len(text) > 400:
+        raise _OutOfRange(text)
+    value = int(text)
+    try:
+        float(value)
+    except OverflowError:
+        raise _OutOfRange(text) from None
+    return value
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _OutOfRange(text)  # 1e400: json would read it as infinity, which is not JSON
+    return value
+
+
+def _not_json(document: JSON) -> str | None:
+    """Why a document (a file's, or one built in code for `parse`) is not JSON the library
+    reads, or None: nesting deeper than it reads, a string with an unpaired surrogate (from
+    a \\u escape), a number no double holds (NaN and infinity included)."""
+    stack: list[tuple[JSON, int]] = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > JSON_MAX_DEPTH:
+                return f"not JSON: nesting deeper than {JSON_MAX_DEPTH} levels"
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    stack.append((key, depth))
+                    stack.append((item, depth + 1))
+            else:
+                stack.extend((item, depth + 1) for item in value)
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return "not JSON: unpaired UTF-16 surrogate in a string (a \\u escape of half a pair)"
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                return f"not JSON: the number {value} is not a JSON value"
+        elif isinstance(value, int) and not isinstance(value, bool):
+            try:
+                float(value)
+            except OverflowError:
+                return "not JSON: a number is out of range: no double holds it"
+    return None
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, JSON]]) -> dict[str, JSON]:

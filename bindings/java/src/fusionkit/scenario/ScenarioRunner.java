@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import fusionkit.FusionException;
 import fusionkit.HostEvent;
 import fusionkit.Instance;
+import fusionkit.InvalidArgumentException;
 import fusionkit.Library;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -14,22 +15,22 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Stream;
 
 /**
  * Runs scenario files (docs/scenarios.md) through the Java package, as `fusion test` and
- * Python's fusionkit.scenario do, with the same comparison rules ({@link Comparison}):
+ * Python's fusionkit.scenario do, with the same comparison rules ({@link Comparison}) and
+ * the same verdict for every file: one that is not a valid scenario (not JSON as the
+ * library reads it, a key unknown or of the wrong kind) fails at "load", with a message
+ * naming what is wrong, as Python's does.
  * {@code java fusionkit.scenario.ScenarioRunner examples/scenarios} prints a line per
  * scenario, then "N passed, N failed", and exits 1 when one failed.
  */
 public final class ScenarioRunner {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Set<String> SCENARIO_KEYS = Set.of("$schema", "name", "feature", "options", "exhaustive",
-            "nothingPending", "steps", "recorded", "note");
-    private static final Set<String> STEP_KEYS = Set.of("send", "advance", "respond", "fail", "goto", "expect", "state",
-            "error", "requests", "note");
-    private static final List<String> ACTIONS = List.of("send", "advance", "respond", "fail", "goto");
+    private static final List<String> ACTIONS = ScenarioFile.ACTION_KEYS;
+    /** 2^64: fk_advance_clock takes the nanoseconds as a uint64_t. */
+    private static final double U64_LIMIT = 18446744073709551616.0;
 
     private ScenarioRunner() {
     }
@@ -67,7 +68,13 @@ public final class ScenarioRunner {
         int passed = 0;
         int failed = 0;
         for (Path path : collect(Stream.of(args).map(Path::of).toArray(Path[]::new))) {
-            Result result = run(path, library);
+            Result result;
+            try {
+                result = run(path, library);
+            } catch (RuntimeException error) {
+                // A safety net: no file stops the others (every malformed one is a "load" failure).
+                result = new Result(path.getFileName().toString(), path, false, "run", List.of("the runner failed: " + error));
+            }
             System.out.println(result.report());
             if (result.passed()) {
                 passed++;
@@ -79,43 +86,21 @@ public final class ScenarioRunner {
         System.exit(failed == 0 ? 0 : 1);
     }
 
-    /** Runs one scenario file on a new instance of its feature, then closes it. */
+    /**
+     * Runs one scenario file on a new instance of its feature, then closes it. A file that is
+     * not a valid scenario, or cannot be read, gives a failed result at "load" saying why.
+     */
     public static Result run(Path path, Library library) {
+        String where = path.getFileName().toString();
         JsonNode scenario;
         try {
-            scenario = JSON.readTree(Files.readString(path));
-            check(scenario);
-        } catch (IOException | IllegalArgumentException error) {
-            return new Result(path.getFileName().toString(), path, false, "load", List.of(error.getMessage()));
+            scenario = ScenarioFile.read(Files.readAllBytes(path), where);
+        } catch (ScenarioFile.Malformed error) {
+            return new Result(where, path, false, "load", List.of(error.getMessage()));
+        } catch (IOException error) {
+            return new Result(where, path, false, "load", List.of(where + ": cannot read it: " + error));
         }
         return new Run(path, scenario, library).run();
-    }
-
-    private static void check(JsonNode scenario) {
-        if (!scenario.isObject()) {
-            throw new IllegalArgumentException("a scenario is a JSON object");
-        }
-        scenario.fieldNames().forEachRemaining(key -> {
-            if (!SCENARIO_KEYS.contains(key)) {
-                throw new IllegalArgumentException("unknown key \"" + key + "\"; keys: " + SCENARIO_KEYS);
-            }
-        });
-        if (!scenario.path("feature").isTextual() || !scenario.path("steps").isArray()) {
-            throw new IllegalArgumentException("a scenario needs \"feature\" (a name) and \"steps\" (an array)");
-        }
-        for (JsonNode step : scenario.get("steps")) {
-            if (!step.isObject()) {
-                throw new IllegalArgumentException("a step is a JSON object: " + step);
-            }
-            step.fieldNames().forEachRemaining(key -> {
-                if (!STEP_KEYS.contains(key)) {
-                    throw new IllegalArgumentException("unknown step key \"" + key + "\"; keys: " + STEP_KEYS);
-                }
-            });
-            if (ACTIONS.stream().filter(step::has).count() > 1) {
-                throw new IllegalArgumentException("a step does at most one of " + ACTIONS + ": " + step);
-            }
-        }
     }
 
     private static final class Run {
@@ -133,7 +118,8 @@ public final class ScenarioRunner {
             this.path = path;
             this.scenario = scenario;
             this.library = library;
-            this.name = scenario.path("name").asText(path.getFileName().toString());
+            String given = scenario.path("name").asText("");
+            this.name = given.isEmpty() ? path.getFileName().toString() : given;
             this.options = JSON.createObjectNode().put("clock", "manual");
             if (scenario.path("options").isObject()) {
                 this.options.setAll((ObjectNode) scenario.get("options"));
@@ -192,9 +178,8 @@ public final class ScenarioRunner {
                     JsonNode argument = step.get(action);
                     if (action.equals("respond") || action.equals("fail")) {
                         what = action + " " + argument.path("kind").asText();
-                    } else if (action.equals("advance") && argument.isNumber()
-                            && argument.decimalValue().stripTrailingZeros().scale() <= 0) {
-                        what = "advance " + argument.decimalValue().toBigInteger();
+                    } else if (action.equals("advance")) {
+                        what = "advance " + ScenarioFile.seconds(argument.doubleValue());
                     } else {
                         what = action + " " + Comparison.show(argument);
                     }
@@ -283,10 +268,10 @@ public final class ScenarioRunner {
             if (step.has("send")) {
                 instance.sendJson(step.get("send").toString());
             } else if (step.has("advance")) {
-                BigDecimal seconds = step.get("advance").decimalValue();
-                instance.advanceClockNanos(seconds.movePointRight(9).longValueExact());
+                advance(step.get("advance").doubleValue());
             } else if (step.has("goto")) {
-                instance.goTo(step.get("goto").asLong());
+                // 0 to 2^64 - 1 (checked when read): the uint64_t's bits, as C takes them.
+                instance.goTo(step.get("goto").bigIntegerValue().longValue());
             } else if (step.has("respond") || step.has("fail")) {
                 String action = step.has("respond") ? "respond" : "fail";
                 JsonNode answer = step.get(action);
@@ -308,6 +293,28 @@ public final class ScenarioRunner {
                     instance.failRequest(request.id(), answer.path("message").asText());
                 }
                 open.removeIf(r -> r.id() == request.id());
+            }
+        }
+
+        /**
+         * Moves the clock by {@code seconds}, as nanoseconds rounded to the nearest one
+         * (half away from zero, as `fusion test` rounds); seconds whose nanoseconds do not
+         * fit fk_advance_clock's uint64_t are refused, as the other runners refuse them.
+         */
+        void advance(double seconds) {
+            double nanoseconds = seconds * 1e9;
+            if (nanoseconds >= U64_LIMIT) {
+                throw new InvalidArgumentException("seconds " + ScenarioFile.number(seconds)
+                        + " is out of range: the clock moves by at most 2^64 - 1 nanoseconds", "FK_ERR_INVALID_ARGUMENT",
+                        "fk_advance_clock");
+            }
+            if (nanoseconds < 0x1p63) {
+                instance.advanceClockNanos(Math.round(nanoseconds));
+            } else {
+                // 2^63 ns or more (a whole number, as every double that large is): Instance
+                // takes a Java long, the library a uint64_t, so its bits go straight to C.
+                long bits = new BigDecimal(nanoseconds).toBigInteger().longValue();
+                library.check(library.c().fk_advance_clock(instance.handle(), bits));
             }
         }
 
