@@ -122,13 +122,30 @@ struct ConnectionHandler: Sendable {
         var message: [UInt8] = []
         var size = 0
         var isBinary = false
+        // Whether a message's first frame came without FIN: only continuations may follow.
+        var open = false
+        // The peer broke the framing: the close is queued, and what it sends until it
+        // answers the close (or the close times out) is not read.
+        var failed = false
         do {
             while let frame = try await frames.next() {
+                if failed { continue }
+                // RFC 6455 5.4: a continuation with no message open, or a new message before
+                // the open one ended, fails the connection. Read on, the first re-applied the
+                // message before it (its bytes were still here) and the second dropped the
+                // open one without a reply.
+                guard (frame.opcode == .continuation) == open else {
+                    let reason = open ? "a new message began before the last one ended" : "a continuation frame with no message open"
+                    connection.close(.protocolError, reason: reason)
+                    failed = true
+                    continue
+                }
                 if frame.opcode != .continuation {
                     message.removeAll(keepingCapacity: true)
                     size = 0
                     isBinary = frame.opcode == .binary
                 }
+                open = !frame.fin
                 size += frame.data.readableBytes
                 if size <= configuration.maxMessageBytes { message.append(contentsOf: frame.data.readableBytesView) }
                 guard frame.fin else { continue }

@@ -47,12 +47,19 @@ public struct PoisonCheck: Sendable {
             close(input[0]); close(input[1])
             return .failed("pipe: \(String(cString: strerror(errno)))")
         }
+        // Close-on-exec: a check spawned meanwhile on another thread must not inherit this
+        // one's pipe ends (each would hold the other's stdin open, and wait for it forever).
+        for descriptor in input + output { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        for descriptor in input + output { posix_spawn_file_actions_addclose(&actions, descriptor) }
+        // The child keeps stdin, stdout and stderr only. Sockets are not all opened
+        // close-on-exec (the listening one was not): a child that outlived a bridge
+        // killed with -9 kept its port, its queued connections and its database
+        // connections, so that the bridge could not be started again.
+        _ = Self.closeFrom?(&actions, 3)
         let words = [executable] + arguments + [library]
         var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { for word in argv { free(word) } }
@@ -91,6 +98,14 @@ public struct PoisonCheck: Sendable {
         let last = printed.split(separator: "\n").compactMap { Int($0) }.last ?? -1
         return last < 0 ? .trappedCreating(signal: signal) : .trapped(index: last, signal: signal)
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 on), which Swift's Glibc
+    /// module leaves out (it is a GNU extension): found at run time; nil in an older libc.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(
+            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     /// The bridge's environment, with Swift's backtracer off: a child that traps dies at
     /// once, instead of spending seconds printing its threads' stacks (with stdout still

@@ -63,7 +63,7 @@ extension Session {
     func advance(_ text: String) {
         let words = text.split(separator: " ")
         guard words.count == 2, let seconds = Double(words[1]), seconds.isFinite, seconds >= 0, seconds <= 1e9 else {
-            showError(":advance takes the seconds to move the clock by, e.g. :advance 1.5")
+            showError(":advance takes the seconds to move the clock by, from 0 to 1e9 (about 31 years), e.g. :advance 1.5")
             return
         }
         do {

@@ -158,6 +158,33 @@ def test_binary_and_oversized_messages_are_dropped_with_an_error(serve) -> None:
         assert code == 1009
 
 
+def test_frames_out_of_order_fail_the_connection_and_apply_nothing(serve) -> None:
+    """RFC 6455 5.4: a continuation frame with no message open, or a new message begun
+    before the open one ended, fails the connection (1002). Read on (outside probe), the
+    first applied the message before it again (its bytes were still in the buffer: an
+    input applied twice) and the second dropped the open message without a reply."""
+    server = serve()
+    cont, text = websocket.ABNF.OPCODE_CONT, websocket.ABNF.OPCODE_TEXT
+    with server.connect() as client:
+        instance, _ = client.create("counter")
+        client.send({"type": "send", "id": 7, "instance": instance, "input": "increase"})
+        assert client.next("ok", re=7)["version"] == 1
+        client.ws.send_frame(websocket.ABNF(fin=1, opcode=cont, data=b""))
+        assert client.close_frame() == (1002, "a continuation frame with no message open")
+        session = client.session
+    with server.connect(session=session) as again:  # the input was applied once
+        assert whole_state(again, instance)["to"] == 1
+    with server.connect() as client:
+        client.ws.send_frame(websocket.ABNF(fin=0, opcode=text, data=b'{"type":"mani'))
+        client.ws.send_frame(websocket.ABNF(fin=1, opcode=text, data=b'{"type":"manifest","id":"second"}'))
+        assert client.close_frame() == (1002, "a new message began before the last one ended")
+    with server.connect() as client:  # in order, fragments (and a ping among them) still make a message
+        client.ws.send_frame(websocket.ABNF(fin=0, opcode=text, data=b'{"type":"mani'))
+        client.ws.ping(b"x")
+        client.ws.send_frame(websocket.ABNF(fin=1, opcode=cont, data=b'fest","id":"whole"}'))
+        assert client.next("manifest")["re"] == "whole"
+
+
 def test_a_client_still_writing_a_frame_too_large_reads_1009_not_a_reset(serve) -> None:
     """A frame of 4 MiB, over four times the limit: the bridge closes with 1009 while the
     client is still writing it. The bridge shuts its sending side and reads the rest
