@@ -468,6 +468,7 @@ PRODUCED_BY = {
     "close 1001": "test_sigterm_closes_every_socket_with_a_reason",
     "close 1008": "test_origin_is_checked",
     "close (none)": "test_a_connection_that_does_not_read_is_dropped_without_a_handshake",
+    "close 1002": "test_frames_out_of_order_fail_the_connection_and_apply_nothing",
     "close 1009": "test_a_client_still_writing_a_frame_too_large_reads_1009_not_a_reset",
     "close 1013": "test_instance_and_session_limits",
     # Produced by a cluster (real PostgreSQL and nginx): tests of Tests/cluster, by file.
