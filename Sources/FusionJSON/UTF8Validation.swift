@@ -1,6 +1,12 @@
 /// UTF-8 well-formedness as RFC 3629 defines it (no overlong forms, no surrogates,
 /// nothing above U+10FFFF).
-enum UTF8Validation {
+public enum UTF8Validation {
+    /// Whether the bytes are well-formed UTF-8 (the web bridge's check of a text message,
+    /// which RFC 6455 asks for before the message is read as anything).
+    public static func isValid(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { firstInvalidOffset(in: $0) == nil }
+    }
+
     /// The offset of the first byte that starts an ill-formed sequence, or nil.
     static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard let base = bytes.baseAddress else { return nil }

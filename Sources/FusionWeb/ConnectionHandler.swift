@@ -161,6 +161,11 @@ struct ConnectionHandler: Sendable {
                     connection.send(ServerMessage.error(re: nil, .tooLarge(size: size, limit: configuration.maxMessageBytes)))
                 } else if isBinary {
                     connection.send(ServerMessage.error(re: nil, .malformed("messages are text frames holding JSON; got a binary frame")))
+                } else if !UTF8Validation.isValid(message) {
+                    // RFC 6455 8.1: text that is not UTF-8 fails the connection (1007); nothing
+                    // after it is read.
+                    connection.close(.dataInconsistentWithMessage, reason: "a text message that is not UTF-8")
+                    failed = true
                 } else {
                     await connection.apply { await handle(message, connection: connection, session: session, user: user) }
                 }

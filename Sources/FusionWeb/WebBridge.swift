@@ -123,8 +123,10 @@ public struct WebBridge: Sendable {
         // Request heads are bounded in size and time (RequestHeadGuard).
         let upgrade = HTTPServerBuilder.guardedHTTP1WebSocketUpgrade(
             // A page that does not answer a close within a second is dropped, so that
-            // shutdown never waits long on a frozen tab.
-            configuration: .init(maxFrameSize: configuration.hardFrameLimit, autoPing: .disabled, closeTimeout: .seconds(1))
+            // shutdown never waits long on a frozen tab. A close frame whose reason is not
+            // UTF-8 is answered 1002 (the text messages' own check is the handler's).
+            configuration: .init(
+                maxFrameSize: configuration.hardFrameLimit, autoPing: .disabled, closeTimeout: .seconds(1), validateUTF8: true)
         ) {
             (request: HTTPRequest, channel: any Channel, _: Logger) async throws -> ShouldUpgradeResult<
                 WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>

@@ -185,6 +185,33 @@ def test_frames_out_of_order_fail_the_connection_and_apply_nothing(serve) -> Non
         assert client.next("manifest")["re"] == "whole"
 
 
+def test_text_that_is_not_utf8_fails_the_connection_and_applies_nothing(serve) -> None:
+    """RFC 6455 8.1: a text message that is not UTF-8 fails the connection (1007), split
+    over frames too, and what the client sent after it is not applied; a close frame whose
+    reason is not UTF-8 is answered 1002. (Before, the first was answered
+    BRIDGE_MALFORMED_MESSAGE and the connection read on; the second was answered 1000.)"""
+    server = serve()
+    cont, text = websocket.ABNF.OPCODE_CONT, websocket.ABNF.OPCODE_TEXT
+    with server.connect() as client:
+        instance, _ = client.create("counter")
+        client.ws.send_frame(websocket.ABNF(fin=1, opcode=text, data=b'{"type":"send","instance":"' + b"\xff\"}"))
+        client.send({"type": "send", "id": 1, "instance": instance, "input": "increase"})
+        assert client.close_frame() == (1007, "a text message that is not UTF-8")
+        session = client.session
+    with server.connect(session=session) as again:
+        assert whole_state(again, instance)["to"] == 0
+    with server.connect() as client:  # a character cut in two by a frame's end is still one character
+        client.ws.send_frame(websocket.ABNF(fin=0, opcode=text, data=b'{"type":"manifest","id":"\xc3'))
+        client.ws.send_frame(websocket.ABNF(fin=1, opcode=cont, data=b'\xa9"}'))
+        assert client.next("manifest")["re"] == "\u00e9"
+        client.ws.send_frame(websocket.ABNF(fin=0, opcode=text, data=b'{"type":"manifest","id":"\xc3'))
+        client.ws.send_frame(websocket.ABNF(fin=1, opcode=cont, data=b'"}'))
+        assert client.close_frame() == (1007, "a text message that is not UTF-8")
+    with server.connect() as client:
+        client.ws.send_frame(websocket.ABNF(fin=1, opcode=websocket.ABNF.OPCODE_CLOSE, data=(1000).to_bytes(2, "big") + b"\xff"))
+        assert client.close_frame()[0] == 1002
+
+
 def test_a_client_still_writing_a_frame_too_large_reads_1009_not_a_reset(serve) -> None:
     """A frame of 4 MiB, over four times the limit: the bridge closes with 1009 while the
     client is still writing it. The bridge shuts its sending side and reads the rest
@@ -469,6 +496,7 @@ PRODUCED_BY = {
     "close 1008": "test_origin_is_checked",
     "close (none)": "test_a_connection_that_does_not_read_is_dropped_without_a_handshake",
     "close 1002": "test_frames_out_of_order_fail_the_connection_and_apply_nothing",
+    "close 1007": "test_text_that_is_not_utf8_fails_the_connection_and_applies_nothing",
     "close 1009": "test_a_client_still_writing_a_frame_too_large_reads_1009_not_a_reset",
     "close 1013": "test_instance_and_session_limits",
     # Produced by a cluster (real PostgreSQL and nginx): tests of Tests/cluster, by file.
