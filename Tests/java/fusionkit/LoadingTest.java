@@ -34,6 +34,13 @@ class LoadingTest {
     }
 
     @Test
+    void aFolderIsNamedAsAFolder() {
+        LibraryLoadException error = assertThrows(LibraryLoadException.class, () -> Library.load(tmp));
+        assertEquals("no FusionKit library at " + tmp.toAbsolutePath().normalize() + ": it is a folder; name the library file in it",
+                error.getMessage());
+    }
+
+    @Test
     void aFileThatIsNotALibraryNamesThePath() throws IOException {
         Path text = Files.writeString(tmp.resolve("libText.so"), "not a library");
         LibraryLoadException error = assertThrows(LibraryLoadException.class, () -> Library.load(text));

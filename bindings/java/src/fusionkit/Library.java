@@ -83,6 +83,9 @@ public final class Library {
     public static Library load(Path path) {
         Objects.requireNonNull(path, "path");
         Path absolute = path.toAbsolutePath().normalize();
+        if (Files.isDirectory(absolute)) {
+            throw new LibraryLoadException("no FusionKit library at " + absolute + ": it is a folder; name the library file in it");
+        }
         if (!Files.isRegularFile(absolute)) {
             throw new LibraryLoadException("no FusionKit library at " + absolute + ": the file does not exist");
         }
