@@ -45,7 +45,9 @@ struct Send: ParsableCommand {
     @Flag(help: "Print {\"feature\",\"version\",\"state\"} as one line of JSON.")
     var json = false
 
+    // Unconditional: `--wait -1` is a value out of range (said so), not a missing one.
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "After the inputs, wait this long for their effects (e.g. a timer) before reading the state.", valueName: "seconds"))
     var wait: Double?

@@ -319,6 +319,11 @@ def test_wait_lets_effects_finish_before_reading_the_state(fusion):
                                          "submitted": "hi"}
     without = run(fusion, "send", "answer", "answerChanged", "text=hi", "submitTapped")
     assert json.loads(without.stdout)["isSubmitting"] is True
+    # Out of range, a negative one too, is named as such (a negative was read as a missing value).
+    for seconds in ("-1", "3601", "nan"):
+        refused = run(fusion, "send", "counter", "increase", "--wait", seconds)
+        assert refused.returncode == USAGE, refused.stdout
+        assert "--wait takes seconds from 0 to 3600" in refused.stderr, refused.stderr
 
 
 # --- run, with stdin not a terminal -----------------------------------------------------
