@@ -40,16 +40,20 @@ public struct PoisonCheck: Sendable {
     public func check(_ contents: JournalFile.Contents, library: String) -> Outcome {
         var text = contents.header.jsonText + "\n"
         for record in contents.records { text += record.jsonText + "\n" }
+        // Socket pairs, close-on-exec from the start: a check spawned meanwhile on another
+        // thread must not inherit this one's ends (each would hold the other's stdin open,
+        // and wait for it forever). A write to a child that died early fails with EPIPE
+        // (MSG_NOSIGNAL) in any process, rather than raising SIGPIPE where nothing ignores
+        // it (a test process: it killed the run). (Glibc's pipe2 is out of Swift's reach.)
         var input: [Int32] = [-1, -1]
         var output: [Int32] = [-1, -1]
-        guard pipe(&input) == 0 else { return .failed("pipe: \(String(cString: strerror(errno)))") }
-        guard pipe(&output) == 0 else {
-            close(input[0]); close(input[1])
-            return .failed("pipe: \(String(cString: strerror(errno)))")
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &input) == 0 else {
+            return .failed("socketpair: \(String(cString: strerror(errno)))")
         }
-        // Close-on-exec: a check spawned meanwhile on another thread must not inherit this
-        // one's pipe ends (each would hold the other's stdin open, and wait for it forever).
-        for descriptor in input + output { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &output) == 0 else {
+            close(input[0]); close(input[1])
+            return .failed("socketpair: \(String(cString: strerror(errno)))")
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -74,13 +78,14 @@ public struct PoisonCheck: Sendable {
             return .failed("cannot run \(executable): \(String(cString: strerror(spawned)))")
         }
         // The child reads all of stdin before it replays, so writing it all first cannot
-        // block on a full stdout pipe. A child that died early makes the write fail (EPIPE,
-        // with SIGPIPE ignored by the bridge's runtime), which is its own answer.
+        // block on a full stdout pipe. A child that died early makes the write fail (EPIPE),
+        // which is its own answer.
         var bytes = Array(text.utf8)
         bytes.withUnsafeMutableBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let wrote = write(input[1], buffer.baseAddress! + offset, buffer.count - offset)
+                let wrote = send(input[1], buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                if wrote < 0 && errno == EINTR { continue }
                 if wrote <= 0 { break }
                 offset += wrote
             }

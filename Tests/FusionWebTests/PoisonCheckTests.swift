@@ -24,4 +24,16 @@ import Testing
         let names = try String(contentsOfFile: listing, encoding: .utf8).split(separator: "\n").sorted()
         #expect(names == ["0", "1", "2", "3"])
     }
+
+    /// A child that dies before reading its journal: writing the rest fails (EPIPE), and the
+    /// check says so without raising SIGPIPE in the process that runs it (a journal larger
+    /// than the socket's buffer; before, where SIGPIPE was not ignored, as in a test process
+    /// before any NIO socket, it killed that process: a CI run ended so).
+    @Test func aChildThatDiesWithoutReadingItsJournalIsNoSignal() {
+        let check = PoisonCheck(executable: "/bin/sh", arguments: ["-c", "exit 0", "sh"])
+        let record: JSONValue = ["send": ["answerChanged": ["text": .string(String(repeating: "x", count: 1 << 16))]]]
+        let contents = JournalFile.Contents(
+            header: ["fusionJournal": 2], records: Array(repeating: record, count: 64), droppedTail: nil)
+        #expect(check.check(contents, library: "/nowhere/libFusionExamples.so") == .clean)
+    }
 }
