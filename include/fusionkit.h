@@ -44,7 +44,10 @@
 ** Bad input changes nothing.  A call that fails leaves every instance exactly as it
 **   was: its state and its version are unchanged. No argument can crash the
 **   process: NULL pointers, stale or made-up handles and malformed text all give a
-**   status code.
+**   status code. Two codes are reports on work done, not refusals, and each function
+**   that returns them says so: FK_ERR_UNSETTLED (on a manual clock, the call did its
+**   work and an effect it set going cannot settle) and FK_ERR_INTERNAL from a call
+**   that applies an input and then reads the state.
 **
 ** Text.  All text is UTF-8. Text arguments are a pointer and a length in bytes;
 **   the length may be FK_NUL_TERMINATED for a NUL-terminated string. The library
@@ -394,6 +397,9 @@ fk_status fk_destroy(fk_instance instance);
 **   FK_ERR_INVALID_UTF8, FK_ERR_MALFORMED_JSON (also for empty text),
 **   FK_ERR_UNKNOWN_INPUT (the message names the case and lists the valid ones),
 **   FK_ERR_INVALID_INPUT (the message names the field and the expected type).
+** And one that comes after the input was applied (the state and version show it):
+**   FK_ERR_UNSETTLED, on a manual clock, when an effect the input set going waits on
+**   something else (as for fk_advance_clock()). Do not send the input again.
 ** Thread safety: any thread; inputs to one instance are applied one at a time. */
 fk_status fk_send(fk_instance instance, const char *input_json, size_t input_len);
 
@@ -438,7 +444,9 @@ fk_status fk_state_into(fk_instance instance, fk_buffer *buffer);
 **
 ** Errors: those of fk_send(), and FK_ERR_NULL_ARGUMENT for the buffer as for
 ** fk_state_into(); each leaves state and version unchanged. FK_ERR_INTERNAL (the
-** state cannot be written as JSON) comes after the input was applied.
+** state cannot be written as JSON) and FK_ERR_UNSETTLED (as for fk_send()) come
+** after the input was applied; the buffer's length and version are then left as
+** they were: read the state with fk_state_into().
 ** Thread safety: any thread; inputs to one instance are applied one at a time. */
 fk_status fk_send_and_read(fk_instance instance, const char *input_json, size_t input_len, fk_buffer *buffer);
 

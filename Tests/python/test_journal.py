@@ -147,6 +147,33 @@ def test_a_torn_tail_warns_and_damage_refuses(lib: fusionkit.Library, tmp_path: 
         lib.create("counter", journal=path)
 
 
+@pytest.mark.parametrize(("record", "python_says", "fusion_says"), [
+    ({"bogus": 1}, 'a record of a kind this package does not know, "bogus"', 'is of a kind this build does not know, "bogus"'),
+    ({"checkpoint": {"state": {"value": 9, "isReset": False, "alert": None}, "stateVersion": 1, "version": 0, "clock": 0,
+                     "seed": "1", "random": "1"}},
+     "a checkpoint only ever starts a journal", "is a checkpoint, which only ever starts a journal"),
+    ({"respond": {}}, "is not a whole respond record", "is a respond without an id or a result"),
+    ({"advance": "abc"}, "is not a whole advance record", "has an advance that is not whole nanoseconds"),
+])
+def test_a_record_that_is_not_one_is_refused_by_both_readers(lib: fusionkit.Library, tmp_path: Path, fusion: Path,
+                                                            record: dict[str, object], python_says: str,
+                                                            fusion_says: str) -> None:
+    """A record of no known kind, a checkpoint after the start, a record without the fields
+    of its kind, each with a good checksum: refused, as `fusion` refuses it. (Outside probe:
+    Python's replay caught its own JournalError as a refusal to pass over, and resumed the
+    session without the record and without a word; the last two raised KeyError and
+    TypeError.)"""
+    path = tmp_path / "counter.journal"
+    with lib.create("counter", journal=path, clock="manual") as counter:
+        counter.send("increase")
+    append_records(path, record, {"send": "increase"})
+    with pytest.raises(JournalError, match=python_says):
+        lib.create("counter", journal=path, clock="manual")
+    shell = subprocess.run([str(fusion), "run", "--clock", "manual", "--journal", str(path), "counter"], input="",
+                           capture_output=True, text=True, timeout=60)
+    assert shell.returncode == 6 and fusion_says in shell.stderr, shell.stderr
+
+
 def test_a_record_removed_or_moved_is_damage_not_another_session(lib: fusionkit.Library, tmp_path: Path,
                                                                   fusion: Path) -> None:
     """Each record's checksum goes on from the line before's (format 2): a journal with a

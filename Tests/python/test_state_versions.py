@@ -6,6 +6,7 @@ counter is at version 2 (Tests/plugins/test_state_versions.py)."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import fusionkit
@@ -61,3 +62,21 @@ def test_bad_saved_documents_say_what_is_wrong(lib: fusionkit.Library, tmp_path:
         lib.restore({"feature": "nope", "state": {}})
     with pytest.raises(InvalidArgumentError, match='no "state"'):
         lib.create("counter", state_version=1)
+
+
+def test_a_saved_file_is_read_as_strictly_as_fusion_reads_it(lib: fusionkit.Library, tmp_path: Path,
+                                                             fusion: Path) -> None:
+    """A key twice, NaN: refused, as `fusion --state` refuses them (outside probe: json.load
+    took the last of two "feature"s, so one file was a Wi-Fi to fusion and a Counter here)."""
+    for name, text in [("feature twice", '{"feature":"wifi","feature":"counter","stateVersion":1,'
+                                         '"state":{"value":1,"isReset":false,"alert":null}}'),
+                       ("a key twice in the state", '{"feature":"counter","stateVersion":1,'
+                                                    '"state":{"value":1,"value":2,"isReset":false,"alert":null}}'),
+                       ("NaN", '{"feature":"counter","stateVersion":1,"state":{"value":NaN,"isReset":false,"alert":null}}')]:
+        path = tmp_path / "saved.json"
+        path.write_text(text)
+        with pytest.raises(InvalidStateError, match="is not JSON as the library reads it"):
+            lib.restore(path)
+        shell = subprocess.run([str(fusion), "send", "counter", "--state", str(path)], capture_output=True, text=True,
+                               timeout=60)
+        assert shell.returncode != 0, (name, shell.stdout)

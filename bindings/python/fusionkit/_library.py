@@ -12,7 +12,7 @@ from typing import Any, Literal, TypedDict
 from ._handle import _OK
 from ._instance import Instance, LibraryFace
 from ._native import PROTOTYPES, find_library, holding_the_gil, open_library
-from ._text import JSON, _owned, _to_json, _utf8
+from ._text import JSON, _owned, _to_json, _utf8, strict_loads
 from .errors import FusionError, InvalidArgumentError, InvalidStateError, MissingFunctionError, error_for_status
 from .journal import JournaledInstance
 from .manifest import FeatureSpec, Manifest, ManifestSummary, feature_from_json
@@ -274,8 +274,15 @@ class Library:
         where = "the saved state"
         if isinstance(saved, (str, os.PathLike)):
             where = f"saved state {os.fspath(saved)}"
-            with open(saved, encoding="utf-8") as file:
-                document = json.load(file)
+            # Read as `fusion --state` reads it: a key twice, NaN or a lone surrogate is refused
+            # (json.load took the last of two "feature"s, a file that means one thing to
+            # fusion and another here).
+            with open(saved, "rb") as file:
+                try:
+                    document = strict_loads(file.read())
+                except ValueError as error:
+                    raise InvalidStateError(f"{where} is not JSON as the library reads it: {error}",
+                                            status="FK_ERR_INVALID_STATE") from None
         if not isinstance(document, Mapping) or not isinstance(document.get("state"), Mapping):
             raise InvalidStateError(f'{where} is not a saved state: expected {{"feature": ..., "stateVersion": ..., "state": {{...}}}}', status="FK_ERR_INVALID_STATE")
         feature = document.get("feature")

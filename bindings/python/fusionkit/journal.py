@@ -360,9 +360,20 @@ class JournaledInstance(ReplayableInstance):
                 raise JournalError(f"journal {self.path}: a checkpoint only ever starts a journal")
             else:
                 raise JournalError(f'journal {self.path}: a record of a kind this package does not know, "{kind}"')
+        except JournalError:
+            # The journal's own damage, never a refusal passed over (JournalError is a
+            # FusionError: caught below, a record of an unknown kind was skipped silently).
+            raise
         except FusionError as error:
             if not replaying or error.status == "FK_ERR_INVALID_HANDLE":
                 raise
+        except (KeyError, TypeError, AttributeError, ValueError) as error:
+            # A record whose fields are not what its kind holds ({"respond": {}}, an advance
+            # of "abc"): damage, refused as the Swift reader refuses it.
+            if not replaying:
+                raise
+            raise JournalError(f"journal {self.path}: {json.dumps(record)} is not a whole {kind} record "
+                               f"({type(error).__name__}: {error})") from None
         with contextlib.suppress(FusionError):
             Instance.advance_clock(self, 0)
 
