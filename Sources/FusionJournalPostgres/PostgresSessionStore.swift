@@ -45,6 +45,13 @@ public final class PostgresSessionStore: SessionStore {
     private let writers: [RecordWriter]
     /// Sessions this bridge holds, with the epoch it took each one with.
     private let held = NIOLockedValueBox<[String: Int64]>([:])
+    /// The sessions a take-over is under way for on this bridge. A second at once (two
+    /// tabs of one session rejoining here together) waits for the first and is refused:
+    /// run too, it took the advisory lock a second time on the same connection (locks
+    /// count there), so one unlock no longer let it go and no bridge could take the
+    /// session again until its copy here expired, its journal with it; and its new epoch
+    /// fenced the first copy off (outside probe).
+    private let takingOver = NIOLockedValueBox<Set<String>>([])
     private let handOverHandler = NIOLockedValueBox<(@Sendable (String) -> Void)?>(nil)
     private let sessionLease: SessionLease
     private let heartbeat = NIOLockedValueBox<RepeatedTask?>(nil)
@@ -153,6 +160,8 @@ public final class PostgresSessionStore: SessionStore {
         }
         guard let found, found == owner else { return nil }
         try renewLease()
+        try claimTakeOver(id)
+        defer { _ = takingOver.withLockedValue { $0.remove(id) } }
         let locked = try waitForLock(id)
         var taken: (epoch: Int64, released: Bool)?
         // A lock got here for a take-over that failed, or found the session ended, goes
@@ -205,6 +214,19 @@ public final class PostgresSessionStore: SessionStore {
     public func close() { shutDown() }
 
     // MARK: Locks
+
+    /// Marks a take-over of `id` as under way here. One already under way is waited for
+    /// (it may wait a hand-over's time), then this one is refused: the connection asks
+    /// again, and finds the copy the first made (or takes the session over itself, when
+    /// the first failed).
+    private func claimTakeOver(_ id: String) throws(JournalError) {
+        if takingOver.withLockedValue({ $0.insert(id).inserted }) { return }
+        let start = ContinuousClock.now
+        while takingOver.withLockedValue({ $0.contains(id) }) && ContinuousClock.now - start < handOverTimeout + .seconds(10) {
+            usleep(10_000)
+        }
+        throw failure("session \(id.prefix(8))… was being taken over here for another connection at the same time; connect again")
+    }
 
     /// Locks `id` for this bridge: at once when its holder is gone; else asks the holder to
     /// hand it over and waits, up to `handOverTimeout`. False when this bridge holds the

@@ -147,6 +147,50 @@ def test_one_session_opened_on_two_bridges_at_once_has_one_live_copy(make_cluste
     assert states[-1]["state"]["value"] == acknowledged
 
 
+def test_two_tabs_rejoining_one_bridge_at_once_leave_the_session_free_to_move(make_cluster: Callable[..., Cluster]) -> None:
+    """Two connections of one session (a duplicated tab) rejoin another bridge at the same
+    moment. Read on (outside probe), both took the session over: the bridge held its
+    advisory lock twice (locks count per connection), so that no bridge could take the
+    session again until its copy there expired, its acknowledged inputs with it; and the
+    second take-over fenced the first copy off (the first send on each socket: close 4000).
+    Now the second waits for the first, is refused, asks again and joins the same copy."""
+    cluster = make_cluster(2, FAST)
+    first, second = cluster.bridges
+    a = Client(f"ws://127.0.0.1:{first.port}/ws", first.url)
+    session = a.session
+    a.create("counter", key="c")
+    assert a.request({"type": "send", "id": "before", "instance": "c", "input": "increase"})[0]["type"] == "ok"
+    joined: list[Client] = []
+    together = threading.Barrier(2)
+
+    def rejoin() -> None:
+        together.wait()
+        for _ in range(20):
+            try:
+                joined.append(Client(f"ws://127.0.0.1:{second.port}/ws", second.url, session=session, timeout=10))
+                return
+            except Exception:  # refused for now (BRIDGE_JOURNAL_FAILURE, 1011): as a page, ask again
+                time.sleep(0.2)
+
+    tabs = [threading.Thread(target=rejoin) for _ in range(2)]
+    for tab in tabs:
+        tab.start()
+    for tab in tabs:
+        tab.join()
+    assert len(joined) == 2 and {tab.session for tab in joined} == {session}
+    for number, tab in enumerate(joined):
+        reply, _ = tab.request({"type": "send", "id": f"tab {number}", "instance": "c", "input": "increase"})
+        assert reply["type"] == "ok", reply
+    assert close_frame(a.ws)[0] == 4000
+    for tab in joined:
+        tab.ws.close()
+    # The session can move again: asked for on the first bridge, it is handed over at once.
+    asked = time.monotonic()
+    back = Client(f"ws://127.0.0.1:{first.port}/ws", first.url, session=session, timeout=10)
+    assert back.welcome["resumed"] and time.monotonic() - asked < 3
+    assert [m for m in back.drain(0.3) if m.get("type") == "state"][-1]["state"]["value"] == 3
+
+
 def test_a_bridge_fenced_off_its_session_never_writes_to_it_again(make_cluster: Callable[..., Cluster]) -> None:
     cluster = make_cluster(2, FAST)
     first, second = cluster.bridges
