@@ -8,8 +8,9 @@ public struct AuthenticatedUser: Sendable, Equatable {
     public let subject: String
     /// The chosen claims, by name (only those the token has).
     public let claims: [String: JSONValue]
-    /// The token's `exp`, in seconds since 1970: the connection is closed then. At most
-    /// the end of `TokenVerifier.timeRange`.
+    /// When the bridge stops honouring the token, in seconds since 1970: its `exp` plus
+    /// `--jwt-leeway`, the last moment a handshake would still take it. The connection is
+    /// closed then. At most the end of `TokenVerifier.timeRange`.
     public let expires: Double
 
     /// `expires` past the end of `TokenVerifier.timeRange` (which the verifier refuses) is

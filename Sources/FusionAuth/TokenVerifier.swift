@@ -66,7 +66,10 @@ public final class TokenVerifier: Sendable {
         guard let subject = claims.sub?.value, !subject.isEmpty else { return .failure(.noSubject) }
         var passed: [String: JSONValue] = [:]
         for name in passedClaims { if let value = payload[name] { passed[name] = value } }
-        return .success(AuthenticatedUser(subject: subject, claims: passed, expires: expires))
+        // Honoured for as long as the handshake would take it: the expiry timer closes the
+        // connection at `exp` plus the leeway, not at `exp` (a token welcomed within the
+        // leeway was closed at once).
+        return .success(AuthenticatedUser(subject: subject, claims: passed, expires: expires + leeway))
     }
 
     /// The times `exp`, `nbf` and `iat` may name, in seconds since 1970 (RFC 7519's

@@ -144,6 +144,26 @@ def test_a_token_that_expires_while_connected_closes_the_connection_and_cannot_r
     assert_refused(hs_server, token, "expired", session=client.session)
 
 
+def test_a_token_within_the_leeway_of_its_exp_is_honoured_until_the_leeway_ends(
+        serve: Callable[..., Server], keys: Keys) -> None:
+    # exp a second ago, 4 s of leeway: the handshake takes it, so the connection must
+    # last until exp + 4 s (it was closed with 4001 at once), then close and stay refused.
+    flags = [flag for flag in auth_flags(keys) if flag not in ("--jwt-leeway", "0")]
+    server = serve(*flags, "--jwt-leeway", "4")
+    expires = int(time.time()) - 1
+    token = jwt.encode(claims("alice", exp=expires), keys.secret, algorithm="HS256")
+    client = Client(server.ws_url, token=token)
+    instance, _ = client.create("counter")
+    time.sleep(1)
+    reply, _ = client.call(type="send", instance=instance, input="increase")
+    assert reply["type"] == "ok", reply
+    code, reason = client.close_frame(timeout=8)
+    closed = time.time()
+    assert code == UNAUTHENTICATED and "expired" in reason, (code, reason)
+    assert closed >= expires + 4 - 0.5, closed - expires
+    assert_refused(server, token, "expired", session=client.session)
+
+
 def test_a_page_may_not_say_who_the_user_is(hs_server: Server, hs256: Callable[..., str], serve: Callable[..., Server]) -> None:
     forged_user = {"subject": "admin", "claims": {"name": "The Admin"}}
     with Client(hs_server.ws_url, token=hs256("alice")) as client:
