@@ -357,6 +357,8 @@ fk_status fk_create(const char *feature, size_t feature_len,
 **               fk_goto()), the current one included: 0 (default) keeps none,
 **               at most 100000. Each kept version holds a copy of the state (parts
 **               it shares with its neighbours are stored once).
+**   A whole number ("stateVersion", "seed", "history") may be written in any way
+**   JSON writes one (3, 3.0 and 3e0 are one number); a fraction is refused.
 **   "checkpoint": what fk_checkpoint() wrote: the new instance goes on from there
 **               (its state, version, clock time and random sequence), then starts
 **               again the effects its feature restarts, as fk_restart_effects().
@@ -653,7 +655,9 @@ fk_status fk_goto(fk_instance instance, uint64_t version, uint64_t *out_version)
 **    "seed":"1234","random":"5678"}
 **
 ** "clock" is the clock's time in nanoseconds (at most 2^63 - 1, the clock's end: a
-** larger one is refused); "seed" and "random" (the random
+** larger one is refused); "version" is at most 2^53 - 1 (what every JSON reader reads
+** exactly; an instance never counts that far, so only a checkpoint made up by hand is
+** refused for it); "seed" and "random" (the random
 ** source's place in its sequence) are 64-bit unsigned integers written as strings of
 ** digits. Pass the object as the "checkpoint" option of fk_create_with_options(). It
 ** changes nothing: take it, journal it, then call fk_restart_effects().

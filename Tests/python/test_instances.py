@@ -147,6 +147,43 @@ def test_a_manual_clock_stops_at_its_end_and_a_checkpoint_says_its_time_exactly(
         assert answer.state["submitted"] == "on time"
 
 
+def test_a_checkpoint_past_the_largest_version_is_refused(lib: fusionkit.Library) -> None:
+    """A checkpoint made up to start at version 2^63 was taken, and fk_history and
+    fk_state_patch then wrote the versions negative: a checkpoint starts at most at
+    2^53 - 1, what every front end's JSON reader reads exactly (fusionkit.h)."""
+    with lib.create("counter", clock="manual") as counter:
+        checkpoint = counter.checkpoint()
+    largest = 2**53 - 1
+    with lib.create("counter", options={"clock": "manual", "history": 2,
+                                        "checkpoint": {**checkpoint, "version": largest - 1}}) as far:
+        far.send("increase")
+        assert far.version == largest
+        assert [entry.version for entry in far.history().entries] == [largest - 1, largest]
+        assert far.state_patch(largest - 1)["to"] == largest
+    for version in (largest + 1, 2**63 - 1, 2**63):
+        with pytest.raises(fusionkit.InvalidArgumentError, match="past the largest version"):
+            lib.create("counter", options={"clock": "manual", "checkpoint": {**checkpoint, "version": version}})
+
+
+@pytest.mark.parametrize("written", ["3", "3.0", "3e0", "0.3e1"])
+def test_a_whole_number_option_takes_every_way_json_writes_it(lib: fusionkit.Library, written: str) -> None:
+    """`1e2` was taken for "seed" and refused for "history" and "stateVersion": one number
+    to JSON, so every option that counts takes each spelling, and a fraction none."""
+    from_integer = lib.create("counter", options='{"history": 3, "seed": 3}')
+    spelled = lib.create("counter", options=f'{{"history": {written}, "seed": {written}}}')
+    with from_integer, spelled:
+        for instance in (from_integer, spelled):
+            for _ in range(5):
+                instance.send("increase")
+        assert len(spelled.history().entries) == len(from_integer.history().entries) == 3
+    one = written.replace("3", "1")
+    with lib.create("counter", options=f'{{"state": {{"value": 2, "isReset": false}}, "stateVersion": {one}}}') as restored:
+        assert restored.state["value"] == 2
+    for key in ("history", "seed", "stateVersion"):
+        with pytest.raises(fusionkit.InvalidArgumentError, match=key):
+            lib.create("counter", options=f'{{"state": {{"value": 2, "isReset": false}}, "{key}": 2.5}}')
+
+
 def test_state_patch(counter: fusionkit.Instance) -> None:
     first = counter.state_patch(0)
     assert first == {"from": 0, "to": 0, "patch": []}

@@ -27,6 +27,9 @@ public struct Checkpoint: Sendable, Equatable {
 
     static let keys = ["state", "stateVersion", "version", "clock", "seed", "random"]
 
+    /// The largest `"version"` a checkpoint is read with: 2^53 - 1.
+    public static let versionLimit: UInt64 = (1 << 53) - 1
+
     /// A checkpoint read back from its JSON; every key is required.
     public init(json: JSONValue) throws(FusionError) {
         guard case .object(let members) = json else {
@@ -34,14 +37,15 @@ public struct Checkpoint: Sendable, Equatable {
                 .invalidArgument, "option \"checkpoint\" must be an object (what fk_checkpoint wrote); found \(json.kindDescription)")
         }
         func whole(_ key: String) throws(FusionError) -> UInt64 {
-            switch json[key] {
-            case .integer(let n)? where n >= 0: return UInt64(n)
-            case .double(let d)? where d >= 0 && d < 18_446_744_073_709_551_616 && d == d.rounded(): return UInt64(d)
-            default:
+            // Past 2^63 - 1 the number is read to say what is past its end, not refused unread.
+            let large: UInt64? =
+                if case .double(let d)? = json[key], d >= 0, d < 18_446_744_073_709_551_616, d == d.rounded() { UInt64(d) } else { nil }
+            guard let value = json[key]?.unsignedWhole ?? large else {
                 throw FusionError(
                     .invalidArgument,
                     "option \"checkpoint\" needs \"\(key)\", an unsigned integer; found \(json[key]?.jsonText ?? "nothing")")
             }
+            return value
         }
         if let unknown = members.first(where: { !Self.keys.contains($0.key) }) {
             throw FusionError(
@@ -71,8 +75,19 @@ public struct Checkpoint: Sendable, Equatable {
                 "option \"checkpoint\" has \"clock\" \(clock), past the manual clock's end (9223372036854775807 ns, about 292 years): no instance's clock reaches it"
             )
         }
+        // Versions are read as JSON numbers by every front end, and a page's JavaScript
+        // reads them exactly only below 2^53; an instance never counts that far (2^53
+        // changes), but a checkpoint made up by hand could start there, and one past
+        // 2^63 - 1 was written back negative by fk_history and fk_state_patch.
+        let version = try whole("version")
+        guard version <= Checkpoint.versionLimit else {
+            throw FusionError(
+                .invalidArgument,
+                "option \"checkpoint\" has \"version\" \(version), past the largest version a checkpoint may start from (\(Checkpoint.versionLimit), 2^53 - 1: what a JSON reader reads exactly)"
+            )
+        }
         self.init(
-            state: state, stateVersion: Int(stateVersion), version: try whole("version"), clock: clock,
+            state: state, stateVersion: Int(stateVersion), version: version, clock: clock,
             seed: try word("seed"), random: try word("random"))
     }
 

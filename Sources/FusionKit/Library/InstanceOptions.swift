@@ -34,7 +34,7 @@ public struct InstanceOptions: Sendable, Equatable {
             case "state":
                 state = member.value
             case "stateVersion":
-                guard case .integer(let version) = member.value, version >= 1 else {
+                guard let version = member.value.unsignedWhole.map(Int.init), version >= 1 else {
                     throw FusionError(
                         .invalidArgument,
                         "option \"stateVersion\" must be the state version the state was saved at, a whole number from 1; found \(member.value.jsonText)"
@@ -42,14 +42,16 @@ public struct InstanceOptions: Sendable, Equatable {
                 }
                 stateVersion = version
             case "seed":
-                switch member.value {
-                case .integer(let n) where n >= 0: seed = UInt64(n)
-                // A number written past Int64 was read as the nearest double, its last digits
-                // lost (two seeds would draw alike): from 2^63 on, a seed is a string of digits.
-                case .double(let d) where d >= 0 && d < 9_223_372_036_854_775_808 && d == d.rounded(): seed = UInt64(d)
-                case .string(let digits) where digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) && UInt64(digits) ?? 0 > Int64.max:
-                    seed = UInt64(digits)  // one way to write each seed: a number below 2^63
-                default:
+                if let number = member.value.unsignedWhole {
+                    seed = number
+                } else if let digits = member.value.stringValue, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                    let number = UInt64(digits), number > Int64.max
+                {
+                    seed = number  // one way to write each seed: a number below 2^63
+                } else {
+                    // A number written past Int64 was read as the nearest double, its last
+                    // digits lost (two seeds would draw alike): from 2^63 on, a seed is a
+                    // string of digits.
                     throw FusionError(
                         .invalidArgument,
                         "option \"seed\" must be an unsigned integer of 64 bits (from 2^63 on as a string of digits, e.g. \"18446744073709551615\": a JSON number that large loses its last digits); found \(member.value.jsonText)"
@@ -72,7 +74,7 @@ public struct InstanceOptions: Sendable, Equatable {
                 }
                 settings = member.value
             case "history":
-                guard case .integer(let count) = member.value, count >= 0, count <= Self.historyLimit else {
+                guard let count = member.value.unsignedWhole.map(Int.init), count <= Self.historyLimit else {
                     throw FusionError(
                         .invalidArgument,
                         "option \"history\" must be a whole number of versions to keep, from 0 to \(Self.historyLimit); found \(member.value.jsonText)"
