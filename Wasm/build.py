@@ -38,12 +38,12 @@ CODING = [*sorted((ROOT / "Sources/FusionJSON").glob("*.swift")), *sorted((KIT /
 AUTHORING = [*CODING, *(KIT / "Authoring" / name for name in
                         ("Clock.swift", "Effect.swift", "EffectRequest.swift", "HostRequest.swift", "Environment.swift",
                          "Feature.swift", "StateMigrationError.swift",
-                         "RandomSource.swift", "User.swift")),
+                         "RandomSource.swift", "User.swift", "FeatureSetting.swift")),
              KIT / "Runtime/ConditionLock.swift", KIT / "Runtime/FusionError.swift"]
 #: What the module's runtime adds: the input checks and creation options the native
 #: library uses, and the instance and exports of Wasm/Runtime.
 RUNTIME = [*AUTHORING, KIT / "Runtime/ActionOrder.swift", KIT / "Runtime/Timeline.swift", KIT / "Library/InputCatalog.swift", KIT / "Library/InputCatalog+Schema.swift",
-           KIT / "Library/ManifestEntry.swift", KIT / "Library/ExportLibrary.swift", KIT / "Library/StateRestoration.swift", KIT / "Patch/StatePatchCost.swift", KIT / "Schema/JSONSchema.swift", KIT / "Library/InstanceOptions.swift",
+           KIT / "Library/ManifestEntry.swift", KIT / "Library/ExportLibrary.swift", KIT / "Library/StateRestoration.swift", KIT / "Patch/StatePatchCost.swift", KIT / "Schema/JSONSchema.swift", KIT / "Library/InstanceOptions.swift", KIT / "Library/WholeNumber.swift",
            KIT / "Library/Checkpoint.swift", KIT / "Authoring/RequestMode.swift",
            *sorted((ROOT / "Wasm/Runtime").glob("*.swift"))]
 EXAMPLES = ROOT / "Sources/FusionExamples"

@@ -252,7 +252,8 @@ const char *fk_last_error_message(void);
 
 /* Describes the library: its name and version, the ABI version, the optional
 ** functions it exports ("optionalFunctions", see CONVENTIONS), and for each
-** feature its name, summary, input cases with their fields and types, the
+** feature its name, summary, the "settings" it reads (name, type, summary), input
+** cases with their fields and types, the
 ** JSON Schema of its inputs and of its state, and "stateVersion": the version of
 ** its state's shape (1 and up; a feature raises it when a saved state would no
 ** longer mean the same). Save it beside a state you keep: see "stateVersion" in
@@ -286,7 +287,7 @@ fk_status fk_manifest(char **out_json, size_t *out_len);
 fk_status fk_manifest_summary(char **out_json, size_t *out_len);
 
 /* One feature's entry of the manifest: the object fk_manifest() lists for it under
-** "features" (name, summary, stateVersion, inputs, inputSchema, stateSchema),
+** "features" (name, summary, stateVersion, settings, inputs, inputSchema, stateSchema),
 ** describing that feature only.
 **
 ** feature, feature_len  the feature's name, as in the manifest ("counter").
@@ -351,8 +352,10 @@ fk_status fk_create(const char *feature, size_t feature_len,
 **               examples use sample data); with "host" the requests go to the
 **               handler set with fk_set_request_handler(), or wait for
 **               fk_poll_request(). Setting a handler also selects "host".
-**   "settings": an object of feature-specific settings, documented by each
-**               feature (for example {"liveScan": false} for "wifi").
+**   "settings": an object of feature-specific settings, those the feature's
+**               manifest entry lists under "settings" (for example
+**               {"liveScan": false} for "wifi"); a key it does not list, or a value
+**               of another type, is FK_ERR_INVALID_ARGUMENT.
 **   "history":  how many versions to keep for time travel (fk_history(),
 **               fk_goto()), the current one included: 0 (default) keeps none,
 **               at most 100000. Each kept version holds a copy of the state (parts

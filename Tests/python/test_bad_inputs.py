@@ -205,6 +205,14 @@ ROWS: list[tuple[str, Row, type[fusionkit.FusionError] | None, tuple[str, ...]]]
      E.InvalidArgumentError, ('"requests"', '"builtin" or "host"')),
     ("options: settings not an object", lambda w: w.lib.create("counter", options={"settings": True}),
      E.InvalidArgumentError, ('"settings"', "found a boolean")),
+    # A feature's settings are the ones it declares (the manifest's "settings"): a typo or
+    # a value of another type fell back to the default without a word.
+    ("options: a setting the feature does not have", lambda w: w.lib.create("wifi", settings={"liveScna": False}),
+     E.InvalidArgumentError, ('"wifi"', '"liveScna"', "its settings are liveScan")),
+    ("options: a setting of the wrong type", lambda w: w.lib.create("wifi", settings={"liveScan": 0}),
+     E.InvalidArgumentError, ('"liveScan"', "a boolean", "found 0")),
+    ("options: a setting for a feature without settings", lambda w: w.lib.create("counter", settings={"liveScan": False}),
+     E.InvalidArgumentError, ('"counter"', "no settings")),
     ("options: state that does not fit",
      lambda w: w.lib.create("counter", seed=1, state={"value": True, "isReset": False, "alert": None}),
      E.InvalidStateError, ("$.value", "expected an integer, found a boolean")),

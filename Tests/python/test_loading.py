@@ -93,6 +93,8 @@ def test_manifest_as_python_data(lib: fusionkit.Library) -> None:
     assert tapped.fields == (fusionkit.InputField(name="id", type="string", required=True, schema={"type": "string"}),)
     assert tapped.signature() == "networkTapped(id: string)"
     assert wifi.input("joinButtonTapped").signature() == "joinButtonTapped"
+    assert [(setting.name, setting.type) for setting in wifi.settings] == [("liveScan", "boolean")]
+    assert counter.settings == ()
     with pytest.raises(KeyError, match="no feature 'teleporter'; this library has: counter, answer"):
         manifest.feature("teleporter")
     with pytest.raises(KeyError, match="alertDismissed"):

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bindings" / "python"))
 sys.path.insert(0, str(ROOT / "Wasm"))
 import build as wasm_build  # noqa: E402
-from fusionkit import Library  # noqa: E402
+from fusionkit import InvalidArgumentError, Library  # noqa: E402
 from fusionkit._time_travel import History  # noqa: E402
 from fusionkit.patch import apply_patch  # noqa: E402
 from fusionkit.scenario import collect, load  # noqa: E402
@@ -147,3 +147,17 @@ def test_a_patch_from_any_kept_version_gives_the_state_now_in_both(module: WasmL
             assert instance.state_patch(10**6)["from"] is None
         finally:
             instance.close()
+
+
+@pytest.mark.parametrize(("feature", "settings"), [
+    ("wifi", {"liveScna": False}), ("wifi", {"liveScan": 1}), ("counter", {"liveScan": False})])
+def test_a_setting_the_feature_does_not_declare_is_refused_alike_in_both(
+        module: WasmLibrary, native: Library, feature: str, settings: dict[str, Any]) -> None:
+    """A key a feature does not declare in `settings`, or a value of another type, is
+    FK_ERR_INVALID_ARGUMENT with the same message in the module and the native library."""
+    messages = []
+    for library in (native, module):
+        with pytest.raises(InvalidArgumentError) as refused:
+            library.create(feature, options={"settings": settings})
+        messages.append(str(refused.value))
+    assert messages[0] == messages[1] and "setting" in messages[0], messages

@@ -18,12 +18,13 @@ public final class WasmFeature<F: Feature>: WasmFeatureBase {
 
     override var manifest: JSONValue {
         ManifestEntry.feature(
-            name: F.name, summary: F.summary, stateVersion: F.stateVersion,
+            name: F.name, summary: F.summary, stateVersion: F.stateVersion, settings: F.settings,
             inputs: InputCatalog(featureName: F.name, shape: F.Input.jsonShape),
             inputShape: F.Input.jsonShape, stateShape: F.State.jsonShape)
     }
 
     override func makeInstance(options: InstanceOptions) throws(FusionError) -> WasmInstanceBase {
+        try FeatureSetting.check(options.settings, declared: F.settings, feature: F.name)
         let clock = ManualClock()
         let environment = Environment(
             clock: clock, random: RandomSource(seed: options.seed), settings: options.settings, user: options.user)

@@ -99,6 +99,13 @@ public struct WiFiSettings: Feature {
     private let random: RandomSource
     private let liveScan: Bool
 
+    public static let settings: [FeatureSetting] = [
+        .boolean(
+            "liveScan",
+            summary: "Networks come and go and their signals change while the screen is open (default true; false for tests)."
+        )
+    ]
+
     public init(environment: Environment) {
         connect = ConnectToNetwork(environment: environment)
         detail = NetworkDetail(environment: environment)

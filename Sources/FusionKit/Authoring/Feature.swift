@@ -24,6 +24,11 @@ public protocol Feature: Sendable {
     /// One line for `fusion inspect` and the manifest.
     static var summary: String { get }
 
+    /// The settings it reads from the creation option `"settings"`
+    /// (`Environment.setting(_:default:)`). Any other key, or a value of the wrong kind,
+    /// is refused when an instance is made. Default: none.
+    static var settings: [FeatureSetting] { get }
+
     init(environment: Environment)
 
     /// The state a new instance starts in when no state is given.
@@ -78,6 +83,9 @@ public protocol Feature: Sendable {
 extension Feature {
     /// No summary unless the feature gives one.
     public static var summary: String { "" }
+
+    /// No settings: a `"settings"` option with any key is refused.
+    public static var settings: [FeatureSetting] { [] }
 
     /// The first version of the state's shape.
     public static var stateVersion: Int { 1 }

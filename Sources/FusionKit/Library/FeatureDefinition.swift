@@ -8,6 +8,8 @@ public struct FeatureDefinition: Sendable {
     public let inputs: InputCatalog
     /// The version of the state's JSON shape (`Feature.stateVersion`).
     public let stateVersion: Int
+    /// What the option `"settings"` may hold (`Feature.settings`).
+    public let settings: [FeatureSetting]
     @usableFromInline let make: @Sendable (Environment, JSONValue?, Int?, UInt64) throws(FusionError) -> any FeatureInstance
 
     /// Inlined into the library that lists the feature, so that the instances it makes
@@ -17,6 +19,7 @@ public struct FeatureDefinition: Sendable {
         name = F.name
         summary = F.summary
         stateVersion = F.stateVersion
+        settings = F.settings
         // The shapes `@JSONCoded` wrote from the declarations: cases in the order declared,
         // the same in the native library and the WebAssembly module.
         inputShape = F.Input.jsonShape
@@ -51,6 +54,7 @@ public struct FeatureDefinition: Sendable {
 
     /// A new instance as the creation options describe it.
     public func makeInstance(options: InstanceOptions) throws(FusionError) -> any FeatureInstance {
+        try FeatureSetting.check(options.settings, declared: settings, feature: name)
         let instance = try make(options.makeEnvironment(), options.state, options.stateVersion, options.checkpoint?.version ?? 0)
         if options.history > 0 { instance.keepHistory(limit: options.history) }
         // From a checkpoint, the feature starts again what it stopped there, as the instance
@@ -62,7 +66,7 @@ public struct FeatureDefinition: Sendable {
     /// This feature's entry in the manifest.
     public var manifest: JSONValue {
         ManifestEntry.feature(
-            name: name, summary: summary, stateVersion: stateVersion, inputs: inputs,
+            name: name, summary: summary, stateVersion: stateVersion, settings: settings, inputs: inputs,
             inputShape: inputShape, stateShape: stateShape)
     }
 }

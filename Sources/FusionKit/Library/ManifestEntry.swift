@@ -1,6 +1,6 @@
 /// A library's manifest and each feature's entry in it (docs/typed-front-ends.md), written in one place for
 /// the native library (`FeatureDefinition.manifest`) and the WebAssembly module
-/// (`fk_manifest`): its name, summary, state version, the inputs with their fields and
+/// (`fk_manifest`): its name, summary, state version, settings, the inputs with their fields and
 /// types, the input's wire schema and the state's written schema.
 public enum ManifestEntry {
     /// The manifest of a library: its name and version, the ABI version it speaks, the
@@ -19,12 +19,14 @@ public enum ManifestEntry {
     /// The entry of a feature called `name`, whose inputs are `inputs` (read from
     /// `inputShape`) and whose state has the shape `stateShape`.
     public static func feature(
-        name: String, summary: String, stateVersion: Int, inputs: InputCatalog, inputShape: Shape, stateShape: Shape
+        name: String, summary: String, stateVersion: Int, settings: [FeatureSetting], inputs: InputCatalog, inputShape: Shape,
+        stateShape: Shape
     ) -> JSONValue {
         [
             "name": .string(name),
             "summary": .string(summary),
             "stateVersion": .integer(stateVersion),
+            "settings": .array(settings.map { $0.manifest }),
             "inputs": .array(inputs.cases.map(entry)),
             "inputSchema": inputs.wireSchema(title: inputShape.title),
             "stateSchema": stateShape.writtenJSONSchema

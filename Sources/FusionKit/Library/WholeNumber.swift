@@ -1,5 +1,3 @@
-import FusionJSON
-
 extension JSONValue {
     /// A whole number from 0 to 2^63 - 1, in any of the ways JSON writes one: `100`,
     /// `100.0` and `1e2` are one number to RFC 8259, and every option that takes a count

@@ -112,6 +112,15 @@ static fk_status options_big_number_seed(struct world *w) { (void)w; return opti
 static fk_status options_bad_clock(struct world *w) { (void)w; return options("{\"clock\":\"lunar\"}"); }
 static fk_status options_bad_requests(struct world *w) { (void)w; return options("{\"requests\":\"pigeon\"}"); }
 static fk_status options_settings_not_object(struct world *w) { (void)w; return options("{\"settings\":true}"); }
+static fk_status wifi_options(const char *json) {
+    fk_instance i = 0;
+    fk_status status = fk_create_with_options("wifi", FK_NUL_TERMINATED, json, FK_NUL_TERMINATED, &i);
+    if (status == FK_OK) fk_destroy(i);
+    return status;
+}
+static fk_status options_unknown_setting(struct world *w) { (void)w; return wifi_options("{\"settings\":{\"liveScna\":false}}"); }
+static fk_status options_setting_of_wrong_type(struct world *w) { (void)w; return wifi_options("{\"settings\":{\"liveScan\":0}}"); }
+static fk_status options_setting_without_settings(struct world *w) { (void)w; return options("{\"settings\":{\"liveScan\":false}}"); }
 static fk_status options_bad_state(struct world *w) { (void)w; return options("{\"state\":{\"value\":true,\"isReset\":false,\"alert\":null}}"); }
 static fk_status create_state_extra_field(struct world *w) { (void)w; fk_instance i; return fk_create("counter", FK_NUL_TERMINATED, "{\"value\":3,\"isReset\":false,\"count\":3}", FK_NUL_TERMINATED, &i); }
 static fk_status options_state_version_without_state(struct world *w) { (void)w; return options("{\"stateVersion\":1}"); }
@@ -270,6 +279,9 @@ static const struct row rows[] = {
     {"options: unknown clock", options_bad_clock, FK_ERR_INVALID_ARGUMENT, {"\"clock\"", "\"system\" or \"manual\"", "lunar"}},
     {"options: unknown requests mode", options_bad_requests, FK_ERR_INVALID_ARGUMENT, {"\"requests\"", "\"builtin\" or \"host\""}},
     {"options: settings not an object", options_settings_not_object, FK_ERR_INVALID_ARGUMENT, {"\"settings\"", "found a boolean"}},
+    {"options: a setting the feature does not have", options_unknown_setting, FK_ERR_INVALID_ARGUMENT, {"\"wifi\"", "\"liveScna\"", "its settings are liveScan"}},
+    {"options: a setting of the wrong type", options_setting_of_wrong_type, FK_ERR_INVALID_ARGUMENT, {"\"liveScan\"", "a boolean", "found 0"}},
+    {"options: a setting for a feature without settings", options_setting_without_settings, FK_ERR_INVALID_ARGUMENT, {"\"counter\"", "no settings"}},
     {"options: state that does not fit", options_bad_state, FK_ERR_INVALID_STATE, {"$.value", "expected an integer, found a boolean"}},
     {"create: state with a field the feature lacks", create_state_extra_field, FK_ERR_INVALID_STATE, {"$.count", "does not have", "\"stateVersion\""}},
     {"options: stateVersion without a state", options_state_version_without_state, FK_ERR_INVALID_ARGUMENT, {"\"stateVersion\"", "no \"state\""}},

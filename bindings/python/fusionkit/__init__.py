@@ -51,7 +51,16 @@ from .errors import (
                      UnsettledError,
 )
 from .journal import JournalWarning
-from .manifest import FeatureSpec, FeatureSummary, InputCase, InputField, LibraryInfo, Manifest, ManifestSummary
+from .manifest import (
+                       FeatureSpec,
+                       FeatureSummary,
+                       InputCase,
+                       InputField,
+                       LibraryInfo,
+                       Manifest,
+                       ManifestSummary,
+                       Setting,
+)
 from .patch import apply_patch
 
 __version__ = "0.1.0"
@@ -60,7 +69,7 @@ __all__ = [
     "ABI_VERSION", "LIBRARY_ENV", "JSON", "load", "find_library", "candidate_paths", "find_library_for",
     "library_file_name", "Buffer",
     "Library", "CreateOptions", "Instance", "Subscription", "HostEvent", "History", "HistoryEntry",
-    "Manifest", "ManifestSummary", "LibraryInfo", "FeatureSpec", "FeatureSummary", "InputCase", "InputField",
+    "Manifest", "ManifestSummary", "LibraryInfo", "FeatureSpec", "FeatureSummary", "InputCase", "InputField", "Setting",
     "FusionError", "LibraryLoadError", "AbiVersionError", "MissingFunctionError",
     "NullArgumentError", "InvalidHandleError", "InvalidUTF8Error", "MalformedJSONError", "UnknownFeatureError",
     "UnknownInputError", "InvalidInputError", "InvalidStateError", "InvalidArgumentError",

@@ -17,6 +17,15 @@ Schema = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
+class Setting:
+    """A setting a feature reads from the option `settings` (the manifest's "settings"):
+    `liveScan: boolean` of "wifi". Any other key is refused (InvalidArgumentError)."""
+    name: str
+    type: str
+    summary: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class InputField:
     """A payload field of an input case: `text: string` of `answerChanged`."""
     name: str
@@ -52,6 +61,9 @@ class FeatureSpec:
     #: carry it, so that a later library migrates them or says why it cannot. 1 for a
     #: library from before state versions.
     state_version: int = 1
+    #: The settings it reads (the manifest's "settings"); none for a library from before
+    #: features declared them.
+    settings: tuple[Setting, ...] = ()
 
     def input(self, name: str) -> InputCase:
         """The input case called `name`; KeyError lists the ones there are."""
@@ -140,6 +152,8 @@ def _feature(data: dict[str, Any]) -> FeatureSpec:
         input_schema=dict(data.get("inputSchema", {})),
         state_schema=dict(data.get("stateSchema", {})),
         state_version=int(data.get("stateVersion", 1)),
+        settings=tuple(Setting(name=str(s["name"]), type=str(s.get("type", "")), summary=str(s.get("summary", "")))
+                       for s in data.get("settings", [])),
     )
 
 
