@@ -244,7 +244,11 @@ const char *fk_status_name(fk_status status);
 
 /* What went wrong in the most recent failed call on this thread, in words, e.g.
 ** 'unknown input "jump" for feature "counter"; valid inputs: increase, decrease,
-** reset, show, alertDismissed'. "" when the most recent call succeeded.
+** reset, show, alertDismissed'. "" when the most recent call succeeded. Only the
+** functions that return an fk_status set or clear it; those that return none
+** (fk_abi_version(), fk_library_version(), fk_status_name(), fk_free(), fk_limit()
+** and this one) leave it, so fk_status_name() and this may be arguments of one
+** printf() in either order, and a result freed first does not lose the message.
 ** Returns: borrowed, NUL-terminated, valid until the next fk_ call on this thread;
 **          copy it to keep it.
 ** Thread safety: any thread; each thread has its own message. Never fails. */

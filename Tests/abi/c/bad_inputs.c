@@ -418,6 +418,24 @@ int main(void) {
         failed++;
         printf("FAIL message not cleared by a successful call: \"%s\"\n", fk_last_error_message());
     }
+    /* The functions that return no status leave it: a caller may free a result, ask a
+    ** status's name or read a limit before it prints the message. */
+    fk_send(w.counter, "\"jump\"", FK_NUL_TERMINATED);
+    char kept[1024];
+    snprintf(kept, sizeof kept, "%s", fk_last_error_message());
+    (void)fk_status_name(FK_ERR_UNKNOWN_INPUT);
+    fk_free(NULL);
+    (void)fk_limit(FK_LIMIT_INSTANCES, -1);
+    (void)fk_limit(12345, -1);
+    (void)fk_abi_version();
+    (void)fk_library_version();
+    if (kept[0] != '\0' && strcmp(kept, fk_last_error_message()) == 0) {
+        passed++;
+        printf("ok   message kept by the calls that return no status\n");
+    } else {
+        failed++;
+        printf("FAIL message \"%s\" became \"%s\"\n", kept, fk_last_error_message());
+    }
     if (strcmp(fk_status_name(999), "FK_ERR_UNKNOWN_STATUS") == 0 && strcmp(fk_status_name(FK_ERR_UNKNOWN_INPUT), "FK_ERR_UNKNOWN_INPUT") == 0) {
         passed++;
         printf("ok   status names\n");
