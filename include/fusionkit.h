@@ -629,7 +629,9 @@ fk_status fk_history(fk_instance instance, char **out_json, size_t *out_len);
 ** state becomes that version's, as a new version (reported to subscribers like any
 ** change); every effect still running is cancelled and every open host request too
 ** (the request handler is told, before this returns), since they belong to the
-** future left behind; the versions after `version` are forgotten. The clock does
+** future left behind; `version` itself and the versions after it are forgotten
+** too (its state lives on as the new version, whose fk_history() entry names it in
+** "restored"), so going there again is by the new version's number. The clock does
 ** not go back, and the random source goes on from where it is. Going to the current
 ** version changes nothing.
 **
