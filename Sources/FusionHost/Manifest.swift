@@ -21,8 +21,19 @@ public struct Manifest: Sendable, Equatable {
         /// The version of the state's shape; nil for a library from before state versions
         /// (its states are version 1, and it does not know the "stateVersion" option).
         public var stateVersion: Int?
+        /// The settings it reads from the creation option "settings"; none for a library
+        /// from before features declared them.
+        public var settings: [Setting] = []
 
         public func input(named name: String) -> InputCase? { inputs.first { $0.name == name } }
+    }
+
+    /// A setting a feature reads (the manifest's "settings"): its key, its JSON type
+    /// ("boolean") and what it changes.
+    public struct Setting: Sendable, Equatable {
+        public var name: String
+        public var type: String
+        public var summary: String
     }
 
     public struct InputCase: Sendable, Equatable {
@@ -98,6 +109,13 @@ extension Manifest.Feature {
             },
             stateSchema: try ManifestError.require(json["stateSchema"], "\(path).stateSchema", "a JSON Schema"),
             inputSchema: json["inputSchema"],
-            stateVersion: listed.stateVersion)
+            stateVersion: listed.stateVersion,
+            settings: try (json["settings"]?.elements ?? []).enumerated().map { (position, item) throws(ManifestError) in
+                let settingPath = "\(path).settings[\(position)]"
+                return Manifest.Setting(
+                    name: try ManifestError.require(item["name"]?.stringValue, "\(settingPath).name", "a string"),
+                    type: item["type"]?.stringValue ?? "any",
+                    summary: item["summary"]?.stringValue ?? "")
+            })
     }
 }

@@ -80,6 +80,13 @@ struct Inspect: ParsableCommand {
         for feature in features {
             out += "\n" + style.prompt(feature.name) + "\n"
             if !feature.summary.isEmpty { out += "  \(feature.summary)\n" }
+            if !feature.settings.isEmpty {
+                out += "  " + style.bold("settings") + style.dim(" (the option \"settings\")") + "\n"
+                for setting in feature.settings {
+                    let summary = setting.summary.isEmpty ? "" : style.dim("  \(setting.summary)")
+                    out += "    \(style.key(setting.name)): \(setting.type)" + summary + "\n"
+                }
+            }
             out += "  " + style.bold("inputs") + "\n"
             for input in feature.inputs {
                 let fields = input.fields.map { field -> String in

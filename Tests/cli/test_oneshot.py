@@ -111,6 +111,10 @@ def test_inspect_lists_features_inputs_fields_and_state(fusion):
         assert f"    {case}\n" in out
     assert "    answerChanged text: string\n" in out
     assert "    value: integer\n    isReset: boolean\n    alert: string?\n" in out
+    # The settings a feature reads, which the option "settings" may give and no other.
+    wifi = out[out.index("\nwifi\n"):]
+    assert '  settings (the option "settings")\n    liveScan: boolean  Networks come and go' in wifi
+    assert "settings" not in out[out.index("\ncounter\n"):out.index("\nanswer\n")]
     assert "\x1b[" not in out  # not a terminal: no colour
 
 
