@@ -133,6 +133,10 @@ class InstanceTest {
         InvalidArgumentException error = assertThrows(InvalidArgumentException.class,
                 () -> LIB.create("counter", new CreateOptions().set("sead", tree(1))));
         assertTrue(error.message().contains("\"sead\""), error.message());
+        // A setting the feature does not declare (the manifest's "settings") is refused too.
+        InvalidArgumentException typo = assertThrows(InvalidArgumentException.class,
+                () -> LIB.create("wifi", new CreateOptions().settings(Map.of("liveScna", false))));
+        assertTrue(typo.message().contains("\"liveScna\""), typo.message());
     }
 
     @Test

@@ -99,6 +99,8 @@ class LoadingTest {
         counter.path("inputs").forEach(input -> inputs.add(input.path("name").asText()));
         assertEquals(List.of("increase", "decrease", "reset", "show", "alertDismissed"), inputs);
         assertEquals(lib.features().size(), lib.manifest().path("features").size());
+        assertEquals("liveScan", lib.feature("wifi").path("settings").path(0).path("name").asText());
+        assertEquals(0, counter.path("settings").size());
         UnknownFeatureException error = assertThrows(UnknownFeatureException.class, () -> lib.feature("teleporter"));
         assertTrue(error.message().contains("\"teleporter\""), error.message());
     }

@@ -287,7 +287,7 @@ public final class Library {
         return Collections.unmodifiableList(names);
     }
 
-    /** One feature's entry of the manifest: inputs, inputSchema, stateSchema, stateVersion. */
+    /** One feature's entry of the manifest: settings, inputs, inputSchema, stateSchema, stateVersion. */
     public JsonNode feature(String name) {
         Objects.requireNonNull(name, "name");
         return features.computeIfAbsent(name, key -> {
