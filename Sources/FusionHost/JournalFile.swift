@@ -47,7 +47,7 @@ public final class JournalFile: Sendable {
     static let readableFormats = 1...2
 
     /// Whether a journal with this header chains its lines' CRCs.
-    private static func chains(_ header: JSONValue) -> Bool { (header["fusionJournal"]?.integerValue ?? 1) >= 2 }
+    private static func chains(_ header: JSONValue) -> Bool { (header["fusionJournal"]?.wholeValue ?? 1) >= 2 }
 
     /// Creates a new journal at `path` (replacing what is there) with `header`, flushed
     /// to disk before this returns.
@@ -304,8 +304,12 @@ public final class JournalFile: Sendable {
     }
 
     private static func checkHeader(_ header: JSONValue, path: String) throws(JournalError) {
-        guard let format = header["fusionJournal"]?.integerValue else {
+        guard let written = header["fusionJournal"] else {
             throw JournalError(path: path, "it is not a FusionKit journal (its first line has no \"fusionJournal\")")
+        }
+        // 2 and 2.0 are one number (docs/rules/journal-format.md); `true` or "2" is none.
+        guard let format = written.wholeValue else {
+            throw JournalError(path: path, "its \"fusionJournal\" is \(written.jsonText), not a format number")
         }
         guard readableFormats.contains(format) else {
             let readable = "\(readableFormats.lowerBound) to \(readableFormats.upperBound)"

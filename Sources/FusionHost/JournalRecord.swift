@@ -31,7 +31,8 @@ enum JournalRecord: Sendable {
             throw "is not an object of one key"
         }
         let value = member.value
-        func whole(_ value: JSONValue?) -> UInt64? { value?.integerValue.flatMap { $0 >= 0 ? UInt64($0) : nil } }
+        // Any form that reads back as the same number (docs/rules/journal-format.md): 2e9 too.
+        func whole(_ value: JSONValue?) -> UInt64? { value?.wholeValue.flatMap { $0 >= 0 ? UInt64($0) : nil } }
         switch member.key {
         case "send":
             self = .send(value)

@@ -181,7 +181,7 @@ public final class JournaledInstance: Sendable {
             // A state version is a promise about the state's shape; the inputs replayed
             // on a feature whose shape changed would not make the same session.
             let current = library.summary.feature(named: journaled)?.stateVersion ?? 1
-            if let written = header["stateVersion"]?.integerValue, written != current {
+            if let written = header["stateVersion"]?.wholeValue, written != current {
                 throw JournalError(
                     path: path,
                     "it was written with state version \(written) of feature \"\(journaled)\"; this library's is \(current), and a journal replays only on the version that wrote it"
@@ -277,7 +277,7 @@ public final class JournaledInstance: Sendable {
         knowsNextWake = instance.canTellNextWake
         // A session with time travel keeps its whole journal: a goto may return to a
         // version before any checkpoint, which an instance made from it would not have.
-        canCheckpoint = instance.canCheckpoint && (self.options["history"]?.integerValue ?? 0) == 0
+        canCheckpoint = instance.canCheckpoint && (self.options["history"]?.wholeValue ?? 0) == 0
         applying.withLock { commits in
             commits.records = records
             commits.appliedMessages = resumedMessages

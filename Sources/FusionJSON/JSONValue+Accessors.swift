@@ -37,6 +37,18 @@ extension JSONValue {
         return nil
     }
 
+    /// A whole number however JSON writes it: `3`, `3.0` and `3e0` are one number to
+    /// RFC 8259. Nil for a fraction, anything not a number, or one outside `Int` (which
+    /// a reader may already have rounded).
+    public var wholeValue: Int? {
+        switch self {
+        case .integer(let value): return value
+        case .double(let value) where value == value.rounded() && value >= -9_223_372_036_854_775_808 && value < 9_223_372_036_854_775_808:
+            return Int(value)
+        default: return nil
+        }
+    }
+
     /// Any number, as a `Double` (integers beyond 2^53 rounded to the nearest).
     public var numberValue: Double? {
         switch self {

@@ -154,6 +154,9 @@ def test_a_torn_tail_warns_and_damage_refuses(lib: fusionkit.Library, tmp_path: 
      "a checkpoint only ever starts a journal", "is a checkpoint, which only ever starts a journal"),
     ({"respond": {}}, "is not a whole respond record", "is a respond without an id or a result"),
     ({"advance": "abc"}, "is not a whole advance record", "has an advance that is not whole nanoseconds"),
+    # Python passed the library's refusal of a negative move over, as a refusal on replay.
+    ({"advance": -1}, "is not a whole advance record", "has an advance that is not whole nanoseconds"),
+    ({"goto": 1.5}, "is not a whole goto record", "has a goto to no version"),
 ])
 def test_a_record_that_is_not_one_is_refused_by_both_readers(lib: fusionkit.Library, tmp_path: Path, fusion: Path,
                                                             record: dict[str, object], python_says: str,
@@ -172,6 +175,31 @@ def test_a_record_that_is_not_one_is_refused_by_both_readers(lib: fusionkit.Libr
     shell = subprocess.run([str(fusion), "run", "--clock", "manual", "--journal", str(path), "counter"], input="",
                            capture_output=True, text=True, timeout=60)
     assert shell.returncode == 6 and fusion_says in shell.stderr, shell.stderr
+
+
+def test_numbers_in_any_form_json_writes_them_are_read_alike_by_both_readers(lib: fusionkit.Library, tmp_path: Path,
+                                                                            fusion: Path) -> None:
+    """docs/rules/journal-format.md: a number may be written in any form that reads back
+    as the same value. A header's "fusionJournal": 2.0 made Python call the last record
+    torn and cut it off the file, and `fusion` say the header had no "fusionJournal"; a
+    goto of 1.0 or an advance of 2e9 were refused by both (outside probe)."""
+    path = tmp_path / "counter.journal"
+    with lib.create("counter", journal=path, clock="manual", history=4) as counter:
+        counter.send("increase")
+        counter.send("increase")
+    lines = [json.loads(line.rsplit(b" ", 1)[0]) for line in path.read_bytes().splitlines()]
+    path.write_bytes(encode_lines([{**lines[0], "fusionJournal": 2.0}, *lines[1:], {"goto": 1.0}, {"advance": 2e9}])[0])
+    assert b'"fusionJournal":2.0' in path.read_bytes() and b'"advance":2000000000.0' in path.read_bytes()
+    whole = path.read_bytes()
+    with lib.create("counter", journal=path) as resumed:
+        assert resumed.snapshot() == ({"value": 1, "isReset": False, "alert": None}, 3)
+    path.write_bytes(whole)
+    shell = subprocess.run([str(fusion), "run", "--journal", str(path), "counter"], input=":state\n",
+                           capture_output=True, text=True, timeout=60)
+    assert shell.returncode == 0 and "4 records replayed" in shell.stdout and "v3 {\"value\":1," in shell.stdout, shell
+    path.write_bytes(encode_lines([{**lines[0], "fusionJournal": True}, *lines[1:]])[0])
+    with pytest.raises(JournalError, match='its "fusionJournal" is true, not a format number'):
+        lib.create("counter", journal=path)
 
 
 def test_a_record_removed_or_moved_is_damage_not_another_session(lib: fusionkit.Library, tmp_path: Path,

@@ -20,10 +20,23 @@ FORMAT_VERSION = 2
 READABLE_FORMATS = (1, 2)
 
 
+def whole(value: Any) -> int | None:
+    """A whole number however JSON wrote it (docs/rules/journal-format.md: any form that
+    reads back as the same value, so 2, 2.0 and 2e0 alike); None for anything else, a
+    boolean too (True is an int to Python, not a number to JSON)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer() and -2.0**63 <= value < 2.0**63:
+        return int(value)
+    return None
+
+
 def chains(header: Mapping[str, Any]) -> bool:
     """Whether a journal with this header chains its lines' CRCs (format 2 on)."""
-    format_ = header.get("fusionJournal", 1)
-    return isinstance(format_, int) and format_ >= 2
+    format_ = whole(header.get("fusionJournal", 1))
+    return format_ is not None and format_ >= 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +135,12 @@ def parse_journal(data: bytes, path: str) -> ParsedJournal | None:
 def _check_header(header: Any, path: str) -> None:
     if not isinstance(header, dict) or "fusionJournal" not in header:
         raise JournalError(f'journal {path}: it is not a FusionKit journal (its first line has no "fusionJournal")')
-    if header["fusionJournal"] not in READABLE_FORMATS:
-        raise JournalError(f"journal {path}: it is in journal format {header['fusionJournal']}; "
+    format_ = whole(header["fusionJournal"])
+    if format_ is None:
+        raise JournalError(f'journal {path}: its "fusionJournal" is {json.dumps(header["fusionJournal"])}, '
+                           "not a format number")
+    if format_ not in READABLE_FORMATS:
+        raise JournalError(f"journal {path}: it is in journal format {format_}; "
                            f"this package reads formats {READABLE_FORMATS[0]} to {READABLE_FORMATS[-1]}")
 
 

@@ -41,7 +41,7 @@ from typing import Any
 from ._handle import LibraryCalls
 from ._host_requests import HostEvent
 from ._instance import Instance
-from ._journal_format import FORMAT_VERSION, chains, encode_lines, line_and_crc, read_journal
+from ._journal_format import FORMAT_VERSION, chains, encode_lines, line_and_crc, read_journal, whole
 from ._replayable import ReplayableInstance, replayable_options
 from ._text import JSON
 from .errors import FusionError, JournalError
@@ -346,16 +346,17 @@ class JournaledInstance(ReplayableInstance):
             elif kind == "poisoned":  # an input that killed a bridge, put out of the way: never applied
                 # Kept for checkpoints with its version: where it stands, unless it says.
                 version = value.get("version")
-                kept = {**value, "version": self.version if version is None else version}
+                kept = {**value, "version": self.version if version is None else _count(version)}
                 self._poisoned = [*self._poisoned, {"poisoned": kept}]
             elif kind == "goto":
-                Instance.goto(self, value)
+                Instance.goto(self, _count(value))
             elif kind == "respond":
-                Instance.respond_json(self, value["id"], json.dumps(value["result"], ensure_ascii=False).encode())
+                Instance.respond_json(self, _count(value["id"]), json.dumps(value["result"], ensure_ascii=False).encode())
             elif kind == "fail":
-                Instance.fail_request(self, value["id"], value["message"])
+                Instance.fail_request(self, _count(value["id"]), value["message"])
             elif kind == "advance":
-                Instance.advance_clock(self, nanoseconds=value)
+                # Refused here, not by the library: on replay its refusal would be passed over.
+                Instance.advance_clock(self, nanoseconds=_count(value))
             elif kind == "checkpoint":
                 raise JournalError(f"journal {self.path}: a checkpoint only ever starts a journal")
             else:
@@ -406,3 +407,13 @@ class JournaledInstance(ReplayableInstance):
         if self._recorder is not None:
             self._recorder.moved(nanoseconds)
         return True
+
+
+def _count(value: Any) -> int:
+    """A record's version, id or nanoseconds: a whole number from 0 in any form JSON
+    writes it (2e9 too, as the Swift reader takes it); ValueError otherwise, which makes
+    the record damage."""
+    number = whole(value)
+    if number is None or number < 0:
+        raise ValueError(f"{json.dumps(value)} is not a whole number from 0")
+    return number
