@@ -8,11 +8,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import INCLUDE, ROOT, clean_env, plain_build_only, valgrind
+from conftest import INCLUDE, ROOT, SANITIZER, clean_env, plain_build_only, valgrind
 
 EXAMPLE = ROOT / "examples/c/counter.c"
 BAD_INPUTS = ROOT / "Tests/abi/c/bad_inputs.c"
 THREADS = ROOT / "Tests/abi/c/threads.c"
+DESTROY_RACE = ROOT / "Tests/abi/c/destroy_race.c"
 HOST_REQUESTS = ROOT / "Tests/abi/c/host_requests.c"
 STATE_BUFFERS = ROOT / "Tests/abi/c/state_buffers.c"
 TIME_TRAVEL = ROOT / "Tests/abi/c/time_travel.c"
@@ -124,6 +125,14 @@ def test_one_instance_from_several_threads(compile_c):
     result = run(compile_c(THREADS))
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip().endswith("passed, 0 failed")
+
+
+def test_calls_racing_a_destroy_complete_or_get_invalid_handle(compile_c):
+    # fusionkit.h, fk_destroy. Not under valgrind: the race wants many rounds at speed
+    # (under a sanitizer, fewer: each is slower, and the sanitizer watches each closely).
+    result = run(compile_c(DESTROY_RACE), "200" if SANITIZER else "2000")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "1 passed, 0 failed"
 
 
 def test_limits_have_defaults_settings_and_refuse_with_a_status(compile_c):

@@ -190,8 +190,13 @@ public final class Store<F: Feature>: @unchecked Sendable {
         guard effectExecutor.drain() else { return }
         let (waiting, unnamed) = lock.withLock { () -> ([String], Int) in
             let running = effects.values
-            // Another call under way may be moving an effect between its waits.
-            guard activeCalls <= 1, running.count > clock.sleeperCount + requests.openCount else { return ([], 0) }
+            // Another call under way may be moving an effect between its waits. A store
+            // being closed (fk_destroy: its host requests first, then its effects) has
+            // effects whose requests were cancelled and which are on their way out: a call
+            // racing the destroy completes, it does not call them unsettled.
+            guard !closed, !requests.isClosed, activeCalls <= 1, running.count > clock.sleeperCount + requests.openCount else {
+                return ([], 0)
+            }
             let candidates = running.filter { $0.request == nil }
             return (candidates.compactMap { $0.id.map { "\"\($0.rawValue)\"" } }, candidates.filter { $0.id == nil }.count)
         }
