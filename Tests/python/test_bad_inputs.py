@@ -130,6 +130,9 @@ ROWS: list[tuple[str, Row, type[fusionkit.FusionError] | None, tuple[str, ...]]]
      E.InvalidInputError, ("exactly one key", "2 keys")),
     ("send: payload is not an object", lambda w: w.counter.send({"increase": 5}),
      E.InvalidInputError, ('"increase"', "found a number")),
+    # Neither "increase" nor {"increase":{}}: it was taken as a third spelling.
+    ("send: payload is null", lambda w: w.counter.send({"increase": None}),
+     E.InvalidInputError, ('"increase"', "takes no fields", "found null")),
     ("send: field on an input without fields", lambda w: w.counter.send("increase", by=5),
      E.InvalidInputError, ('no field "by"', "takes no fields")),
     ("send: field of the wrong type", lambda w: w.answer.send("answerChanged", text=5),

@@ -81,7 +81,10 @@ public struct InputCatalog: Sendable, Equatable {
     private func checkPayload(_ payload: JSONValue?, of input: Case) throws(FusionError) -> [JSONMember] {
         let members: [JSONMember]
         switch payload {
-        case nil, .null?: members = []
+        // `{"increase": null}` is none of the two spellings (fusionkit.h), refused like
+        // `false` or `[]`: read as `"increase"`, it was a third, which the poison rule's
+        // comparison of inputs would not know for the same input.
+        case nil: members = []
         case .object(let m)?: members = m
         case let other?:
             let takes =

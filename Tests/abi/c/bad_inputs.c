@@ -73,6 +73,7 @@ static fk_status send_unknown_case_with_nul(struct world *w) { return fk_send(w-
 static fk_status send_number(struct world *w) { return fk_send(w->counter, "42", FK_NUL_TERMINATED); }
 static fk_status send_two_keys(struct world *w) { return fk_send(w->counter, "{\"increase\":{},\"decrease\":{}}", FK_NUL_TERMINATED); }
 static fk_status send_payload_not_object(struct world *w) { return fk_send(w->counter, "{\"increase\":5}", FK_NUL_TERMINATED); }
+static fk_status send_payload_null(struct world *w) { return fk_send(w->counter, "{\"increase\":null}", FK_NUL_TERMINATED); }
 static fk_status send_field_on_fieldless(struct world *w) { return fk_send(w->counter, "{\"increase\":{\"by\":5}}", FK_NUL_TERMINATED); }
 static fk_status send_field_wrong_type(struct world *w) { return fk_send(w->answer, "{\"answerChanged\":{\"text\":5}}", FK_NUL_TERMINATED); }
 static fk_status send_field_missing(struct world *w) { return fk_send(w->answer, "{\"answerChanged\":{}}", FK_NUL_TERMINATED); }
@@ -240,6 +241,7 @@ static const struct row rows[] = {
     {"send: a number is not an input", send_number, FK_ERR_INVALID_INPUT, {"case name", "found a number"}},
     {"send: object with two keys", send_two_keys, FK_ERR_INVALID_INPUT, {"exactly one key", "2 keys"}},
     {"send: payload is not an object", send_payload_not_object, FK_ERR_INVALID_INPUT, {"\"increase\"", "found a number"}},
+    {"send: payload is null", send_payload_null, FK_ERR_INVALID_INPUT, {"\"increase\"", "takes no fields", "found null"}},
     {"send: field on an input without fields", send_field_on_fieldless, FK_ERR_INVALID_INPUT, {"no field \"by\"", "takes no fields"}},
     {"send: field of the wrong type", send_field_wrong_type, FK_ERR_INVALID_INPUT, {"\"answerChanged\"", "\"text\"", "expected a string, found a number"}},
     {"send: missing field", send_field_missing, FK_ERR_INVALID_INPUT, {"missing field \"text\"", "text: string"}},

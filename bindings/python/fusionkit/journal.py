@@ -328,6 +328,17 @@ class JournaledInstance(ReplayableInstance):
         if not isinstance(record, Mapping) or len(record) != 1:
             raise JournalError(f"journal {self.path}: {json.dumps(record)} is not a record of one key")
         (kind, value), = record.items()
+
+        def count(number: Any) -> int:
+            # A version, id or nanoseconds: whole, from 0, in any form JSON writes it (2e9
+            # too, as the Swift reader takes it); refused here, not by the library, whose
+            # refusal replay would pass over.
+            whole_number = whole(number)
+            if whole_number is None or whole_number < 0:
+                raise JournalError(f"journal {self.path}: {json.dumps(record)} is not a whole {kind} record "
+                                   f"({json.dumps(number)} is not a whole number from 0)")
+            return whole_number
+
         try:
             if kind == "send":
                 Instance.send_json(self, json.dumps(value, ensure_ascii=False).encode())
@@ -346,17 +357,17 @@ class JournaledInstance(ReplayableInstance):
             elif kind == "poisoned":  # an input that killed a bridge, put out of the way: never applied
                 # Kept for checkpoints with its version: where it stands, unless it says.
                 version = value.get("version")
-                kept = {**value, "version": self.version if version is None else _count(version)}
+                kept = {**value, "version": self.version if version is None else count(version)}
                 self._poisoned = [*self._poisoned, {"poisoned": kept}]
             elif kind == "goto":
-                Instance.goto(self, _count(value))
+                Instance.goto(self, count(value))
             elif kind == "respond":
-                Instance.respond_json(self, _count(value["id"]), json.dumps(value["result"], ensure_ascii=False).encode())
+                Instance.respond_json(self, count(value["id"]), json.dumps(value["result"], ensure_ascii=False).encode())
             elif kind == "fail":
-                Instance.fail_request(self, _count(value["id"]), value["message"])
+                Instance.fail_request(self, count(value["id"]), value["message"])
             elif kind == "advance":
                 # Refused here, not by the library: on replay its refusal would be passed over.
-                Instance.advance_clock(self, nanoseconds=_count(value))
+                Instance.advance_clock(self, nanoseconds=count(value))
             elif kind == "checkpoint":
                 raise JournalError(f"journal {self.path}: a checkpoint only ever starts a journal")
             else:
@@ -407,13 +418,3 @@ class JournaledInstance(ReplayableInstance):
         if self._recorder is not None:
             self._recorder.moved(nanoseconds)
         return True
-
-
-def _count(value: Any) -> int:
-    """A record's version, id or nanoseconds: a whole number from 0 in any form JSON
-    writes it (2e9 too, as the Swift reader takes it); ValueError otherwise, which makes
-    the record damage."""
-    number = whole(value)
-    if number is None or number < 0:
-        raise ValueError(f"{json.dumps(value)} is not a whole number from 0")
-    return number
