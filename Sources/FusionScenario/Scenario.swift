@@ -68,6 +68,11 @@ extension Scenario {
         for key in members.map(\.key) where !Self.topLevelKeys.contains(key) {
             throw fail("unknown key \"\(key)\"; the keys: \(Self.topLevelKeys.joined(separator: ", "))")
         }
+        // What is for people is text; a file with a number there fails in every runner
+        // (Python and Java refused it at load while `fusion test` passed it).
+        for key in ["$schema", "note"] where json[key] != nil && json[key]?.stringValue == nil {
+            throw fail("\"\(key)\" is a string; got \(json[key]!.kindDescription)")
+        }
         guard let feature = json["feature"]?.stringValue, !feature.isEmpty else {
             throw fail("\"feature\" is required: the feature's name")
         }
@@ -128,6 +133,8 @@ extension Scenario.Step {
         guard actions.count <= 1 else { throw fail("a step does one thing; this one has \(actions.joined(separator: " and "))") }
         switch actions.first {
         case "send":
+            // Any JSON: what the library refuses is a step that expects its "error" (a
+            // recording of a session keeps the inputs refused, `{}` or `5` too).
             action = .send(json["send"]!)
         case "advance":
             guard let seconds = json["advance"]!.numberValue, seconds >= 0, seconds.isFinite else {
@@ -135,15 +142,19 @@ extension Scenario.Step {
             }
             action = .advance(seconds: seconds)
         case "goto":
-            guard let version = json["goto"]!.integerValue.flatMap(UInt64.init(exactly:)) else {
+            guard let version = json["goto"]!.wholeValue.flatMap(UInt64.init(exactly:)) else {
                 throw fail("\"goto\" is a version number (0 or more) the instance keeps")
             }
             action = .goto(version: version)
         case "respond", "fail":
             let key = actions[0]
             let answer = json[key]!
-            guard answer.members != nil, let kind = answer["kind"]?.stringValue else {
+            guard let fields = answer.members, let kind = answer["kind"]?.stringValue else {
                 throw fail("\"\(key)\" is an object with the request's \"kind\"")
+            }
+            let valueKey = key == "respond" ? "result" : "message"
+            if let unknown = fields.first(where: { !["kind", "payload", valueKey].contains($0.key) }) {
+                throw fail("\(key): unknown key \"\(unknown.key)\" (it has kind, \(valueKey) and, optionally, payload)")
             }
             if key == "respond" {
                 guard let result = answer["result"] else { throw fail("\"respond\" needs the \"result\" to answer with") }
@@ -155,6 +166,7 @@ extension Scenario.Step {
         default:
             action = .check
         }
+        if let note = json["note"], note.stringValue == nil { throw fail("\"note\" is a string; got \(note.kindDescription)") }
         expect = json["expect"]
         if let expect, expect.members == nil { throw fail("\"expect\" is an object: the fields to check") }
         state = json["state"]

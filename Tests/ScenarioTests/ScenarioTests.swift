@@ -5,7 +5,7 @@ import Testing
 
 /// The third runner: `swift test` runs every scenario of the repository through
 /// FusionScenario, as `fusion test` and the Python package do, and expects the same
-/// verdicts: examples/scenarios pass, Tests/scenarios/failing fail.
+/// verdicts: examples/scenarios and Tests/scenarios/passing pass, Tests/scenarios/failing fail.
 ///
 /// A scenario runs on a manual clock, whose instance runs its effects itself on the
 /// calling thread (`fk_advance_clock` settles them exactly), so the scenarios run on the
@@ -17,7 +17,8 @@ import Testing
         (try? ScenarioFiles.collect([root.appendingPathComponent(folder).path])) ?? []
     }
 
-    static let passing = files("examples/scenarios")
+    /// The examples, and files of forms every runner must take (Tests/scenarios/passing).
+    static let passing = files("examples/scenarios") + files("Tests/scenarios/passing")
     static let failing = files("Tests/scenarios/failing")
 
     static func runner() throws -> ScenarioRunner {

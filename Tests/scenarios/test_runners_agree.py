@@ -1,7 +1,8 @@
 """The three scenario runners agree: `fusion test`, the Python package
 (fusionkit.scenario) and `swift test` (Tests/ScenarioTests) give every scenario of the
 repository the same verdict. Each is held to the same expectation: every file of
-examples/scenarios passes and every file of Tests/scenarios/failing fails. This test
+examples/scenarios and Tests/scenarios/passing passes and every file of
+Tests/scenarios/failing fails. This test
 runs the first two side by side, file by file; Tests/ScenarioTests holds the third to
 the same list (scripts/test runs it with swift test). The files of
 Tests/scenarios/malformed are not scenarios at all: both runners fail each at load
@@ -20,7 +21,9 @@ sys.path.insert(0, str(ROOT / "bindings" / "python"))
 import fusionkit  # noqa: E402
 import fusionkit.scenario  # noqa: E402
 
-PASSING = fusionkit.scenario.collect(ROOT / "examples" / "scenarios")
+# The examples, and files of forms every runner must take (whole numbers written 3.0,
+# inputs the library refuses, every option the library has).
+PASSING = fusionkit.scenario.collect(ROOT / "examples" / "scenarios", ROOT / "Tests" / "scenarios" / "passing")
 FAILING = fusionkit.scenario.collect(ROOT / "Tests" / "scenarios" / "failing")
 MALFORMED = fusionkit.scenario.collect(ROOT / "Tests" / "scenarios" / "malformed")
 
@@ -57,7 +60,8 @@ def test_a_malformed_file_fails_at_load_in_both(bin_dir: Path, path: Path) -> No
 
 def test_fusion_test_runs_folders_and_says_how_many(bin_dir: Path) -> None:
     result = subprocess.run([str(bin_dir / "fusion"), "test", str(ROOT / "examples" / "scenarios"),
-                             str(ROOT / "Tests" / "scenarios" / "failing")], capture_output=True, text=True, timeout=120)
+                             str(ROOT / "Tests" / "scenarios" / "passing"), str(ROOT / "Tests" / "scenarios" / "failing")],
+                            capture_output=True, text=True, timeout=120)
     assert result.returncode == 1
     assert result.stdout.splitlines()[-1] == f"{len(PASSING)} passed, {len(FAILING)} failed"
     assert "step 3 (send \"joinButtonTapped\"):" in result.stdout

@@ -26,7 +26,7 @@ SUFFIX: Final = ".scenario.json"
 DEFAULT_OPTIONS: Final[Mapping[str, JSON]] = {"clock": "manual"}
 
 _TOP_KEYS: Final = ("$schema", "name", "note", "recorded", "feature", "options", "exhaustive", "nothingPending", "steps")
-_OPTION_KEYS: Final = ("state", "seed", "clock", "requests", "settings", "history")
+_OPTION_KEYS: Final = ("state", "stateVersion", "seed", "clock", "requests", "settings", "history", "user")
 _ACTION_KEYS: Final = ("send", "advance", "respond", "fail", "goto")
 _CHECK_KEYS: Final = ("expect", "state", "error", "requests", "note")
 _STATUS_NAME: Final = re.compile(r"FK_ERR_[A-Z_]+")
@@ -218,15 +218,19 @@ def _options(options: JSON, fail: Any) -> dict[str, JSON]:
     for key, value in options.items():
         if key not in _OPTION_KEYS:
             raise fail(f"options: unknown key {show(key)} (the options are: {', '.join(_OPTION_KEYS)})")
-        if key in ("state", "settings") and not isinstance(value, dict):
+        if key in ("state", "settings", "user") and not isinstance(value, dict):
             raise fail(f"options: {show(key)} must be an object, not {_kind(value)}")
-        if key == "seed" and not (_is_integer(value) and 0 <= value < _U64_LIMIT):
-            raise fail(f'options: "seed" must be a whole number from 0 to 2^64-1, not {show(value)}')
+        if key == "seed" and not (0 <= _whole_or(value, -1) < _U64_LIMIT or _digits_from_2_63(value)):
+            raise fail(f'options: "seed" must be a whole number from 0 to 2^64-1 (from 2^63 on, its digits as a '
+                       f"string), not {show(value)}")
+        if key == "stateVersion" and not _whole_or(value, 0) >= 1:
+            raise fail(f'options: "stateVersion" must be the state version the state was saved at (1 or more), '
+                       f"not {show(value)}")
         if key == "clock" and value not in ("manual", "system"):
             raise fail(f'options: "clock" must be "manual" or "system", not {show(value)}')
         if key == "requests" and value not in ("builtin", "host"):
             raise fail(f'options: "requests" must be "builtin" or "host", not {show(value)}')
-        if key == "history" and not (_is_integer(value) and value >= 0):
+        if key == "history" and not _whole_or(value, -1) >= 0:
             raise fail(f'options: "history" must be a whole number of versions to keep, not {show(value)}')
     return dict(options)
 
@@ -248,10 +252,9 @@ def _step(raw: JSON, number: int, fail: Any) -> Step:
     action: Any = actions[0] if actions else None
     argument: JSON = None
     if action == "send":
+        # Any JSON: the library judges it, and a step that expects its refusal says so in
+        # "error" (a recording keeps the inputs refused, `{}` or `5` too).
         argument = raw["send"]
-        if not isinstance(argument, str) and not (isinstance(argument, dict) and len(argument) == 1):
-            raise wrong(f'"send" must be an input as the wire has it ("increase" or {{"answerChanged": {{"text": "hi"}}}}), '
-                        f"not {_kind(argument)}")
     elif action == "advance":
         argument = raw["advance"]
         if not _is_number(argument) or argument < 0 or not math.isfinite(argument):
@@ -259,8 +262,8 @@ def _step(raw: JSON, number: int, fail: Any) -> Step:
     elif action in ("respond", "fail"):
         argument = _answer(action, raw[action], wrong)
     elif action == "goto":
-        argument = raw["goto"]
-        if not (_is_integer(argument) and 0 <= argument < _U64_LIMIT):
+        argument = _whole_or(raw["goto"], raw["goto"])
+        if not 0 <= _whole_or(argument, -1) < _U64_LIMIT:
             raise wrong(f'"goto" must be a version number (0 or more) the instance keeps, not {show(argument)}')
     if "expect" in raw and not isinstance(raw["expect"], dict):
         raise wrong(f'"expect" must be an object naming fields of the state, not {_kind(raw["expect"])}')
@@ -379,6 +382,22 @@ def _no_duplicate_keys(pairs: list[tuple[str, JSON]]) -> dict[str, JSON]:
 
 def _no_constant(constant: str) -> JSON:
     raise _NotJSONConstant(constant)
+
+
+def _whole_or(value: JSON, otherwise: Any) -> Any:
+    """A whole number however JSON wrote it (3, 3.0 and 3e0 are one number, as the
+    library reads its options: fusionkit.h), else `otherwise`."""
+    if _is_integer(value):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return otherwise
+
+
+def _digits_from_2_63(value: JSON) -> bool:
+    """Whether `value` is a seed from 2^63 to 2^64-1 written as a string of digits, as the
+    library takes one (fusionkit.h: a JSON number that large loses digits)."""
+    return isinstance(value, str) and value.isascii() and value.isdigit() and 1 << 63 <= int(value) < _U64_LIMIT
 
 
 def _kind(value: JSON) -> str:

@@ -39,7 +39,8 @@ final class ScenarioFile {
     static final int MAX_DEPTH = 512;
     static final List<String> TOP_KEYS = List.of("$schema", "name", "note", "recorded", "feature", "options", "exhaustive",
             "nothingPending", "steps");
-    static final List<String> OPTION_KEYS = List.of("state", "seed", "clock", "requests", "settings", "history");
+    static final List<String> OPTION_KEYS = List.of("state", "stateVersion", "seed", "clock", "requests", "settings", "history",
+            "user");
     static final List<String> ACTION_KEYS = List.of("send", "advance", "respond", "fail", "goto");
     static final List<String> CHECK_KEYS = List.of("expect", "state", "error", "requests", "note");
     private static final Pattern STATUS_NAME = Pattern.compile("FK_ERR_[A-Z_]+");
@@ -286,13 +287,16 @@ final class ScenarioFile {
             String key = keys.next();
             JsonNode value = options.get(key);
             String bad = switch (key) {
-                case "state", "settings" -> value.isObject() ? null : show(key) + " must be an object, not " + kind(value);
-                case "seed" -> isU64(value) ? null : "\"seed\" must be a whole number from 0 to 2^64-1, not " + show(value);
+                case "state", "settings", "user" -> value.isObject() ? null : show(key) + " must be an object, not " + kind(value);
+                case "seed" -> isU64(value) || isSeedDigits(value) ? null
+                        : "\"seed\" must be a whole number from 0 to 2^64-1 (from 2^63 on, its digits as a string), not " + show(value);
+                case "stateVersion" -> whole(value) != null && whole(value).signum() > 0 ? null
+                        : "\"stateVersion\" must be the state version the state was saved at (1 or more), not " + show(value);
                 case "clock" -> isOneOf(value, "manual", "system") ? null
                         : "\"clock\" must be \"manual\" or \"system\", not " + show(value);
                 case "requests" -> isOneOf(value, "builtin", "host") ? null
                         : "\"requests\" must be \"builtin\" or \"host\", not " + show(value);
-                case "history" -> value.isIntegralNumber() && value.bigIntegerValue().signum() >= 0 ? null
+                case "history" -> whole(value) != null && whole(value).signum() >= 0 ? null
                         : "\"history\" must be a whole number of versions to keep, not " + show(value);
                 default -> "unknown key " + show(key) + " (the options are: " + String.join(", ", OPTION_KEYS) + ")";
             };
@@ -320,11 +324,8 @@ final class ScenarioFile {
             throw new Malformed(where + ": " + String.join(" and ", actions) + " in one step: a step does at most one thing");
         }
         if (step.has("send")) {
-            JsonNode input = step.get("send");
-            if (!input.isTextual() && !(input.isObject() && input.size() == 1)) {
-                throw new Malformed(where + ": \"send\" must be an input as the wire has it (\"increase\" or {\"answerChanged\": "
-                        + "{\"text\": \"hi\"}}), not " + kind(input));
-            }
+            // Any JSON: the library judges it, and a step that expects its refusal says so in
+            // "error" (a recording keeps the inputs refused, {} or 5 too).
         } else if (step.has("advance")) {
             JsonNode seconds = step.get("advance");
             if (!seconds.isNumber() || seconds.decimalValue().signum() < 0) {
@@ -391,7 +392,33 @@ final class ScenarioFile {
     }
 
     private static boolean isU64(JsonNode value) {
-        return value.isIntegralNumber() && value.bigIntegerValue().signum() >= 0 && value.bigIntegerValue().compareTo(U64_LIMIT) < 0;
+        BigInteger number = whole(value);
+        return number != null && number.signum() >= 0 && number.compareTo(U64_LIMIT) < 0;
+    }
+
+    /** A whole number however JSON wrote it (3, 3.0 and 3e0 are one number, as the library
+     *  reads its options: fusionkit.h); null for anything else. */
+    private static BigInteger whole(JsonNode value) {
+        if (value.isIntegralNumber()) {
+            return value.bigIntegerValue();
+        }
+        if (!value.isNumber()) {
+            return null;
+        }
+        try {
+            return value.decimalValue().toBigIntegerExact();
+        } catch (ArithmeticException fraction) {
+            return null;
+        }
+    }
+
+    /** A seed from 2^63 to 2^64-1 written as a string of digits, as the library takes one. */
+    private static boolean isSeedDigits(JsonNode value) {
+        if (!value.isTextual() || !value.asText().matches("[0-9]+")) {
+            return false;
+        }
+        BigInteger number = new BigInteger(value.asText());
+        return number.compareTo(BigInteger.ONE.shiftLeft(63)) >= 0 && number.compareTo(U64_LIMIT) < 0;
     }
 
     private static boolean isOneOf(JsonNode value, String... choices) {
