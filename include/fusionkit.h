@@ -666,9 +666,11 @@ fk_status fk_goto(fk_instance instance, uint64_t version, uint64_t *out_version)
 ** "clock" is the clock's time in nanoseconds (at most 2^63 - 1, the clock's end: a
 ** larger one is refused); "version" is at most 2^53 - 1 (what every JSON reader reads
 ** exactly; an instance never counts that far, so only a checkpoint made up by hand is
-** refused for it); "seed" and "random" (the random
-** source's place in its sequence) are 64-bit unsigned integers written as strings of
-** digits. Pass the object as the "checkpoint" option of fk_create_with_options(). It
+** refused for it); "seed" and "random" (the random source's place in its sequence)
+** are 64-bit unsigned integers written as strings of digits (the checkpoint's own
+** form: the option "seed" takes a seed below 2^63 as a number and refuses it as a
+** string, so that each seed has one spelling). Pass the object as the "checkpoint"
+** option of fk_create_with_options(). It
 ** changes nothing: take it, journal it, then call fk_restart_effects().
 **
 ** out_json  receives the JSON (owned: release it with fk_free()).
