@@ -38,13 +38,12 @@ extension JSONValue {
     }
 
     /// A whole number however JSON writes it: `3`, `3.0` and `3e0` are one number to
-    /// RFC 8259. Nil for a fraction, anything not a number, or one outside `Int` (which
-    /// a reader may already have rounded).
+    /// RFC 8259. Nil for a fraction, anything not a number, or one outside `Int`.
     public var wholeValue: Int? {
         switch self {
         case .integer(let value): return value
-        case .double(let value) where value == value.rounded() && value >= -9_223_372_036_854_775_808 && value < 9_223_372_036_854_775_808:
-            return Int(value)
+        // Int(exactly:): nil past Int's range, whichever it is (32 bits in WebAssembly).
+        case .double(let value): return Int(exactly: value)
         default: return nil
         }
     }

@@ -34,7 +34,7 @@ public struct InstanceOptions: Sendable, Equatable {
             case "state":
                 state = member.value
             case "stateVersion":
-                guard let version = member.value.unsignedWhole.map(Int.init), version >= 1 else {
+                guard let version = member.value.unsignedWhole.flatMap({ Int(exactly: $0) }), version >= 1 else {
                     throw FusionError(
                         .invalidArgument,
                         "option \"stateVersion\" must be the state version the state was saved at, a whole number from 1; found \(member.value.jsonText)"
@@ -74,7 +74,7 @@ public struct InstanceOptions: Sendable, Equatable {
                 }
                 settings = member.value
             case "history":
-                guard let count = member.value.unsignedWhole.map(Int.init), count <= Self.historyLimit else {
+                guard let count = member.value.unsignedWhole.flatMap({ Int(exactly: $0) }), count <= Self.historyLimit else {
                     throw FusionError(
                         .invalidArgument,
                         "option \"history\" must be a whole number of versions to keep, from 0 to \(Self.historyLimit); found \(member.value.jsonText)"
