@@ -31,8 +31,11 @@ public struct Manifest: Sendable, Equatable {
     /// A setting a feature reads (the manifest's "settings"): its key, its JSON type
     /// ("boolean") and what it changes.
     public struct Setting: Sendable, Equatable {
+        /// Its key in the option "settings".
         public var name: String
+        /// The JSON its value is: "boolean".
         public var type: String
+        /// What it changes ("" when the library does not say).
         public var summary: String
     }
 

@@ -12,10 +12,12 @@ public struct FeatureSetting: Sendable, Equatable {
 
     /// Its key in `"settings"`.
     public let name: String
+    /// The JSON its value must be.
     public let kind: Kind
     /// What it changes, for the manifest and `fusion inspect`.
     public let summary: String
 
+    /// A setting called `name`, whose value is of `kind`; `summary` says what it changes.
     public init(name: String, kind: Kind, summary: String) {
         self.name = name
         self.kind = kind
