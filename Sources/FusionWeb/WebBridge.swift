@@ -61,12 +61,47 @@ public struct WebBridge: Sendable {
     public var journalCounts: JournalCommitter.Counts? { registry.committer?.counts }
 
     /// Whether a bridge handles each connection's messages on the connection's event loop
-    /// (EventLoopTaskExecutor) rather than on Swift's pool: only where no call blocks its
-    /// thread. A sandboxed module's call may run for its time limit, and a journal waits
-    /// for its store in places (PostgreSQL's connections run on these same loops), so such
-    /// a bridge handles its messages on the pool.
-    public static func handlesMessagesOnEventLoops(libraries: LibrarySet, journaled: Bool) -> Bool {
-        !journaled && !libraries.libraries.contains { $0.isSandboxed }
+    /// (EventLoopTaskExecutor) rather than on Swift's pool: only where no input's call
+    /// blocks its thread, which would hold up every other connection of that loop. A
+    /// sandboxed module's call may run for its time limit; a file journal that syncs every
+    /// record on its own (`journalSync` `.each`) waits for the disk at every input; and the
+    /// PostgreSQL store's connections run on these same loops, where a call that waits for
+    /// the database (an instance made, a checkpoint) would wait for itself. Such a bridge
+    /// handles its messages on the pool. A file journal with group commit waits for each
+    /// input's sync without a thread (its committer's thread wakes the task).
+    public static func handlesMessagesOnEventLoops(libraries: LibrarySet, journal: JournalKind) -> Bool {
+        journal != .fileSyncingEachRecord && journal != .sharedStore && !libraries.libraries.contains { $0.isSandboxed }
+    }
+
+    /// What keeps a bridge's sessions, as far as its threads are concerned.
+    public enum JournalKind: Sendable {
+        /// No journal.
+        case none
+        /// `journalFolder` with group commit (`journalSync` `.group`).
+        case fileWithGroupCommit
+        /// `journalFolder` with `journalSync` `.each`.
+        case fileSyncingEachRecord
+        /// A `sessionStore` (PostgreSQL).
+        case sharedStore
+
+        /// The kind `configuration` asks for.
+        public init(_ configuration: BridgeConfiguration) {
+            self.init(
+                sharedStore: configuration.sessionStore != nil, journalFolder: configuration.journalFolder != nil,
+                sync: configuration.journalSync)
+        }
+
+        /// The kind a bridge will have, before its configuration is made (NIO's loop count
+        /// is settled before the store connects).
+        public init(sharedStore: Bool, journalFolder: Bool, sync: BridgeConfiguration.JournalSync) {
+            if sharedStore {
+                self = .sharedStore
+            } else if !journalFolder {
+                self = .none
+            } else {
+                self = sync == .group ? .fileWithGroupCommit : .fileSyncingEachRecord
+            }
+        }
     }
 
     /// For a bridge that handles messages on its event loops: asks NIO for one loop more
@@ -77,8 +112,8 @@ public struct WebBridge: Sendable {
     /// 10,000 inputs a second was about halved with one more (docs/performance.md, "The
     /// web bridge's tail"). Call it first thing in a process, before anything uses NIO's
     /// event loops (it has no effect after), and once.
-    public static func suggestEventLoopCount(libraries: LibrarySet, journaled: Bool) {
-        guard handlesMessagesOnEventLoops(libraries: libraries, journaled: journaled),
+    public static func suggestEventLoopCount(libraries: LibrarySet, journal: JournalKind) {
+        guard handlesMessagesOnEventLoops(libraries: libraries, journal: journal),
             getenv("NIO_SINGLETON_GROUP_LOOP_COUNT") == nil
         else { return }
         NIOSingletons.groupLoopCountSuggestion = System.coreCount + 1
@@ -118,8 +153,7 @@ public struct WebBridge: Sendable {
         let configuration = configuration
         let host = configuration.host
         let peerTimeout = configuration.peerTimeout
-        let onEventLoops = Self.handlesMessagesOnEventLoops(
-            libraries: libraries, journaled: configuration.journalFolder != nil || configuration.sessionStore != nil)
+        let onEventLoops = Self.handlesMessagesOnEventLoops(libraries: libraries, journal: JournalKind(configuration))
         // Request heads are bounded in size and time (RequestHeadGuard).
         let upgrade = HTTPServerBuilder.guardedHTTP1WebSocketUpgrade(
             // A page that does not answer a close within a second is dropped, so that

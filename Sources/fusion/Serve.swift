@@ -169,7 +169,9 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let libraries = try LibraryChoice.load(LibraryChoice.split(words).libraries, limits: plugin.limits)
         // Before anything (the sign-in's key fetch, PostgreSQL) starts NIO's event loops.
-        WebBridge.suggestEventLoopCount(libraries: libraries, journaled: journalFolder != nil)
+        let database = try PostgresAddress(journalFolder ?? "", environment: Self.passwordEnvironment)
+        WebBridge.suggestEventLoopCount(
+            libraries: libraries, journal: .init(sharedStore: database != nil, journalFolder: journalFolder != nil, sync: journalSync))
         let checkout = WebFolders.checkout()
         guard let pages = staticFolder ?? checkout.map({ $0 + "/" + WebFolders.pagesFolder }) else {
             throw CLIError(
@@ -204,7 +206,7 @@ struct Serve: AsyncParsableCommand {
             Terminal.write(
                 "warning: --allow-session-in-url: session ids in URLs end up in access logs (docs/security.md)\n", to: STDERR_FILENO)
         }
-        if let journalFolder, let database = try PostgresAddress(journalFolder, environment: Self.passwordEnvironment) {
+        if journalFolder != nil, let database {
             do throws(JournalError) {
                 configuration.sessionStore = try PostgresSessionStore(
                     address: database, holder: Self.holderName(port: port), lease: .milliseconds(Int64((lease * 1000).rounded())))

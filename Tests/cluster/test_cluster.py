@@ -3,11 +3,13 @@ three `fusion serve` bridges and nginx on loopback, driven through nginx over We
 as pages drive it. Each test starts its own cluster and stops by itself."""
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 from bridge import Client, close_frame
 from cluster import Cluster
@@ -65,6 +67,14 @@ def test_new_sessions_spread_evenly_over_the_bridges(make_cluster: Callable[...,
     assert set(by_bridge) == ports, by_bridge
     # Each bridge holds at least a fifth of them (an even spread gives each a third).
     assert min(by_bridge.values()) >= 60, by_bridge
+    # A bridge on PostgreSQL handles its messages on Swift's pool and keeps one event loop
+    # per core (docs/web.md, "Threads"): the store's connections share those loops, and a
+    # call waiting there for the database would wait for itself.
+    for bridge in cluster.bridges:
+        assert bridge.process is not None
+        tasks = Path(f"/proc/{bridge.process.pid}/task")
+        loops = sum(1 for task in tasks.iterdir() if (task / "comm").read_text().startswith("NIO-SGLTN"))
+        assert loops == (os.cpu_count() or 1), (bridge.port, loops)
 
 
 def test_a_rejoin_reaches_the_bridge_that_holds_the_session(make_cluster: Callable[..., Cluster]) -> None:

@@ -2,9 +2,11 @@
 "Threads"): a bridge with no journal handles each connection's messages on the event loop
 that reads its socket, and runs one loop more than the machine has cores, so that a loop
 sharing its core with another process does not hold up its connections while the other
-core is idle; a journaled bridge, whose calls wait on their thread for the journal, keeps
-one loop per core and handles messages on Swift's pool. NIO_SINGLETON_GROUP_LOOP_COUNT
-overrides the count. The loops are counted by their threads' names in /proc."""
+core is idle; so does one with a file journal and group commit, which waits for each
+sync without a thread. A bridge whose every input waits on its thread for the disk
+(`--journal-sync each`) keeps one loop per core and handles messages on Swift's pool (as a
+PostgreSQL-journaled one does, Tests/cluster). NIO_SINGLETON_GROUP_LOOP_COUNT overrides the
+count. The loops are counted by their threads' names in /proc."""
 from __future__ import annotations
 
 import os
@@ -48,8 +50,14 @@ def test_a_bridge_without_a_journal_runs_one_loop_more_than_the_cores(serve: Cal
     assert event_loops(server) == (os.cpu_count() or 1) + 1
 
 
-def test_a_journaled_bridge_runs_one_loop_per_core(serve: Callable[..., Server], tmp_path: Path) -> None:
+def test_a_bridge_with_group_commit_runs_one_loop_more_than_the_cores(serve: Callable[..., Server], tmp_path: Path) -> None:
     server = serve("--journal", str(tmp_path))
+    drive(server)
+    assert event_loops(server) == (os.cpu_count() or 1) + 1
+
+
+def test_a_bridge_syncing_each_record_runs_one_loop_per_core(serve: Callable[..., Server], tmp_path: Path) -> None:
+    server = serve("--journal", str(tmp_path), "--journal-sync", "each")
     drive(server)
     assert event_loops(server) == (os.cpu_count() or 1)
 
