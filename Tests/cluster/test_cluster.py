@@ -9,9 +9,8 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 
-from bridge import Client, close_frame
+from bridge import Client, close_frame, event_loop_threads
 from cluster import Cluster
 from pages import Page
 
@@ -72,8 +71,7 @@ def test_new_sessions_spread_evenly_over_the_bridges(make_cluster: Callable[...,
     # call waiting there for the database would wait for itself.
     for bridge in cluster.bridges:
         assert bridge.process is not None
-        tasks = Path(f"/proc/{bridge.process.pid}/task")
-        loops = sum(1 for task in tasks.iterdir() if (task / "comm").read_text().startswith("NIO-SGLTN"))
+        loops = event_loop_threads(bridge.process.pid)
         assert loops == (os.cpu_count() or 1), (bridge.port, loops)
 
 

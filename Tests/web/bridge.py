@@ -94,6 +94,13 @@ def serving(fusion: Path) -> Iterator[Callable[..., Server]]:
         server.stop(timeout=20)
 
 
+def event_loop_threads(pid: int) -> int:
+    """How many NIO event loops a `fusion serve` process runs: its threads named
+    NIO-SGLTN-… in /proc (docs/web.md, "Threads")."""
+    tasks = Path(f"/proc/{pid}/task")
+    return sum(1 for task in tasks.iterdir() if (task / "comm").read_text().startswith("NIO-SGLTN"))
+
+
 def protocols(session: str | None) -> list[str]:
     """The subprotocols a client offers: the protocol's name, and the session it rejoins."""
     return ["fusion", f"fusion.session.{session}"] if session else ["fusion"]

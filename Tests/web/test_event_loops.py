@@ -14,13 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from bridge import Server
+from bridge import Server, event_loop_threads
 
 
 def event_loops(server: Server) -> int:
-    """The bridge's NIO event loop threads (named NIO-SGLTN-…)."""
-    tasks = Path(f"/proc/{server.process.pid}/task")
-    return sum(1 for task in tasks.iterdir() if (task / "comm").read_text().startswith("NIO-SGLTN"))
+    """The bridge's NIO event loop threads."""
+    return event_loop_threads(server.process.pid)
 
 
 def drive(server: Server, sessions: int = 4, inputs: int = 10) -> None:
