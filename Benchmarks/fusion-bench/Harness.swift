@@ -7,7 +7,7 @@ struct Comparison {
     let name: String
     let subject: String
     let baseline: String
-    /// Work per round; `body` runs it `iterations` times.
+    /// Work per round and side, in `Harness.slices` slices; `body` runs a slice's share.
     let iterations: Int
     let runSubject: (Int) -> Void
     let runBaseline: (Int) -> Void
@@ -25,21 +25,34 @@ struct ComparisonResult {
 }
 
 enum Harness {
+    /// Each side's sample in a round is the median of this many slices of its work, the
+    /// two sides' slices interleaved: an interruption by the scheduler (which only ever
+    /// adds time) lands in one slice of one side, and the median of the slices leaves it
+    /// out, where one long sample would carry it into the round's ratio.
+    static let slices = 5
+
     static func measure(_ comparison: Comparison, rounds: Int) -> ComparisonResult {
         // Warm up both: first calls pay for lazy initialisation and page faults.
         comparison.runSubject(max(1, comparison.iterations / 10))
         comparison.runBaseline(max(1, comparison.iterations / 10))
+        let perSlice = max(1, comparison.iterations / slices)
         var subject: [Double] = []
         var baseline: [Double] = []
         for round in 0..<rounds {
-            // Alternate which goes first, so neither always runs on a warmer cache.
-            if round % 2 == 0 {
-                subject.append(time(comparison.iterations, comparison.runSubject))
-                baseline.append(time(comparison.iterations, comparison.runBaseline))
-            } else {
-                baseline.append(time(comparison.iterations, comparison.runBaseline))
-                subject.append(time(comparison.iterations, comparison.runSubject))
+            var subjectSlices: [Double] = []
+            var baselineSlices: [Double] = []
+            for slice in 0..<slices {
+                // Alternate which goes first, so neither always runs on a warmer cache.
+                if (round + slice) % 2 == 0 {
+                    subjectSlices.append(time(perSlice, comparison.runSubject))
+                    baselineSlices.append(time(perSlice, comparison.runBaseline))
+                } else {
+                    baselineSlices.append(time(perSlice, comparison.runBaseline))
+                    subjectSlices.append(time(perSlice, comparison.runSubject))
+                }
             }
+            subject.append(median(subjectSlices))
+            baseline.append(median(baselineSlices))
         }
         return ComparisonResult(comparison: comparison, subject: subject, baseline: baseline)
     }

@@ -49,7 +49,7 @@ enum LargeStateWorkloads {
             let full = (try? JSONStreamEncoder().encode(new).count) ?? 0
             // As the store answers: the state's size known from its last write.
             let answer = {
-                try StatePatch.json(from: (old, 1), to: new, version: 2, wholeBytes: full) {
+                try StatePatch.json(from: old, version: 1, to: new, version: 2, wholeBytes: full) {
                     (try JSONStreamEncoder().encode(new), 2)
                 }
             }

@@ -18,7 +18,9 @@ struct RawResults {
         #else
             let build = "release"
         #endif
-        var json: [String: Any] = ["benchmark": "fusion-bench", "machine": machine.json, "rounds": rounds, "build": build]
+        var json: [String: Any] = [
+            "benchmark": "fusion-bench", "machine": machine.json, "rounds": rounds, "slices": Harness.slices, "build": build
+        ]
         json["comparisons"] = comparisons.map { result -> [String: Any] in
             let c = result.comparison
             return [

@@ -50,12 +50,22 @@ TARGETS: dict[str, Callable[[float, float], tuple[str, bool]] | None] = {
 }
 
 
+def _slices(raw: dict[str, Any]) -> str:
+    """How a round's sample of each side was taken (results from before slices: one sample)."""
+    slices = raw.get("slices", 1)
+    if slices <= 1:
+        return ""
+    return (f" In a round, each side's time is the median of {slices} slices of its work, interleaved with the other "
+            "side's: an interruption by the scheduler, which only ever adds time, lands in one slice and cannot decide "
+            "a round.")
+
+
 def render(raw: dict[str, Any]) -> str:
     machine = raw["machine"]
     lines = [
         f"Measured {machine['measured']} on {machine['cpu']}, {machine['cores']} cores, {machine['memory']}, "
         f"{machine['swift']}, {raw.get('build', 'release')} build. Times are medians of {raw['rounds']} interleaved rounds; a ratio is "
-        "the median of the ratios within each round; a target is met only if it holds in every round.",
+        "the median of the ratios within each round; a target is met only if it holds in every round." + _slices(raw),
         "",
     ]
     lines += _comparisons(raw["comparisons"])
@@ -97,8 +107,7 @@ def _patches(rows: list[dict[str, Any]]) -> list[str]:
              "`fk_state_patch` answers for the old state's version (`StatePatch.json`: the JSON Patch as text, or the "
              "whole state where that costs less). Targets: never more than the whole state at 10 networks, a fifth of it "
              "at 100, a tenth from 1,000. A round times each side over 100,000 networks' worth of calls (and at least "
-             "30 calls), so that a sample of the patch lasts milliseconds and one interruption by the scheduler cannot "
-             "decide a round.", "",
+             "30 calls), so that even the patch's share of a round lasts milliseconds.", "",
              "| networks | whole state | its size | patch | its size | patch / whole (median, worst round) | target | verdict |",
              "|---|---|---|---|---|---|---|---|"]
     met: list[str] = []

@@ -118,6 +118,44 @@ import Testing
         #expect(try expectPatchWorks(typing, typed).map { $0["path"] } == ["/destination/connect/password"])
     }
 
+    /// An optional whose value has no spare bit patterns (two integers) keeps its tag in a
+    /// byte after the value: nil and a zero point differ only there.
+    struct Point: Codable, Equatable { var x: Int; var y: Int }
+    struct Marked: Codable, Equatable {
+        var flag = false
+        var point: Point?
+        var weight = 0.5
+        var network: Network?
+    }
+
+    @Test func plannedOptionalsAreComparedByTheirValueAndTag() throws {
+        let start = Marked()
+        // Twice: then the types have plans, and the differ walks their fields in memory.
+        _ = try JSONStreamEncoder().encode(start)
+        _ = try JSONStreamEncoder().encode(Marked(flag: true, point: Point(x: 1, y: 2), weight: 1, network: networks(1)[0]))
+        func expectPatch(_ old: Marked, _ new: Marked, _ paths: [String]) throws {
+            let patch = try StateDiff.patch(from: old, to: new)
+            #expect(try JSONPatch.apply(patch, to: json(old)) == json(new))
+            #expect(patch.map { $0["path"]?.stringValue ?? "" } == paths)
+        }
+        var zero = start
+        zero.point = Point(x: 0, y: 0)
+        try expectPatch(start, zero, ["/point"])
+        try expectPatch(zero, start, ["/point"])
+        var moved = zero
+        moved.point?.y = 3
+        try expectPatch(zero, moved, ["/point/y"])
+        var joined = start
+        joined.network = networks(3)[2]
+        try expectPatch(start, joined, ["/network"])
+        var renamed = joined
+        renamed.network?.name = "Renamed"
+        renamed.flag = true
+        try expectPatch(joined, renamed, ["/flag", "/network/name"])
+        try expectPatch(renamed, start, ["/flag", "/network"])
+        try expectPatch(renamed, renamed, [])
+    }
+
     /// A Wi-Fi store with enough networks that a patch costs less than the state.
     func wifiStore(networks count: Int) -> Store<WiFiSettings> {
         Store<WiFiSettings>(
@@ -172,14 +210,15 @@ import Testing
         let new = Scores(values: Array(2000..<2300))
         let whole = try JSONStreamEncoder().encode(new)
         #expect(whole.count >= 1024)  // above StatePatchCost.wholeBelow: the diff is tried
-        let answer = try StatePatch.json(from: (old, 1), to: new, version: 2, wholeBytes: whole.count) { (whole, 2) }
+        let answer = try StatePatch.json(from: old, version: 1, to: new, version: 2, wholeBytes: whole.count) { (whole, 2) }
         let parsed = try JSONParser.parse(answer.bytes)
         #expect(parsed["from"] == .null)
         #expect(parsed["state"] == (try JSONParser.parse(whole)))
         // One score changes: a patch, far shorter.
         var one = old
         one.values[7] = 7
-        let patch = try JSONParser.parse(StatePatch.json(from: (old, 1), to: one, version: 2, wholeBytes: whole.count) { (whole, 2) }.bytes)
+        let patched = try StatePatch.json(from: old, version: 1, to: one, version: 2, wholeBytes: whole.count) { (whole, 2) }
+        let patch = try JSONParser.parse(patched.bytes)
         #expect(patch["patch"] == [["op": "replace", "path": "/values/7", "value": 7]])
     }
 }

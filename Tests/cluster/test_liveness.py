@@ -404,25 +404,33 @@ def test_nginx_skips_a_frozen_bridge_for_new_sessions_and_rejoins(
         # New sessions: every one gets its welcome, those hashed to the frozen bridge once
         # nginx's 5 s read timeout moves them on to the next bridge (a page waits for its
         # handshake as a browser does, longer than nginx: pages.HANDSHAKE_TIMEOUT).
+        # (Two that went by way of the frozen bridge are enough: each waits out the 5 s. New
+        # sessions hash on a random id: one in three goes there first.)
         slowest = 0.0
-        for _ in range(12):
+        moved_on = 0
+        for _ in range(24):
             began = time.monotonic()
             page = Page(cluster.ws_url, cluster.url)
             page.increase()
-            slowest = max(slowest, time.monotonic() - began)
+            took = time.monotonic() - began
+            slowest = max(slowest, took)
             page.close()
+            moved_on += took > 4
+            if moved_on == 2:
+                break
         record(tmp_path, "bridge frozen: slowest new session through nginx", slowest)
+        assert moved_on, "no new session was sent to the frozen bridge first: nothing was tested"
         assert slowest < 5 + 1.5
-        # Rejoins of the frozen bridge's sessions: nginx moves them on, and the bridge
-        # they reach takes the session over once the lease let it go.
+        # Rejoins of the frozen bridge's sessions (two of them, for the same reason): nginx
+        # moves them on, and the bridge they reach takes the session over once the lease
+        # let it go.
         slowest = 0.0
-        for page in pages:
-            if page.session in held:
-                began = time.monotonic()
-                page.rejoin()
-                page.increase()
-                slowest = max(slowest, time.monotonic() - began)
-                assert page.count() == 2
+        for page in [page for page in pages if page.session in held][:2]:
+            began = time.monotonic()
+            page.rejoin()
+            page.increase()
+            slowest = max(slowest, time.monotonic() - began)
+            assert page.count() == 2
         record(tmp_path, "bridge frozen: slowest rejoin through nginx", slowest)
         # 5 s for nginx's attempt on the frozen bridge (max_fails=0 never marks it down, so
         # each handshake hashed there waits out proxy_read_timeout), then the next bridge,

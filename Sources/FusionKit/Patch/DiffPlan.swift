@@ -22,7 +22,6 @@ final class DiffPlan: @unchecked Sendable {
         /// The member's name as it goes in a JSON Pointer ("~" and "/" escaped), in UTF-8.
         let pointerName: [UInt8]
         let offset: Int
-        let size: Int
         let plan: DiffPlan
     }
 
@@ -40,8 +39,13 @@ final class DiffPlan: @unchecked Sendable {
 
     struct Wrapped {
         let plan: DiffPlan
+        /// The optional type itself: its `isNil(at:)` is called through the metatype, which
+        /// carries the type's metadata, so no call looks the optional's metadata up again
+        /// (a closure made in generic code did, at every call).
+        let optional: any DiffableOptional.Type
+
         /// Whether the optional at an address is nil.
-        let isNil: (UnsafeRawPointer) -> Bool
+        func isNil(_ value: UnsafeRawPointer) -> Bool { optional.isNil(at: value) }
     }
 
     enum Kind {
@@ -56,10 +60,35 @@ final class DiffPlan: @unchecked Sendable {
     let kind: Kind
     /// The type, for `other` and for arrays whose lengths differ: the generic differ's.
     let type: any Encodable.Type
+    /// Where two values of the type must hold the same bits to be the same value: a
+    /// struct's fields (not the padding between them, which a copy leaves undefined), an
+    /// optional's value and tag, any other type's every byte. A field whose bits are the
+    /// same there is skipped without being walked.
+    let ranges: IdentityRanges.Ranges
 
     init(kind: Kind, type: any Encodable.Type) {
         self.kind = kind
         self.type = type
+        ranges = Self.ranges(of: kind, size: Self.size(of: type))
+    }
+
+    private static func ranges(of kind: Kind, size: Int) -> IdentityRanges.Ranges {
+        switch kind {
+        case .fields(let fields):
+            return IdentityRanges.merged(fields.flatMap { field in field.plan.ranges.map { (field.offset + $0.offset, $0.length) } })
+        case .optional(let wrapped):
+            // The value's own ranges hold the nil case too when it has spare values (a
+            // string's, say); otherwise a tag follows the value.
+            let valueSize = Self.size(of: wrapped.plan.type)
+            return IdentityRanges.merged(wrapped.plan.ranges + (size > valueSize ? [(valueSize, size - valueSize)] : []))
+        case .leaf, .elements, .other:
+            return size > 0 ? [(0, size)] : []
+        }
+    }
+
+    static func size(of type: any Encodable.Type) -> Int {
+        func size<T>(_: T.Type) -> Int { MemoryLayout<T>.size }
+        return size(type)
     }
 }
 
@@ -89,13 +118,18 @@ extension Array: PlannableElements where Element: Equatable & Encodable {
 /// Optionals whose wrapped type may have a plan.
 protocol DiffableOptional {
     static var wrappedPlanType: any Encodable.Type { get }
-    static func nilTest() -> (UnsafeRawPointer) -> Bool
+    /// Whether the optional at `value` is nil.
+    static func isNil(at value: UnsafeRawPointer) -> Bool
 }
 
 extension Optional: DiffableOptional where Wrapped: Encodable {
     static var wrappedPlanType: any Encodable.Type { Wrapped.self }
-    static func nilTest() -> (UnsafeRawPointer) -> Bool {
-        { $0.assumingMemoryBound(to: Wrapped?.self).pointee == nil }
+    static func isNil(at value: UnsafeRawPointer) -> Bool {
+        // Borrowed where it is: the tag is read without copying the wrapped value.
+        switch value.assumingMemoryBound(to: Self.self).pointee {
+        case .none: true
+        case .some: false
+        }
     }
 }
 
@@ -146,7 +180,7 @@ final class DiffPlans: @unchecked Sendable {
                 let wrapped = make(optional.wrappedPlanType, complete: &complete, building: &building)
                 switch wrapped.kind {
                 case .leaf, .fields, .elements:
-                    return DiffPlan(kind: .optional(.init(plan: wrapped, isNil: optional.nilTest())), type: T.self)
+                    return DiffPlan(kind: .optional(.init(plan: wrapped, optional: optional)), type: T.self)
                 case .optional, .other: return DiffPlan(kind: .other, type: T.self)
                 }
             }
@@ -166,7 +200,7 @@ final class DiffPlans: @unchecked Sendable {
                     kind: .fields(
                         fields.map {
                             DiffPlan.Field(
-                                pointerName: Array(Differ.escape($0.name).utf8), offset: $0.offset, size: Self.size(of: $0.type),
+                                pointerName: Array(Differ.escape($0.name).utf8), offset: $0.offset,
                                 plan: make($0.type, complete: &complete, building: &building))
                         }),
                     type: T.self)
@@ -176,11 +210,6 @@ final class DiffPlans: @unchecked Sendable {
             return DiffPlan(kind: .other, type: T.self)
         }
         return open(type)
-    }
-
-    private static func size(of type: any Encodable.Type) -> Int {
-        func size<T>(_: T.Type) -> Int { MemoryLayout<T>.size }
-        return size(type)
     }
 
     /// Whether the runtime calls `type` a struct (the only kind that may get fields).

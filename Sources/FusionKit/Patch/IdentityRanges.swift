@@ -34,7 +34,7 @@ enum IdentityRanges {
     }
 
     /// Adjacent ranges joined: fewer, longer comparisons.
-    private static func merged(_ ranges: Ranges) -> Ranges {
+    static func merged(_ ranges: Ranges) -> Ranges {
         var result: Ranges = []
         for range in ranges.sorted(by: { $0.offset < $1.offset }) where range.length > 0 {
             if let last = result.last, last.offset + last.length == range.offset {

@@ -1,9 +1,24 @@
 /// RFC 6902 operations as JSON text: "[" then each operation, "," between them.
 struct PatchOperations {
-    var writer = JSONWriter(reservingCapacity: 128)
+    var writer: JSONWriter
     private(set) var count = 0
+    /// Where the array begins in `writer`: after what `prefix` wrote.
+    private let arrayStart: Int
 
-    init() { writer.writeRaw("[") }
+    /// The operations alone.
+    init() { self.init(reservingCapacity: 128) { _ in } }
+
+    /// The operations written after `prefix` (`Store.patch`'s answer: its header first, so
+    /// that the operations are never copied into a second writer).
+    init(reservingCapacity capacity: Int, prefix: (inout JSONWriter) -> Void) {
+        writer = JSONWriter(reservingCapacity: capacity)
+        prefix(&writer)
+        arrayStart = writer.bytes.count
+        writer.writeRaw("[")
+    }
+
+    /// The length of the array written so far (the prefix not counted).
+    var arrayByteCount: Int { writer.bytes.count - arrayStart }
 
     enum Op {
         case replace, add, remove

@@ -24,8 +24,10 @@ public enum StateDiff {
 
     /// The operations written so far, the array not yet closed: `Store.patch` writes them
     /// into its answer as they are.
-    static func operations<T: Encodable>(from old: T, to new: T) throws -> PatchOperations {
-        var differ = Differ()
+    static func operations<T: Encodable>(from old: T, to new: T, into operations: PatchOperations = PatchOperations()) throws
+        -> PatchOperations
+    {
+        var differ = Differ(operations: operations)
         try differ.diff(old, new, path: "")
         return differ.operations
     }
@@ -108,9 +110,16 @@ private extension Equatable {
 }
 
 struct Differ {
-    var operations = PatchOperations()
+    var operations: PatchOperations
     /// Where the plan walker is (see `walk`).
     private var pointer: [UInt8] = []
+    /// The changed elements' indices of the arrays being walked, innermost last: one buffer
+    /// for the whole diff, not one per array.
+    private var changedIndices: [Int] = []
+
+    init(operations: PatchOperations) {
+        self.operations = operations
+    }
 
     mutating func diff<T: Encodable>(_ old: T, _ new: T, path: String) throws {
         // The same bits are the same value: no need to ask `==`, which for a struct holding
@@ -235,7 +244,9 @@ struct Differ {
     /// differs, leaves compared and written by their type, `other` by the generic code.
     mutating func diff(plan: DiffPlan, _ old: UnsafeRawPointer, _ new: UnsafeRawPointer, path: String) throws {
         let outer = pointer
-        pointer = Array(path.utf8)
+        pointer.removeAll(keepingCapacity: true)
+        pointer.reserveCapacity(64)
+        pointer.append(contentsOf: path.utf8)
         defer { pointer = outer }
         try walk(plan, old, new)
     }
@@ -255,7 +266,8 @@ struct Differ {
                 // Through the buffer: a field is read in place, not copied (and retained).
                 for index in fields.indices {
                     let offset = fields[index].offset
-                    if IdentityRanges.sameBits(old + offset, new + offset, count: fields[index].size) { continue }
+                    let same = fields[index].plan.ranges.withUnsafeBufferPointer { IdentityRanges.same(old + offset, new + offset, $0) }
+                    if same { continue }
                     pointer.append(UInt8(ascii: "/"))
                     pointer.append(contentsOf: fields[index].pointerName)
                     try walk(fields[index].plan, old + offset, new + offset)
@@ -288,27 +300,33 @@ struct Differ {
         // Lengths that differ: the generic code keeps the common ends.
         guard oldCount == newCount else { return try diffOther(plan, old, new, path: String(decoding: pointer, as: UTF8.self)) }
         guard let oldBase, let newBase, oldBase != newBase else { return }
-        var changed: [Int] = []
+        // This array's changed indices go after those of the arrays it is inside.
+        let first = changedIndices.count
+        defer { changedIndices.removeLast(changedIndices.count - first) }
         elements.ranges.withUnsafeBufferPointer { ranges in
             var a = oldBase
             var b = newBase
             for index in 0..<newCount {
                 // The same bits in the fields are the same element; other bits may still be.
                 let same = ranges.isEmpty ? IdentityRanges.sameBits(a, b, count: elements.stride) : IdentityRanges.same(a, b, ranges)
-                if !same && !elements.equal(a, b) { changed.append(index) }
+                if !same && !elements.equal(a, b) { changedIndices.append(index) }
                 a += elements.stride
                 b += elements.stride
             }
         }
+        let changed = changedIndices.count - first
         // Most elements changed: the whole array costs less than an operation for each.
-        if changed.count * 2 > max(newCount, 1) && changed.count > 1 {
+        if changed * 2 > max(newCount, 1) && changed > 1 {
             operations.begin(.replace, pointer: pointer)
             try Self.write(plan, new, to: &operations.writer)
             operations.end()
             return
         }
         let mark = pointer.count
-        for index in changed {
+        var position = first
+        while position < first + changed {
+            let index = changedIndices[position]
+            position += 1
             pointer.append(UInt8(ascii: "/"))
             Self.appendDecimal(index, to: &pointer)
             let offset = index * elements.stride

@@ -336,13 +336,23 @@ public final class Store<F: Feature>: @unchecked Sendable {
     /// versions are searched and copied without generic metadata lookups on every call.
     @inlinable
     public func patch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
-        let (now, nowVersion, base, wholeBytes) = lock.withLock { () -> (F.State, UInt64, (state: F.State, version: UInt64)?, Int) in
-            if history == nil { history = [(currentVersion, current)] }
-            let base = history?.last(where: { $0.version == version }).map { (state: $0.state, version: version) }
-            return (current, currentVersion, base, lastEncodedCount)
-        }
         do {
-            return try StatePatch.json(from: base, to: now, version: nowVersion, wholeBytes: wholeBytes) { try encodedState() }
+            // Plain locals, not a tuple returned from the lock: this code runs unspecialized,
+            // where a tuple holding the state is a type looked up at every call.
+            lock.lock()
+            if history == nil { history = [(currentVersion, current)] }
+            guard let index = history?.lastIndex(where: { $0.version == version }) else {
+                lock.unlock()
+                return try StatePatch.whole { try encodedState() }
+            }
+            let base = history.unsafelyUnwrapped[index].state
+            let now = current
+            let nowVersion = currentVersion
+            let wholeBytes = lastEncodedCount
+            lock.unlock()
+            return try StatePatch.json(from: base, version: version, to: now, version: nowVersion, wholeBytes: wholeBytes) {
+                try encodedState()
+            }
         } catch let error as FusionError {
             throw error
         } catch {
