@@ -36,8 +36,8 @@ struct RawResults {
         }
         if let t = throughput {
             json["throughput"] = [
-                "rounds": t.oneThread.count, "oneThread": t.oneThread, "twoThreads": t.twoThreads, "sharedInstance": t.sharedInstance,
-                "controlOne": t.controlOne, "controlTwo": t.controlTwo, "lostInputs": t.lostInputs
+                "rounds": t.oneThread.count, "slices": ThroughputWorkload.slices, "oneThread": t.oneThread, "twoThreads": t.twoThreads,
+                "sharedInstance": t.sharedInstance, "controlOne": t.controlOne, "controlTwo": t.controlTwo, "lostInputs": t.lostInputs
             ]
         }
         json["memory"] = memory.map { $0.json }

@@ -18,6 +18,9 @@ enum ThroughputWorkload {
         let lostInputs: Int
     }
 
+    /// Runs of each shape per round (see `run`).
+    static let slices = 3
+
     static func run(rounds: Int) -> Result {
         let perThread = 200_000
         let cpuWork = 4_000_000
@@ -30,14 +33,24 @@ enum ThroughputWorkload {
         let instances = (0..<3).map { _ in create() }
         defer { for handle in instances { _ = fk_destroy(handle) } }
         for _ in 0..<rounds {
-            controlOne.append(Double(cpuWork) / seconds { spin(cpuWork) })
-            one.append(Double(perThread) / seconds { drive(instances[0], inputs: perThread) })
-            two.append(
-                Double(2 * perThread)
-                    / seconds {
-                        inParallel({ drive(instances[0], inputs: perThread) }, { drive(instances[1], inputs: perThread) })
-                    })
-            controlTwo.append(Double(2 * cpuWork) / seconds { inParallel({ spin(cpuWork) }, { spin(cpuWork) }) })
+            // Each shape's rate in a round is the median of `slices` runs, the shapes
+            // interleaved: a spell in which the host takes one of the two cores away lands
+            // in one run of one shape, not in the round's ratio.
+            var (sliceControlOne, sliceOne, sliceTwo, sliceControlTwo) = ([Double](), [Double](), [Double](), [Double]())
+            for _ in 0..<slices {
+                sliceControlOne.append(Double(cpuWork) / seconds { spin(cpuWork) })
+                sliceOne.append(Double(perThread) / seconds { drive(instances[0], inputs: perThread) })
+                sliceTwo.append(
+                    Double(2 * perThread)
+                        / seconds {
+                            inParallel({ drive(instances[0], inputs: perThread) }, { drive(instances[1], inputs: perThread) })
+                        })
+                sliceControlTwo.append(Double(2 * cpuWork) / seconds { inParallel({ spin(cpuWork) }, { spin(cpuWork) }) })
+            }
+            controlOne.append(Harness.median(sliceControlOne))
+            one.append(Harness.median(sliceOne))
+            two.append(Harness.median(sliceTwo))
+            controlTwo.append(Harness.median(sliceControlTwo))
             let before = version(instances[2])
             shared.append(
                 Double(2 * perThread)

@@ -151,7 +151,9 @@ def _throughput(t: dict[str, Any]) -> list[str]:
         f"- Two threads on two instances: {times(scaling)} the one-thread rate (the median of {rounds} rounds' "
         f"ratios), the pure-CPU control {times(control)} in the same rounds; target at least {SCALING_TARGET:g}× in "
         f"every round: {judge(per_round(t['twoThreads'], t['oneThread']), lambda r: r >= SCALING_TARGET, 'rounds')}. "
-        f"Per round: {each_round}.",
+        f"Per round: {each_round}." + (
+            f" A round's rate of each shape but the shared instance is the median of {t['slices']} runs, the shapes "
+            "interleaved." if t.get("slices", 1) > 1 else ""),
         f"- Two threads on one instance: {'no input lost' if lost == 0 else f'{count(lost)} inputs LOST'} (its version "
         f"went up by exactly the inputs sent), at {times(shared)} the one-thread rate (the instance's inputs are "
         "applied one at a time).",

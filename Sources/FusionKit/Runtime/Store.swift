@@ -337,8 +337,9 @@ public final class Store<F: Feature>: @unchecked Sendable {
     @inlinable
     public func patch(since version: UInt64) throws(FusionError) -> (bytes: [UInt8], version: UInt64) {
         do {
-            // Plain locals, not a tuple returned from the lock: this code runs unspecialized,
-            // where a tuple holding the state is a type looked up at every call.
+            // The base state and its version go to StatePatch.json as separate arguments: it
+            // runs unspecialized, where an optional tuple holding the state would be a type
+            // looked up (and the state copied out of it) at every call.
             lock.lock()
             if history == nil { history = [(currentVersion, current)] }
             guard let index = history?.lastIndex(where: { $0.version == version }) else {
