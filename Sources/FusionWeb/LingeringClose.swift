@@ -1,4 +1,5 @@
 import NIOCore
+import NIOWebSocket
 
 /// Closes a connection the way TCP lets a peer read why (a lingering close, as web
 /// servers do): when the WebSocket layer gives up on a frame too large to read and
@@ -11,6 +12,8 @@ import NIOCore
 /// Only a connection closed with 1009 lingers: it sees the close frame go out (it is
 /// first in the pipeline, next to the socket, so every write and close passes through
 /// it). Other closes (a connection dropped for not reading, shutdown) stay immediate.
+/// So does one failed below the WebSocket layer (`fail`, for `MaskedFramesOnly`), whose
+/// close frame it writes itself.
 final class LingeringClose: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -26,30 +29,60 @@ final class LingeringClose: ChannelDuplexHandler {
     let linger: TimeAmount
     private var closing: EventLoopPromise<Void>?
     private var lingering = false
-    /// A 1009 close frame went out: the next close lingers.
-    private var closedTooBig = false
+    /// A close frame went out after which the next close lingers: 1009, or `fail`'s.
+    private var closeLingers = false
     /// The last write was a close frame's header alone (the encoder writes the payload apart).
     private var afterCloseHeader = false
+
+    /// This handler's own, while in the pipeline: `fail` writes from here, to the socket.
+    private var context: ChannelHandlerContext?
 
     init(linger: TimeAmount = .seconds(2)) {
         self.linger = linger
     }
 
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    /// Fails the connection from below the WebSocket layer: a close frame with `code` and
+    /// `reason` (at most 123 bytes) goes straight to the socket, after what was written
+    /// before, then the connection closes, lingering. Call it on the channel's event loop.
+    func fail(_ code: WebSocketErrorCode, reason: String) {
+        guard let context, context.channel.isActive, !lingering else { return }
+        let text = reason.utf8.prefix(123)
+        var frame = context.channel.allocator.buffer(capacity: 4 + text.count)
+        frame.writeBytes([0x88, UInt8(2 + text.count)])
+        frame.write(webSocketErrorCode: code)
+        frame.writeBytes(text)
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(frame)), promise: nil)
+        closeLingers = true
+        linger(context, promise: nil)
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .byteBuffer(let buffer) = unwrapOutboundIn(data) {
             let bytes = buffer.readableBytesView
-            if afterCloseHeader, bytes.starts(with: Self.tooBig) { closedTooBig = true }
-            if bytes.starts(with: Self.closeHeader + Self.tooBig) { closedTooBig = true }
+            if afterCloseHeader, bytes.starts(with: Self.tooBig) { closeLingers = true }
+            if bytes.starts(with: Self.closeHeader + Self.tooBig) { closeLingers = true }
             afterCloseHeader = bytes.elementsEqual(Self.closeHeader)
         }
         context.write(data, promise: promise)
     }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
-        guard mode == .all, closedTooBig, context.channel.isActive else {
+        guard mode == .all, closeLingers, context.channel.isActive else {
             context.close(mode: mode, promise: promise)
             return
         }
+        linger(context, promise: promise)
+    }
+
+    private func linger(_ context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
         if lingering {  // a second close while lingering: it completes with the first
             if let promise { closing?.futureResult.cascade(to: promise) }
             return

@@ -23,7 +23,11 @@ import NIOHTTP1
 ///   of its last response (keep-alive, or a body still coming after it), is closed.
 ///
 /// A WebSocket upgrade takes it out of the pipeline with the 101: from there on the
-/// socket is a WebSocket's, which has its own limits.
+/// socket is a WebSocket's, which has its own limits, and `MaskedFramesOnly` takes its
+/// place. Until then it also reads what a client sent in one write with the upgrade
+/// request (its first frames): the parser hands those bytes on when the upgrade removes
+/// it, and they come here as bytes, not a request's parts (read as parts, they stopped
+/// the server).
 final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -49,6 +53,12 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var refused = false
     /// The 101 of a WebSocket upgrade went by: the next flush takes this handler out.
     private var upgraded = false
+    /// A request's head was read, and not yet its end.
+    private var inRequest = false
+    /// The upgrade was decided (`upgrading`): what follows the request is its frames.
+    private var frames: MaskedFramesOnly?
+    /// The upgrade request has ended: what arrives now is the WebSocket's bytes.
+    private var readingFrames = false
 
     init(timeout: TimeAmount = RequestHeadGuard.timeout) {
         self.timeout = timeout
@@ -74,14 +84,29 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if refused { return }
+        if readingFrames, let frames {
+            if frames.admit(frames.unwrapInboundIn(data)) { context.fireChannelRead(data) }
+            return
+        }
         switch unwrapInboundIn(data) {
         case .head:
             disarm()
             unanswered += 1
-        case .body, .end:
+            inRequest = true
+        case .body:
             break
+        case .end:
+            inRequest = false
+            readingFrames = frames != nil
         }
         context.fireChannelRead(data)
+    }
+
+    /// The request being read is a WebSocket upgrade the server accepted: once it has
+    /// ended, the parser reads no more, and what it hands on is the frames' bytes.
+    func upgrading() {
+        frames = MaskedFramesOnly()
+        readingFrames = !inRequest
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -107,7 +132,9 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func flush(context: ChannelHandlerContext) {
         context.flush()
-        if upgraded { context.pipeline.syncOperations.removeHandler(context: context, promise: nil) }
+        guard upgraded else { return }
+        if let frames { try? context.pipeline.syncOperations.addHandler(frames, position: .after(self)) }
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -214,7 +241,8 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
 
 extension HTTPServerBuilder {
     /// Hummingbird's `http1WebSocketUpgrade`, with the parser's header limit set to
-    /// `RequestHeadGuard.maxHeadBytes` and the request head guarded (`RequestHeadGuard`).
+    /// `RequestHeadGuard.maxHeadBytes`, the request head guarded (`RequestHeadGuard`) and
+    /// a WebSocket's frames checked for their mask (`MaskedFramesOnly`).
     static func guardedHTTP1WebSocketUpgrade(
         configuration: WebSocketServerConfiguration,
         shouldUpgrade:
@@ -228,7 +256,17 @@ extension HTTPServerBuilder {
         return .init { responder in
             GuardedChildChannel(
                 inner: HTTP1WebSocketUpgradeChannel(
-                    responder: responder, configuration: .init(http1: http1, ws: configuration), shouldUpgrade: shouldUpgrade))
+                    responder: responder, configuration: .init(http1: http1, ws: configuration)
+                ) { request, channel, logger in
+                    let answer = try await shouldUpgrade(request, channel, logger)
+                    if case .upgrade = answer {
+                        // On the loop before the upgrade goes on (it waits for this answer).
+                        try await channel.eventLoop.submit {
+                            try channel.pipeline.syncOperations.handler(type: RequestHeadGuard.self).upgrading()
+                        }.get()
+                    }
+                    return answer
+                })
         }
     }
 }

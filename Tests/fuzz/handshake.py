@@ -252,11 +252,34 @@ def claims_case(rng: random.Random, secret: bytes, port: int) -> None:
         raise Broken(f"times {times} are current and were refused: {received[:300]!r}", data)
 
 
+def with_request(rng: random.Random) -> bytes:
+    """What a client may write in one write with its upgrade request, before any answer:
+    nothing, its first frames (masked or not, of any opcode), or bytes that are no frame.
+    (Such bytes once stopped the whole bridge: docs/security.md, "Requests at the edge".)"""
+    choice = rng.random()
+    if choice < 0.5:
+        return b""
+    if choice > 0.9:
+        return rng.randbytes(rng.randint(1, 300))
+    frames = b""
+    for _ in range(rng.randint(1, 4)):
+        payload = rng.choice([b'{"type":"manifest","id":1}', b'"increase"', rng.randbytes(rng.randint(0, 300))])
+        opcode = rng.choice([0x1, 0x1, 0x2, 0x0, 0x8, 0x9, 0xA, rng.randrange(16)])
+        length = bytes([len(payload)]) if len(payload) < 126 else bytes([126]) + len(payload).to_bytes(2, "big")
+        masked = rng.random() < 0.7
+        mask = rng.randbytes(4) if masked else b""
+        body = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload)) if masked else payload
+        head = bytes([(0x80 if rng.random() < 0.8 else 0) | opcode, (0x80 if masked else 0) | length[0]]) + length[1:]
+        frames += head + mask + body
+    return frames
+
+
 def headers_case(rng: random.Random, secret: bytes, port: int) -> None:
-    """A hostile handshake: answered, 431 and closed past the limit."""
+    """A hostile handshake, perhaps with bytes after it in the same write: answered, 431
+    and closed past the limit (and the bridge alive after it: `run` checks)."""
     path = rng.choice(["/ws", "/ws?session=" + "0" * 32, "/ws?x=1&session=", "/ws?" + "a=b&" * 200, "/ws#frag", "/"])
     lines = header_lines(rng, secret, port)
-    data = request(port, path, lines)
+    data = request(port, path, lines) + with_request(rng)
     received, closed = exchange(port, data)
     size = head_size(path, lines)
     if size > LIMIT + 1024:

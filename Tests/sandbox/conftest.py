@@ -18,8 +18,9 @@ FAULTY_SOURCES = [ROOT / "Tests/sandbox/Faulty/Faulty.swift", ROOT / "Tests/sand
 
 @pytest.fixture(scope="session")
 def sandbox_library(bin_dir: Path) -> Path:
-    """libFusionSandbox.so of the debug build (built if needed)."""
-    subprocess.run(["swift", "build", "--product", "FusionSandbox"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    """libFusionSandbox.so of the debug build (built if needed; scripts/test's own build has it)."""
+    if not os.environ.get("FUSION_BIN_DIR"):
+        subprocess.run(["swift", "build", "--product", "FusionSandbox"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     path = bin_dir / "libFusionSandbox.so"
     assert path.exists(), f"{path} was not built"
     return path

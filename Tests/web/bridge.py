@@ -2,9 +2,13 @@
 real process, and a WebSocket client that speaks docs/web-protocol.md."""
 from __future__ import annotations
 
+import base64
 import itertools
 import json
+import os
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import time
@@ -205,6 +209,67 @@ class Client:
     def close_frame(self, timeout: float = 5) -> tuple[int, str]:
         """Reads until the server closes; returns its close code and reason."""
         return close_frame(self.ws, timeout)
+
+
+class RawWebSocket:
+    """A WebSocket client written out by hand, for what websocket-client does not do: write
+    frames in one write with the upgrade request, leave a frame unmasked, keep writing
+    without reading. Frames go out with `sock.sendall(frame(...))`; `frames()` reads the
+    server's until it closes the socket."""
+
+    def __init__(self, port: int, with_request: bytes = b"", session: str | None = None) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                           f"Sec-WebSocket-Protocol: {', '.join(protocols(session))}\r\n\r\n").encode() + with_request)
+        received = b""
+        while b"\r\n\r\n" not in received:
+            chunk = self.sock.recv(4096)
+            assert chunk, f"closed during the handshake: {received!r}"
+            received += chunk
+        head, self.received = received.split(b"\r\n\r\n", 1)
+        assert head.startswith(b"HTTP/1.1 101"), head
+
+    @staticmethod
+    def frame(data: bytes | str | dict[str, Any], masked: bool = True, opcode: int = 0x1, fin: bool = True) -> bytes:
+        """A client's frame (a dict is sent as its JSON)."""
+        payload = json.dumps(data).encode() if isinstance(data, dict) else data.encode() if isinstance(data, str) else data
+        size = len(payload)
+        length = bytes([size]) if size < 126 else bytes([126]) + struct.pack(">H", size) if size < 65536 \
+            else bytes([127]) + struct.pack(">Q", size)
+        head = bytes([(0x80 if fin else 0) | opcode, (0x80 if masked else 0) | length[0]]) + length[1:]
+        if not masked:
+            return head + payload
+        mask = os.urandom(4)
+        return head + mask + bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
+
+    def frames(self) -> list[tuple[int, bytes]]:
+        """The server's frames, (opcode, payload), read until it closes the socket."""
+        while chunk := self.sock.recv(65536):
+            self.received += chunk
+        self.sock.close()
+        frames, data, at = [], self.received, 0
+        while at + 2 <= len(data):
+            opcode, length, at = data[at] & 0x0F, data[at + 1] & 0x7F, at + 2
+            if length == 126:
+                length, at = struct.unpack(">H", data[at:at + 2])[0], at + 2
+            elif length == 127:
+                length, at = struct.unpack(">Q", data[at:at + 8])[0], at + 8
+            frames.append((opcode, data[at:at + length]))
+            at += length
+        return frames
+
+    def messages_and_close(self) -> tuple[list[dict[str, Any]], tuple[int, str] | None]:
+        """The server's messages (its text frames' JSON) and its close (code, reason), if
+        it sent one, read until it closes the socket."""
+        messages, close = [], None
+        for opcode, payload in self.frames():
+            if opcode == 0x1:
+                messages.append(json.loads(payload))
+            elif opcode == 0x8:
+                close = (struct.unpack(">H", payload[:2])[0], payload[2:].decode())
+        return messages, close
 
 
 def close_frame(ws: websocket.WebSocket, timeout: float = 5) -> tuple[int, str]:

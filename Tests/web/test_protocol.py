@@ -2,7 +2,6 @@
 every message, every error row, sessions, the Origin check, limits, shutdown."""
 from __future__ import annotations
 
-import base64
 import json
 import os
 import re
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import websocket
-from bridge import ROOT, Client, Server, apply_patch, close_frame
+from bridge import ROOT, Client, RawWebSocket, Server, apply_patch, close_frame
 
 
 def whole_state(client: Client, instance: str) -> dict:
@@ -218,37 +217,57 @@ def test_a_client_still_writing_a_frame_too_large_reads_1009_not_a_reset(serve) 
     (a lingering close), so the client finishes writing and then reads the close frame,
     instead of a reset that would show it code 1006."""
     server = serve("--max-message-bytes", "1024")
-    sock = sys_socket.create_connection(("127.0.0.1", server.port), timeout=10)
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
-                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-    received = b""
-    while b"\r\n\r\n" not in received:
-        received += sock.recv(4096)
-    assert received.startswith(b"HTTP/1.1 101")
-    received = received.split(b"\r\n\r\n", 1)[1]
+    client = RawWebSocket(server.port)
     size = 4 << 20
     # The whole frame is written before anything is read, as a simple client does.
-    sock.sendall(bytes([0x81, 0x80 | 127]) + struct.pack(">Q", size) + os.urandom(4))
+    client.sock.sendall(bytes([0x81, 0x80 | 127]) + struct.pack(">Q", size) + os.urandom(4))
     chunk = b"x" * 65536
     for _ in range(size // len(chunk)):
-        sock.sendall(chunk)  # a reset here (ConnectionResetError) fails the test
-    while chunk:
-        chunk = sock.recv(65536)
-        received += chunk
-    sock.close()
-    codes = []
-    at = 0
-    while at + 2 <= len(received):
-        opcode, length, at = received[at] & 0x0F, received[at + 1] & 0x7F, at + 2
-        if length == 126:
-            length, at = struct.unpack(">H", received[at:at + 2])[0], at + 2
-        elif length == 127:
-            length, at = struct.unpack(">Q", received[at:at + 8])[0], at + 8
-        if opcode == 0x8:
-            codes.append(struct.unpack(">H", received[at:at + 2])[0])
-        at += length
+        client.sock.sendall(chunk)  # a reset here (ConnectionResetError) fails the test
+    codes = [struct.unpack(">H", payload[:2])[0] for opcode, payload in client.frames() if opcode == 0x8]
     assert codes == [1009]
+
+
+def test_frames_written_with_the_upgrade_request_are_read(serve) -> None:
+    """A client may write its first frames in one write with the upgrade request (RFC 6455
+    does not make it wait for the 101). They reach the server with the request's head and
+    were handed on as bytes where the request's parts were expected: that stopped the whole
+    server (outside probe: one write, every session gone). Now they are read as frames."""
+    server = serve()
+    first = RawWebSocket.frame({"type": "create", "id": 1, "feature": "counter", "key": "c"})
+    then = RawWebSocket.frame({"type": "send", "id": 2, "instance": "c", "input": "increase"})
+    client = RawWebSocket(server.port, with_request=first + then)
+    client.sock.sendall(RawWebSocket.frame(b"\x03\xe8", opcode=0x8))  # a close, 1000
+    messages, close = client.messages_and_close()
+    assert [m["type"] for m in messages if m["type"] != "state"] == ["welcome", "created", "ok"], messages
+    assert messages[-1] == {"type": "ok", "re": 2, "version": 1}
+    assert close is not None and close[0] == 1000
+    with server.connect(session=messages[0]["session"]) as again:  # the server is up, the input applied once
+        assert whole_state(again, "c")["state"]["value"] == 1
+
+
+def test_an_unmasked_frame_fails_the_connection_and_nothing_from_it_on_is_applied(serve) -> None:
+    """RFC 6455 5.1: a server fails the connection on a client's frame that is not masked
+    (1002), and reads nothing more: not that frame, nor a masked one written with it or
+    after it. What was applied before stays; the session outlives the connection.
+    (Before, an unmasked frame was applied as if masked.)"""
+    server = serve()
+    unmasked = RawWebSocket.frame({"type": "send", "id": 8, "instance": "c", "input": "increase"}, masked=False)
+    masked = RawWebSocket.frame({"type": "send", "id": 9, "instance": "c", "input": "increase"})
+    with server.connect() as client:
+        client.create("counter", key="c")
+        assert client.call(type="send", instance="c", input="increase")[0]["version"] == 1
+        client.ws.sock.sendall(unmasked + masked)
+        assert client.close_frame() == (1002, "a client's frames must be masked (RFC 6455 5.1)")
+        session = client.session
+    with server.connect(session=session) as again:
+        assert whole_state(again, "c")["state"]["value"] == 1
+    # In one write with the upgrade request, before the 101: the 101, then the close.
+    client = RawWebSocket(server.port, with_request=unmasked + masked)
+    messages, close = client.messages_and_close()
+    assert close == (1002, "a client's frames must be masked (RFC 6455 5.1)")
+    assert [m for m in messages if m["type"] in ("ok", "error")] == []
+    assert server.process.poll() is None
 
 
 def test_rate_limit_drops_with_an_error_and_recovers(serve) -> None:

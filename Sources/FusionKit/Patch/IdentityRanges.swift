@@ -22,15 +22,10 @@ enum IdentityRanges {
             } else {
                 // Any other field's bits, its own padding included: equal bits are equal
                 // values; unequal ones only cost a call to `==`.
-                ranges.append((field.offset, size(of: field.type)))
+                ranges.append((field.offset, DiffPlan.size(of: field.type)))
             }
         }
         return merged(ranges)
-    }
-
-    private static func size(of type: any Encodable.Type) -> Int {
-        func size<T>(_: T.Type) -> Int { MemoryLayout<T>.size }
-        return size(type)
     }
 
     /// Adjacent ranges joined: fewer, longer comparisons.

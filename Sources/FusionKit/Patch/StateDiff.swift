@@ -323,10 +323,8 @@ struct Differ {
             return
         }
         let mark = pointer.count
-        var position = first
-        while position < first + changed {
+        for position in first..<(first + changed) {
             let index = changedIndices[position]
-            position += 1
             pointer.append(UInt8(ascii: "/"))
             Self.appendDecimal(index, to: &pointer)
             let offset = index * elements.stride
