@@ -44,8 +44,8 @@ def test_each_fault_fails_one_call_and_the_instance_keeps_its_last_good_state(pr
 
 
 def test_another_instance_answers_throughout_each_fault(probe: dict) -> None:
-    """Measured while the fault ran: the other instance kept answering on its own thread,
-    its p99 far below the time limit (each instance has its own lock and module)."""
+    """Measured while the fault ran and a quarter second after it: the other instance kept
+    answering on its own thread, its p99 far below the time limit (each instance has its own lock and module)."""
     for fault in ("trap", "spin", "hog", "deep"):
         seen = probe[fault]
         assert seen["other_answers"] > 10, seen
