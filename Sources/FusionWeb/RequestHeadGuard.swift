@@ -19,6 +19,9 @@ import NIOHTTP1
 /// - a parse error is answered `431 Request Header Fields Too Large` (headers past
 ///   `maxHeadBytes`) or `400 Bad Request` (anything else), unless a response is under
 ///   way, and the connection is closed, lingering so that the peer reads the answer;
+/// - a request asking to upgrade to another protocol than WebSocket is served as if it
+///   had not asked, and a broken WebSocket handshake refused (`UpgradeRequest`): NIO's
+///   upgrade handler would lose either, unanswered;
 /// - a connection that has not sent a whole request head within `timeout` of opening, or
 ///   of its last response (keep-alive, or a body still coming after it), is closed.
 ///
@@ -89,8 +92,25 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(var head):
             disarm()
+            switch UpgradeRequest(head) {
+            case .none, .webSocket:
+                break
+            case .otherProtocol:
+                // Served as if it had not asked; the parser reads nothing after it.
+                head.headers.remove(name: "upgrade")
+                head.headers.replaceOrAdd(name: "connection", value: "close")
+                unanswered += 1
+                inRequest = true
+                context.fireChannelRead(wrapInboundOut(.head(head)))
+                return
+            case .brokenWebSocket(let status, let reason):
+                var headers: HTTPHeaders = [:]
+                if status == .upgradeRequired { headers.add(name: "Sec-WebSocket-Version", value: UpgradeRequest.webSocketVersion) }
+                refuse(context, status: status, body: reason + "\n", headers: headers)
+                return
+            }
             unanswered += 1
             inRequest = true
         case .body:
@@ -141,28 +161,35 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
         // Once refused, the parser reports every later byte as an error: dropped.
         if refused { return }
         guard let parseError = error as? HTTPParserError else { return context.fireErrorCaught(error) }
+        // The error is not passed on: it is answered, and Hummingbird would answer it a
+        // second time on a kept-alive connection.
+        if parseError == .headerOverflow {
+            refuse(context, status: .requestHeaderFieldsTooLarge, body: "the request's headers are over \(Self.maxHeadBytes / 1024) KiB\n")
+        } else {
+            refuse(context, status: .badRequest, body: "the request is not HTTP/1.1 this server reads\n")
+        }
+    }
+
+    /// Answers `status` (unless a response is under way) and closes the connection; what
+    /// the peer still sends is dropped.
+    private func refuse(_ context: ChannelHandlerContext, status: HTTPResponseStatus, body: String, headers: HTTPHeaders = [:]) {
         refused = true
         disarm()
         if !responding {
-            let tooLarge = parseError == .headerOverflow
-            let body =
-                tooLarge
-                ? "the request's headers are over \(Self.maxHeadBytes / 1024) KiB\n" : "the request is not HTTP/1.1 this server reads\n"
             var buffer = context.channel.allocator.buffer(capacity: body.utf8.count)
             buffer.writeString(body)
-            let head = HTTPResponseHead(
-                version: .http1_1, status: tooLarge ? .requestHeaderFieldsTooLarge : .badRequest,
-                headers: [
-                    "Connection": "close", "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(buffer.readableBytes)
-                ])
+            var fields: HTTPHeaders = [
+                "Connection": "close", "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(buffer.readableBytes)
+            ]
+            fields.add(contentsOf: headers)
+            let head = HTTPResponseHead(version: .http1_1, status: status, headers: fields)
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
-        // The error is not passed on: it is answered, and Hummingbird would answer it a
-        // second time on a kept-alive connection. A close now, with the peer's bytes unread,
-        // makes the kernel send a reset that can overtake the answer: the sending side shuts
-        // instead, and what still arrives is dropped until the peer closes or `linger` ends.
+        // A close now, with the peer's bytes unread, makes the kernel send a reset that can
+        // overtake the answer: the sending side shuts instead, and what still arrives is
+        // dropped until the peer closes or `linger` ends.
         context.close(mode: .output, promise: nil)
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.eventLoop.scheduleTask(in: Self.linger) { loopBound.value.close(promise: nil) }

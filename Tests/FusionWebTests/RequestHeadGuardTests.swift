@@ -103,11 +103,23 @@ import Testing
 
     @Test func aWebSocketUpgradeTakesTheGuardOut() throws {
         let channel = try connected()
-        try send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", to: channel)
+        try send(
+            "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", to: channel)
         try channel.writeOutbound(HTTPServerResponsePart.head(.init(version: .http1_1, status: .switchingProtocols)))
         #expect(throws: (any Error).self) { try channel.pipeline.syncOperations.handler(type: RequestHeadGuard.self) }
         #expect(try written(channel).hasPrefix("HTTP/1.1 101 Switching Protocols\r\n"))
         advance(channel, seconds: 60)
         #expect(channel.isActive)
+    }
+
+    @Test func aBrokenHandshakeIsAnsweredAndClosed() throws {
+        let channel = try connected()
+        try send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", to: channel)
+        let answer = try written(channel)
+        #expect(answer.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(answer.contains("exactly one Sec-WebSocket-Key"))
+        // Nothing of it reached the handlers after the guard.
+        #expect(try channel.readInbound(as: HTTPServerRequestPart.self) == nil)
     }
 }
