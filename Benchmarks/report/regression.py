@@ -139,7 +139,7 @@ def _web_over_abi(raw: Raw) -> float | None:
     # in three runs of one smoke load, and the committed reference's 1.36 to 2.81 ms.
     load = min(raw["loads"], key=lambda load: load["sessions"])
     runs = load["runs"]
-    return min(r["webP99Ms"] for r in runs) / min(r["abiP99Ms"] for r in runs)
+    return float(min(r["webP99Ms"] for r in runs)) / float(min(r["abiP99Ms"] for r in runs))
 
 
 #: Committed results that only this guard reads (no document renders them).
