@@ -27,6 +27,7 @@ struct ConnectionHandler: Sendable {
             logger.info("connection \(number): dropped, the page is not reading its messages")
             drop()
         }
+        defer { registry.connectionEnded() }
         let session: BridgeSession
         do throws(BridgeError) {
             session = try await join(connection, requested: requestedSession, proposed: proposedSession, owner: user?.subject).get()

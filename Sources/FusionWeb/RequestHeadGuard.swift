@@ -91,7 +91,8 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
             if frames.admit(frames.unwrapInboundIn(data)) { context.fireChannelRead(data) }
             return
         }
-        switch unwrapInboundIn(data) {
+        var part = unwrapInboundIn(data)
+        switch part {
         case .head(var head):
             disarm()
             switch UpgradeRequest(head) {
@@ -101,10 +102,7 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 // Served as if it had not asked; the parser reads nothing after it.
                 head.headers.remove(name: "upgrade")
                 head.headers.replaceOrAdd(name: "connection", value: "close")
-                unanswered += 1
-                inRequest = true
-                context.fireChannelRead(wrapInboundOut(.head(head)))
-                return
+                part = .head(head)
             case .brokenWebSocket(let status, let reason):
                 var headers: HTTPHeaders = [:]
                 if status == .upgradeRequired { headers.add(name: "Sec-WebSocket-Version", value: UpgradeRequest.webSocketVersion) }
@@ -119,7 +117,7 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
             inRequest = false
             readingFrames = frames != nil
         }
-        context.fireChannelRead(data)
+        context.fireChannelRead(wrapInboundOut(part))
     }
 
     /// The request being read is a WebSocket upgrade the server accepted: once it has

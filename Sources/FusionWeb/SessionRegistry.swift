@@ -14,6 +14,8 @@ final class SessionRegistry: Sendable {
         /// New sessions being started, by owner: counted against `maxSessionsPerUser`.
         var starting: [String: Int] = [:]
         var nextConnection = 1
+        /// Connections made and not yet ended (`connectionEnded`): shutdown waits for them.
+        var openConnections = 0
         var shutDown = false
     }
     private let state = Mutex(State())
@@ -66,9 +68,25 @@ final class SessionRegistry: Sendable {
     func makeConnection(drop: @escaping @Sendable (_ number: Int) -> Void) -> BridgeConnection {
         let number = state.withLock { state in
             defer { state.nextConnection += 1 }
+            state.openConnections += 1
             return state.nextConnection
         }
         return BridgeConnection(number: number) { drop(number) }
+    }
+
+    /// A connection from `makeConnection` is closed and its reader done.
+    func connectionEnded() {
+        state.withLock { $0.openConnections -= 1 }
+    }
+
+    /// Returns once every connection has ended, or `limit` has passed.
+    func connectionsEnded(within limit: Duration) async {
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        // Polled: only shutdown waits here, for about a second at most.
+        while state.withLock({ $0.openConnections > 0 }), clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// Attaches a connection to the session it asks for, or to a new one when that

@@ -122,8 +122,8 @@ public struct WebBridge: Sendable {
     /// Serves until a signal stops it. `onListening` is called with the URL to open
     /// once the socket is bound (with the port the system chose, for port 0).
     ///
-    /// `onStuck` is called when, a second and a half after every socket was closed
-    /// and every instance destroyed, the HTTP server has still not stopped: it waits
+    /// `onStuck` is called when, a second and a half after every WebSocket ended and
+    /// every instance was destroyed, the HTTP server has still not stopped: it waits
     /// for connections that never sent a request (browsers keep spare ones open), and
     /// neither graceful shutdown nor cancellation ends that wait. Nothing is left to
     /// lose then, so a command-line host exits; nil waits.
@@ -335,7 +335,11 @@ struct BridgeShutdown: Service {
         registry.shutdown(reason: "server shutting down")
         registry.store?.close()
         if let onStuck {
-            Task.detached {
+            Task.detached { [registry] in
+                // From the moment the last WebSocket ended (a page that does not answer its
+                // close is dropped after `closeAnswerTime`): timed from the signal, a busy
+                // host's late drop read as a stuck server.
+                await registry.connectionsEnded(within: BridgeConnection.closeAnswerTime + .seconds(1))
                 try? await Task.sleep(for: .milliseconds(1500))
                 onStuck()
             }
