@@ -73,7 +73,12 @@ let package = Package(
         // Each package is named here and again (with .product) in the targets that use it:
         // SwiftPM's manifest wants both; the two lists repeat on purpose.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Traits named, not left to the defaults: SwiftPM writes a package's trait defines in
+        // a new order at each build plan (`swift test` makes one), and a changed command line
+        // recompiles the module (a minute for WasmKit). One trait at most keeps the order; the
+        // rest are unused (Hummingbird's URL-encoded forms and swift-configuration, WasmKit's
+        // disassembler and file reading).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -83,7 +88,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
-        .package(url: "https://github.com/swiftwasm/WasmKit", exact: "0.4.2")
+        .package(url: "https://github.com/swiftwasm/WasmKit", exact: "0.4.2", traits: ["MultiThread"])
     ],
     targets: [
         // The one JSON codec: what a library parses its inputs with and what a host reads
