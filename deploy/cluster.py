@@ -402,8 +402,11 @@ class Cluster:
             self.nginx.stop()
         if self.login:
             self.login.stop()
+        # All at once: each takes a second or more (pages get a second to answer their close).
         for bridge in self.bridges:
-            bridge.stop()
+            bridge.signal(signal.SIGTERM)
+        for bridge in self.bridges:
+            bridge.wait()
         self.postgres.remove()
 
 

@@ -12,7 +12,7 @@ module, and serving the native library, in turn.
     Benchmarks/sandbox/run.py --bench .build/release/sandbox-bench --fusion .build/release/fusion
         --loader .build/bench/web_load --library .build/release/libFusionExamples.so
         --module .build/wasm/FusionExamples.wasm [--runs 3] [--rounds 21] [--per-round 2000]
-        [--bridge-runs 3] [--sessions 1000] [--results FILE]
+        [--bridge-runs 3] [--sessions 1000] [--inputs-per-session 20] [--results FILE]
 
 The samples go to --results (Benchmarks/results/sandbox-bench.json), from which
 Benchmarks/report/sandbox_bench.py renders the block of docs/performance.md.
@@ -34,8 +34,9 @@ sys.path.insert(0, str(ROOT / "Benchmarks" / "web-load"))
 import results  # noqa: E402
 from serve_load import run_once  # noqa: E402
 
-#: The bridge's load: sessions, ms between one session's inputs, inputs per session.
-INTERVAL_MS, INPUTS = 500, 20
+#: The bridge's load: ms between one session's inputs (sessions and inputs per session
+#: are arguments: the smoke run takes fewer, as a debug WasmKit starts a session slowly).
+INTERVAL_MS = 500
 
 
 def main() -> None:
@@ -48,6 +49,7 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=200)
     parser.add_argument("--bridge-runs", type=int, default=3)
     parser.add_argument("--sessions", type=int, default=1000)
+    parser.add_argument("--inputs-per-session", type=int, default=20)
     parser.add_argument("--results", type=Path)
     args = parser.parse_args()
     runs: list[dict[str, Any]] = []
@@ -62,7 +64,7 @@ def main() -> None:
     for _ in range(args.bridge_runs):
         pair = {}
         for label, served in (("sandbox", args.module), ("native", args.library)):
-            measured, _ = run_once(args.fusion, args.loader, served, args.sessions, INTERVAL_MS, INPUTS,
+            measured, _ = run_once(args.fusion, args.loader, served, args.sessions, INTERVAL_MS, args.inputs_per_session,
                                    loader_library=args.library)
             pair[label] = measured
             print(json.dumps({label: {k: v for k, v in measured.items() if not isinstance(v, (list, dict))}}), file=sys.stderr)
@@ -75,7 +77,7 @@ def main() -> None:
         "module": {"name": Path(args.module).name, "bytes": len(module)},
         "perRound": args.per_round,
         "instances": args.instances,
-        "bridgeLoad": {"sessions": args.sessions, "intervalMs": INTERVAL_MS, "inputsPerSession": INPUTS},
+        "bridgeLoad": {"sessions": args.sessions, "intervalMs": INTERVAL_MS, "inputsPerSession": args.inputs_per_session},
         "runs": runs,
         "bridge": bridge,
     }

@@ -35,8 +35,10 @@ def examples_library(bin_dir: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def chores_library() -> Path:
-    """examples/plugins/chores built as an outsider builds it: `swift build` in its folder."""
-    path = swift_build(PLUGIN) / library_file_name("Chores")
+    """examples/plugins/chores built as an outsider builds it: `swift build` in its folder.
+    With its tests (as Tests/web builds it): its own spec's `swift test` then compiles
+    nothing again."""
+    path = swift_build(PLUGIN, "--build-tests") / library_file_name("Chores")
     assert path.exists(), f"{path} was not built"
     return path
 

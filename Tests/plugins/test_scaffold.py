@@ -24,10 +24,12 @@ def test_the_scaffold_builds_passes_its_test_and_is_driven_by_every_host(tmp_pat
     assert "#exportLibrary(" in (package / "Sources/Greeter/Library.swift").read_text()
     assert (package / "README.md").exists() and (package / ".gitignore").exists()
 
-    library = swift_build(package) / library_file_name("Greeter")
+    # Its test first: `swift test` builds with testing on, after which `swift build`
+    # compiles nothing again (the other way round, everything is compiled twice).
     tested = subprocess.run(["swift", "test"], cwd=package, capture_output=True, text=True)
     assert tested.returncode == 0, tested.stdout[-3000:] + tested.stderr[-3000:]
     assert "3 tests" in tested.stdout and "passed" in tested.stdout
+    library = swift_build(package) / library_file_name("Greeter")
 
     shell = subprocess.run([str(fusion), "send", "--json", str(library), "greeter", "nameChanged", "name=Ada", "greetTapped"],
                            capture_output=True, text=True)

@@ -20,8 +20,9 @@ PLUGIN = ROOT / "examples" / "plugins" / "chores"
 
 @pytest.fixture(scope="session")
 def chores_library() -> Path:
-    """The chores plugin, built in its own folder (a no-op when Tests/plugins built it)."""
-    subprocess.run(["swift", "build"], cwd=PLUGIN, check=True, stdout=subprocess.DEVNULL)
+    """The chores plugin, built in its own folder with its tests, as Tests/plugins builds it
+    (which then compiles nothing again)."""
+    subprocess.run(["swift", "build", "--build-tests"], cwd=PLUGIN, check=True, stdout=subprocess.DEVNULL)
     out = subprocess.run(["swift", "build", "--show-bin-path"], cwd=PLUGIN, check=True, capture_output=True, text=True)
     path = Path(out.stdout.strip()) / "libChores.so"
     assert path.exists(), path
