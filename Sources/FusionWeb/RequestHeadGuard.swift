@@ -62,6 +62,9 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var frames: MaskedFramesOnly?
     /// The upgrade request has ended: what arrives now is the WebSocket's bytes.
     private var readingFrames = false
+    /// A request that asked for another protocol is being served: its response says the
+    /// connection closes after it (RFC 9112 9.6), as it does.
+    private var closingAfterResponse = false
 
     init(timeout: TimeAmount = RequestHeadGuard.timeout) {
         self.timeout = timeout
@@ -103,6 +106,7 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 head.headers.remove(name: "upgrade")
                 head.headers.replaceOrAdd(name: "connection", value: "close")
                 part = .head(head)
+                closingAfterResponse = true
             case .brokenWebSocket(let status, let reason):
                 var headers: HTTPHeaders = [:]
                 if status == .upgradeRequired { headers.add(name: "Sec-WebSocket-Version", value: UpgradeRequest.webSocketVersion) }
@@ -129,6 +133,10 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
+        case .head(var head) where closingAfterResponse && head.status.code >= 200:
+            responding = true
+            head.headers.replaceOrAdd(name: "connection", value: "close")
+            return context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .head(let head) where head.status == .switchingProtocols:
             // The upgrade: the socket is the WebSocket's once this is flushed (it comes
             // with writeAndFlush; leaving before the flush would drop that flush).

@@ -168,11 +168,14 @@ def exchange(server: Server, head: str) -> tuple[bytes, float | None]:
 
 def test_an_upgrade_to_another_protocol_is_ignored_and_the_request_served(server: Server) -> None:
     # RFC 9110 7.8: a server may ignore Upgrade. The connection closes after the answer
-    # (after a request that asked to upgrade, the parser reads no other).
+    # (after a request that asked to upgrade, the parser reads no other), and the answer
+    # says so (RFC 9112 9.6).
     for asked in ["Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n",
                   "Upgrade: foo\r\n", "Connection: Upgrade\r\nUpgrade: websocket/13\r\n", "Connection: Upgrade\r\nUpgrade: \r\n"]:
         received, closed_after = exchange(server, f"GET /healthz HTTP/1.1\r\n{asked}")
         assert received.startswith(b"HTTP/1.1 200 OK\r\n"), (asked, received[:300])
+        head = received.split(b"\r\n\r\n")[0].lower()
+        assert b"\r\nconnection: close" in head and b"upgrade" not in head, (asked, head)
         assert closed_after is not None, f"{asked!r}: the connection stayed open"
     received, _ = exchange(server, "GET /fusionkit.js HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n")
     assert received.startswith(b"HTTP/1.1 200 OK\r\n") and b"WebSocket" in received, received[:300]
