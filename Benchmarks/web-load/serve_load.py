@@ -14,11 +14,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_once(fusion: str, loader: str, library: str, sessions: int, interval: int, inputs: int,
-             flags: tuple[str, ...] = (), wait: str = "sleep", loader_library: str | None = None) -> tuple[dict[str, Any], str]:
+             flags: tuple[str, ...] = (), wait: str = "sleep", loader_library: str | None = None,
+             loader_trace: str | None = None) -> tuple[dict[str, Any], str]:
     """What web_load measured (the loader sleeping between sends, or with `wait="spin"`
     polling), and what the bridge wrote on stderr until it stopped. `loader_library`: the
     native library the loader measures its in-process baseline on, when the bridge serves
-    another (a .wasm plugin); `library` by default."""
+    another (a .wasm plugin); `library` by default. `loader_trace`: a file for web_load's
+    --trace (stall_trace.py)."""
     server = subprocess.Popen(
         [fusion, "serve", library, "--port", "0", "--max-sessions", str(sessions * 2),
          "--static", str(ROOT / "examples/web"), *flags],
@@ -32,7 +34,8 @@ def run_once(fusion: str, loader: str, library: str, sessions: int, interval: in
         port = int(found.group(1))
         result = subprocess.run(
             [loader, "--port", str(port), "--server-pid", str(server.pid), "--library", loader_library or library,
-             "--sessions", str(sessions), "--inputs", str(inputs), "--interval-ms", str(interval), "--seconds", "120", "--wait", wait],
+             "--sessions", str(sessions), "--inputs", str(inputs), "--interval-ms", str(interval), "--seconds", "120", "--wait", wait,
+             *(("--trace", loader_trace) if loader_trace else ())],
             capture_output=True, text=True, timeout=300)
         if result.returncode != 0:
             sys.exit(f"web_load failed ({result.returncode}): {result.stderr}{result.stdout}")

@@ -5,6 +5,7 @@
 **
 **   web_load --port P --server-pid PID --library libFusionExamples.so
 **            [--sessions 1000] [--inputs 20] [--interval-ms 500] [--seconds 120] [--wait sleep|spin]
+**            [--trace FILE]
 **
 ** 1. Opens --sessions WebSockets, each a session of its own creating one Counter, and
 **    reads the server's resident memory at half and at all of them: the difference
@@ -21,8 +22,15 @@
 ** wake-up. --wait spin polls without sleeping instead (what every run before
 ** 2026-11-26 did): no wake-up in the latencies, but one core taken from the server.
 ** During the load, the scheduler's accounts of both processes' threads (/proc schedstat):
-** the CPU time each used, and how long their threads waited for a CPU while ready to run.
+** the CPU time each used, and how long their threads waited for a CPU while ready to run;
+** and the machine's steal time (/proc/stat): how long the hypervisor ran something else
+** on this machine's CPUs, when a thread that was running on one stopped without knowing.
 ** Prints one JSON object.
+**
+** --trace FILE (for Benchmarks/web-load/stall_trace.py, not the judged runs) also writes
+** every input's send time and latency, and what a thread pinned to each CPU saw waking
+** every 2 ms (watch_cpu), so that slow inputs can be set beside the moments the machine
+** itself stopped.
 */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -42,6 +50,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <pthread.h>
 
 #include "fusionkit.h"
 
@@ -95,6 +104,88 @@ static sched_totals sched_of(int pid) {
     }
     closedir(tasks);
     return totals;
+}
+
+/* Each CPU's steal counter (/proc/stat, the eighth figure of a "cpuN" line), in ms: time
+ * the hypervisor gave this machine's CPU to someone else. At most `capacity` CPUs; returns
+ * how many were read. The kernel counts it in clock ticks (10 ms here), at its own ticks. */
+static int steal_per_cpu(double *ms, int capacity) {
+    FILE *file = fopen("/proc/stat", "r");
+    if (!file) return 0;
+    static long ticks_per_second;
+    if (!ticks_per_second) ticks_per_second = sysconf(_SC_CLK_TCK);
+    char line[512];
+    int cpus = 0;
+    while (fgets(line, sizeof line, file) && cpus < capacity) {
+        if (strncmp(line, "cpu", 3) != 0) break;
+        if (line[3] == ' ') continue;  /* the sum of all */
+        unsigned long long v[8] = {0};
+        if (sscanf(line + 3, "%*d %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                   &v[6], &v[7]) == 8)
+            ms[cpus++] = (double)v[7] * 1000.0 / (double)ticks_per_second;
+    }
+    fclose(file);
+    return cpus;
+}
+
+static double steal_total_ms(void) {
+    double ms[256];
+    int cpus = steal_per_cpu(ms, 256);
+    double total = 0;
+    for (int i = 0; i < cpus; i++) total += ms[i];
+    return total;
+}
+
+/* --trace: a thread pinned to each CPU wakes every 2 ms and notes how late it woke, how
+ * much of that it spent ready on the run queue (its /proc schedstat), and the CPUs' steal
+ * counters. Late with no wait on the run queue: the CPU itself did not run (the hypervisor
+ * had it), not a thread of this machine that held it. */
+#define TRACE_CPUS 16
+typedef struct {
+    double due, woke, queued;  /* ms; queued: its run-queue wait since the sample before */
+    double steal[TRACE_CPUS];
+} clock_sample;
+
+typedef struct {
+    int cpu, cpus;
+    clock_sample *samples;
+    size_t count, capacity;
+    volatile int *stop;
+} cpu_clock;
+
+static double own_run_queue_ms(void) {
+    FILE *file = fopen("/proc/thread-self/schedstat", "r");
+    double cpu = 0, waited = 0;
+    if (file) {
+        if (fscanf(file, "%lf %lf", &cpu, &waited) != 2) waited = 0;
+        fclose(file);
+    }
+    return waited / 1e6;
+}
+
+static void *watch_cpu(void *argument) {
+    cpu_clock *clock = argument;
+    cpu_set_t only;
+    CPU_ZERO(&only);
+    CPU_SET(clock->cpu, &only);
+    pthread_setaffinity_np(pthread_self(), sizeof only, &only);
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    double queued_before = own_run_queue_ms();
+    while (!*clock->stop && clock->count < clock->capacity) {
+        next.tv_nsec += 2000000;
+        if (next.tv_nsec >= 1000000000) { next.tv_sec++; next.tv_nsec -= 1000000000; }
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+        clock_sample *sample = &clock->samples[clock->count];
+        sample->woke = now_ms();
+        sample->due = next.tv_sec * 1e3 + next.tv_nsec / 1e6;
+        double queued = own_run_queue_ms();
+        sample->queued = queued - queued_before;
+        queued_before = queued;
+        clock->cpus = steal_per_cpu(sample->steal, TRACE_CPUS);
+        clock->count++;
+    }
+    return NULL;
 }
 
 /* ---- WebSocket, client side (RFC 6455): masked frames out, plain frames in ---- */
@@ -277,7 +368,7 @@ static void abi_baseline(const char *path, int sessions, int inputs, double *lat
 
 int main(int argc, char **argv) {
     int port = 0, server_pid = 0, sessions = 1000, inputs = 20, interval_ms = 500, seconds = 120, spin = 0;
-    const char *library = NULL;
+    const char *library = NULL, *trace_path = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--port")) port = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--server-pid")) server_pid = atoi(argv[i + 1]);
@@ -286,11 +377,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--interval-ms")) interval_ms = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--seconds")) seconds = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--library")) library = argv[i + 1];
+        else if (!strcmp(argv[i], "--trace")) trace_path = argv[i + 1];
         else if (!strcmp(argv[i], "--wait") && (!strcmp(argv[i + 1], "spin") || !strcmp(argv[i + 1], "sleep"))) spin = !strcmp(argv[i + 1], "spin");
         else { fprintf(stderr, "web_load: unknown option %s\n", argv[i]); return 64; }
     }
     if (!port || !server_pid || !library || sessions < 2 || inputs < 1) {
-        fprintf(stderr, "usage: web_load --port P --server-pid PID --library LIB [--sessions N] [--inputs K] [--interval-ms MS] [--seconds S] [--wait sleep|spin]\n");
+        fprintf(stderr, "usage: web_load --port P --server-pid PID --library LIB [--sessions N] [--inputs K] [--interval-ms MS] [--seconds S] [--wait sleep|spin] [--trace FILE]\n");
         return 64;
     }
     struct rlimit limit;
@@ -315,6 +407,17 @@ int main(int argc, char **argv) {
     /* 2. The load. */
     int epoll = epoll_create1(EPOLL_CLOEXEC);
     sched_totals server_before = sched_of(server_pid), loader_before = sched_of(getpid());
+    double steal_before = steal_total_ms();
+    volatile int tracing_stop = 0;
+    int traced_cpus = trace_path ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 0;
+    if (traced_cpus > TRACE_CPUS) traced_cpus = TRACE_CPUS;
+    cpu_clock clocks[TRACE_CPUS];
+    pthread_t watchers[TRACE_CPUS];
+    for (int i = 0; i < traced_cpus; i++) {
+        clocks[i] = (cpu_clock){.cpu = i, .capacity = (size_t)seconds * 500 + 16, .stop = &tracing_stop};
+        clocks[i].samples = calloc(clocks[i].capacity, sizeof *clocks[i].samples);
+        if (!clocks[i].samples || pthread_create(&watchers[i], NULL, watch_cpu, &clocks[i]) != 0) die("starting a CPU's watcher");
+    }
     double start = now_ms();
     for (int i = 0; i < sessions; i++) {
         connection *c = &all[i];
@@ -327,6 +430,7 @@ int main(int argc, char **argv) {
     size_t total = (size_t)sessions * (size_t)inputs, done = 0, errors = 0;
     double *latencies = calloc(total, sizeof *latencies);
     double *ok_latencies = calloc(total, sizeof *ok_latencies);
+    double *sent_times = calloc(total, sizeof *sent_times);  /* each latency's send, for --trace */
     size_t oks = 0;
     struct epoll_event events[256];
     char message[65536];
@@ -363,6 +467,7 @@ int main(int argc, char **argv) {
                 // The input's change: a patch, or the whole state where that costs less
                 // (fk_state_patch decides; a Counter's state is always sent whole).
                 if ((strstr(message, "\"type\":\"patch\"") || strstr(message, "\"type\":\"state\"")) && c->sent_at > 0) {
+                    sent_times[done] = c->sent_at - start;
                     latencies[done++] = now_ms() - c->sent_at;
                     c->sent_at = 0;
                 } else if (strstr(message, "\"type\":\"ok\"")) {
@@ -382,6 +487,24 @@ int main(int argc, char **argv) {
     }
     double load_ms = now_ms() - start;
     sched_totals server_after = sched_of(server_pid), loader_after = sched_of(getpid());
+    double steal_ms = steal_total_ms() - steal_before;
+    if (trace_path) {
+        tracing_stop = 1;
+        for (int i = 0; i < traced_cpus; i++) pthread_join(watchers[i], NULL);
+        FILE *out = fopen(trace_path, "w");
+        if (!out) die("writing the trace");
+        fprintf(out, "# web_load trace, ms since the load began: 'input SENT LATENCY'; "
+                     "'clock CPU DUE WOKE RUN_QUEUE_WAIT STEAL_CPU0 STEAL_CPU1...'\n");
+        for (size_t i = 0; i < done; i++) fprintf(out, "input %.4f %.4f\n", sent_times[i], latencies[i]);
+        for (int i = 0; i < traced_cpus; i++)
+            for (size_t k = 0; k < clocks[i].count; k++) {
+                clock_sample *sample = &clocks[i].samples[k];
+                fprintf(out, "clock %d %.4f %.4f %.4f", i, sample->due - start, sample->woke - start, sample->queued);
+                for (int c = 0; c < clocks[i].cpus; c++) fprintf(out, " %.0f", sample->steal[c]);
+                fputc('\n', out);
+            }
+        fclose(out);
+    }
     long rss_loaded = rss_kib(server_pid);
     for (int i = 0; i < sessions; i++) close(all[i].fd);
     qsort(latencies, done, sizeof *latencies, compare);
@@ -396,13 +519,14 @@ int main(int argc, char **argv) {
            "\"setupMs\":%.1f,\"loadMs\":%.1f,\"inputsPerSecond\":%.0f,"
            "\"webP50Ms\":%.4f,\"webP99Ms\":%.4f,\"webMaxMs\":%.4f,\"okP50Ms\":%.4f,\"okP99Ms\":%.4f,\"abiP50Ms\":%.5f,\"abiP99Ms\":%.5f,"
            "\"rssBeforeKiB\":%ld,\"rssHalfKiB\":%ld,\"rssAllKiB\":%ld,\"rssLoadedKiB\":%ld,\"idleSessionBytes\":%.0f,"
-           "\"serverCpuMs\":%.1f,\"serverWaitedMs\":%.1f,\"loaderCpuMs\":%.1f,\"loaderWaitedMs\":%.1f}\n",
+           "\"serverCpuMs\":%.1f,\"serverWaitedMs\":%.1f,\"loaderCpuMs\":%.1f,\"loaderWaitedMs\":%.1f,\"stealMs\":%.0f}\n",
            sessions, inputs, interval_ms, total, done, errors, setup_ms, load_ms, done / (load_ms / 1000.0),
            percentile(latencies, done, 0.50), percentile(latencies, done, 0.99), done ? latencies[done - 1] : 0,
            percentile(ok_latencies, oks, 0.50), percentile(ok_latencies, oks, 0.99),
            percentile(abi, total, 0.50), percentile(abi, total, 0.99),
            rss_before, rss_half, rss_all, rss_loaded, per_session,
            (server_after.cpu_ns - server_before.cpu_ns) / 1e6, (server_after.waited_ns - server_before.waited_ns) / 1e6,
-           (loader_after.cpu_ns - loader_before.cpu_ns) / 1e6, (loader_after.waited_ns - loader_before.waited_ns) / 1e6);
+           (loader_after.cpu_ns - loader_before.cpu_ns) / 1e6, (loader_after.waited_ns - loader_before.waited_ns) / 1e6,
+           steal_ms);
     return done == total && errors == 0 ? 0 : 2;
 }

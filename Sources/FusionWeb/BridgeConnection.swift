@@ -78,6 +78,10 @@ final class BridgeConnection: Sendable {
         var ended = false
         /// `finish` was called: the connection is over.
         var finished = false
+        /// Messages written (or being written) so far, and that count when the heartbeat
+        /// last looked: unchanged since, the socket has been quiet (`heartbeatIfQuiet`).
+        var written = 0
+        var writtenWhenChecked = 0
 
         /// Marks a writer running when one is needed and none is: its destination and
         /// number. None for what the reader queues while it applies a message
@@ -107,9 +111,16 @@ final class BridgeConnection: Sendable {
         enqueue(.text(text), bytes: text.utf8.count)
     }
 
-    /// Queues a heartbeat (`Outgoing.heartbeat`).
-    func heartbeat() {
-        enqueue(.heartbeat, bytes: 0)
+    /// Queues a heartbeat (`Outgoing.heartbeat`) unless something was written since the
+    /// last time this was asked: the heartbeat's timer asks every half period, so a socket
+    /// carries something at least once a period, and one whose page is busy carries no
+    /// heartbeat at all.
+    func heartbeatIfQuiet() {
+        let quiet = pending.withLock { state -> Bool in
+            defer { state.writtenWhenChecked = state.written }
+            return state.written == state.writtenWhenChecked
+        }
+        if quiet { enqueue(.heartbeat, bytes: 0) }
     }
 
     /// Queues a close with a code and a reason; nothing queued after it is written.
@@ -238,14 +249,16 @@ final class BridgeConnection: Sendable {
                     switch item {
                     case .text(let text):
                         pending.withLock {
-                            $0.queuedMessages -= 1; $0.queuedBytes -= text.utf8.count
+                            $0.queuedMessages -= 1; $0.queuedBytes -= text.utf8.count; $0.written += 1
                         }
                         guard destination.holds() else { continue }
                         try await outbound.write(.text(text))
                     case .flush:
-                        pending.withLock { $0.queuedMessages -= 1 }
-                        guard destination.holds() else { continue }
-                        for message in flush(destination.session) { try await outbound.write(.text(message)) }
+                        let messages = destination.holds() ? flush(destination.session) : []
+                        pending.withLock {
+                            $0.queuedMessages -= 1; $0.written += messages.count
+                        }
+                        for message in messages { try await outbound.write(.text(message)) }
                     case .close(let code, let reason):
                         try await outbound.close(code, reason: reason)
                         end()
@@ -256,7 +269,9 @@ final class BridgeConnection: Sendable {
                         }
                         return
                     case .heartbeat:
-                        pending.withLock { $0.queuedMessages -= 1 }
+                        pending.withLock {
+                            $0.queuedMessages -= 1; $0.written += 1
+                        }
                         try await outbound.write(.pong)
                     }
                 } catch {

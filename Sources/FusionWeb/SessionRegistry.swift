@@ -230,12 +230,16 @@ final class SessionRegistry: Sendable {
         for session in sessions { DispatchQueue.global().async { session.destroyAll(forgettingJournals: false) } }
     }
 
-    /// Queues a heartbeat on every connection (`BridgeConfiguration.heartbeat`): one timer
-    /// for the bridge, not a task per connection.
-    func heartbeat() {
+    /// Queues a heartbeat on every quiet connection of one of `slots` groups (by number)
+    /// (`BridgeConfiguration.heartbeat`): one timer for the bridge, not a task per
+    /// connection, and a group at a time, so that the pongs of thousands of idle sockets do
+    /// not all go out at once, ahead of the inputs that arrive meanwhile.
+    func heartbeat(slot: Int, of slots: Int) {
         let sessions = state.withLock { Array($0.sessions.values) }
         for session in sessions {
-            for connection in session.connections { connection.heartbeat() }
+            for connection in session.connections where connection.number % slots == slot {
+                connection.heartbeatIfQuiet()
+            }
         }
     }
 

@@ -138,12 +138,16 @@ public struct WebBridge: Sendable {
             var logger = Logger(label: "fusion.serve"); logger.logLevel = logLevel; return logger
         }()
         let handler = ConnectionHandler(registry: registry, logger: logger)
-        // Every socket's heartbeat, from one timer (docs/deploy.md, "Liveness and fencing").
+        // Every socket's heartbeat, from one timer (docs/deploy.md, "Liveness and fencing"):
+        // each socket is looked at every half period, in one of eight groups in turn.
         let heartbeats = configuration.heartbeat.map { period in
             Task { [registry = self.registry] in
+                let slots = 8
+                var slot = 0
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: period)
-                    registry.heartbeat()
+                    try? await Task.sleep(for: period / (2 * slots))
+                    registry.heartbeat(slot: slot, of: slots)
+                    slot = (slot + 1) % slots
                 }
             }
         }

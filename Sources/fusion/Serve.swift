@@ -89,7 +89,7 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .customLong("heartbeat"),
         help:
-            "Seconds between heartbeats (unsolicited pongs) on each WebSocket, so that a proxy tells a frozen bridge from an idle page; 0: none."
+            "The longest a WebSocket goes without carrying anything, in seconds: one that carried nothing else for that long gets a heartbeat (an unsolicited pong), so that a proxy tells a frozen bridge from an idle page; 0: none."
     )
     var heartbeat: Double = 2
 
