@@ -94,8 +94,9 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
             if frames.admit(frames.unwrapInboundIn(data)) { context.fireChannelRead(data) }
             return
         }
-        var part = unwrapInboundIn(data)
-        switch part {
+        // Passed on as it came, unless its head is rewritten.
+        var forwarded = data
+        switch unwrapInboundIn(data) {
         case .head(var head):
             disarm()
             switch UpgradeRequest(head) {
@@ -105,7 +106,7 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 // Served as if it had not asked; the parser reads nothing after it.
                 head.headers.remove(name: "upgrade")
                 head.headers.replaceOrAdd(name: "connection", value: "close")
-                part = .head(head)
+                forwarded = wrapInboundOut(.head(head))
                 closingAfterResponse = true
             case .brokenWebSocket(let status, let reason):
                 var headers: HTTPHeaders = [:]
@@ -121,7 +122,7 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
             inRequest = false
             readingFrames = frames != nil
         }
-        context.fireChannelRead(wrapInboundOut(part))
+        context.fireChannelRead(forwarded)
     }
 
     /// The request being read is a WebSocket upgrade the server accepted: once it has
