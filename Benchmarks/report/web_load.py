@@ -37,6 +37,16 @@ _WAITS = {"sleep": "sleeping until its next send and waking for answers, as clie
           "spin": "polling without sleeping"}
 
 
+def _steal(runs: list[dict[str, Any]]) -> str:
+    """The machine's steal time during each run (web_load.c reads /proc/stat), when recorded."""
+    if not all("stealMs" in r for r in runs):
+        return ""
+    stolen = listing(count(r["stealMs"]) + " ms" for r in runs)
+    seconds = median(r["loadMs"] for r in runs) / 1000
+    return (" The machine's steal time during each run's load (CPU time the hypervisor gave to something else, "
+            f"all CPUs summed, in a load of {seconds:.0f} s): {stolen}.")
+
+
 def _per_input_us(runs: list[dict[str, Any]], key: str) -> str:
     return nanoseconds(median(r[key] / r["answered"] for r in runs) * 1e6)
 
@@ -98,7 +108,7 @@ def render(raw: dict[str, Any]) -> str:
             f"within {RATE_WITHIN:.0%} of the offered rate in every run: "
             f"{judge(rates, _at_least(per_second * (1 - RATE_WITHIN)))}. The library's work is "
             f"{abi50 / p50:.0%} of the web p50; the rest is the trip (two WebSocket frames on loopback, the bridge's "
-            "tasks, the loader sharing the cores).")
+            "tasks, the loader sharing the cores)." + _steal(runs))
     lines += _where_the_time_goes(loads)
     idle = raw["idleSessionBytes"]
     lines += [
