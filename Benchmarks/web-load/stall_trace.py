@@ -49,6 +49,7 @@ class Stall:
 def read_trace(path: Path) -> tuple[list[tuple[float, float]], list[Stall], float]:
     """The inputs (send, latency), the stalls, and the time the watchers covered."""
     inputs, stalls, last = [], [], 0.0
+    previous: dict[int, float] = {}  # each CPU's watcher's last wake
     for line in path.read_text().splitlines():
         kind, *fields = line.split()
         if kind == "input":
@@ -56,8 +57,12 @@ def read_trace(path: Path) -> tuple[list[tuple[float, float]], list[Stall], floa
         elif kind == "clock":
             cpu, due, woke, queued = int(fields[0]), float(fields[1]), float(fields[2]), float(fields[3])
             last = max(last, woke)
-            if woke - due - queued > STALL_MS:
-                stalls.append(Stall(cpu, due, woke - queued))
+            # A watcher that woke late runs the wakes it missed at once: those were due
+            # before it woke the last time, and are late by that, not by a stall.
+            since = max(due, previous.get(cpu, due))
+            previous[cpu] = woke
+            if woke - since - queued > STALL_MS:
+                stalls.append(Stall(cpu, since, woke - queued))
     return inputs, stalls, last
 
 

@@ -51,6 +51,8 @@ final class BridgeConnection: Sendable {
         let holds: @Sendable () -> Bool
         /// Whether the socket takes a write now without waiting (its buffers are not full).
         let isWritable: @Sendable () -> Bool
+        /// Holds the socket's flushes back while the reader writes (`apply`).
+        let batch: WriteBatch
     }
 
     private struct Pending {
@@ -138,10 +140,11 @@ final class BridgeConnection: Sendable {
     /// Starts writing what is queued, and what is queued later, to `outbound`.
     func startWriting(
         to outbound: WebSocketOutboundWriter, session: BridgeSession, holds: @escaping @Sendable () -> Bool,
-        isWritable: @escaping @Sendable () -> Bool
+        isWritable: @escaping @Sendable () -> Bool, batch: WriteBatch
     ) {
         let writer = pending.withLock { state -> (Destination, Int)? in
-            state.destination = Destination(outbound: outbound, session: session, holds: holds, isWritable: isWritable)
+            state.destination = Destination(
+                outbound: outbound, session: session, holds: holds, isWritable: isWritable, batch: batch)
             return state.startingWriter()
         }
         if let writer { startWriter(writer) }
@@ -151,11 +154,14 @@ final class BridgeConnection: Sendable {
     /// message's changes, its `ok`) is written by the reader itself afterwards, not by a
     /// writer task started for it: a hand-off between threads less per input. What other
     /// threads queue meanwhile (another tab's changes, a close when the bridge gives the
-    /// session up) starts a writer as always, so it never waits for a slow message.
+    /// session up) starts a writer as always, so it never waits for a slow message. What
+    /// the reader writes leaves in one system call (`WriteBatch`).
     func apply(_ body: () async -> Void) async {
         await Self.$applyingOn.withValue(ObjectIdentifier(self)) { await body() }
         let writer = pending.withLock { state -> (Destination, Int)? in state.startingWriter() }
-        if let (destination, number) = writer { await write(to: destination, number: number, inReader: true) }
+        if let (destination, number) = writer {
+            await destination.batch.writing { await write(to: destination, number: number, inReader: true) }
+        }
     }
 
     /// Ends the connection's writing once its socket is done: a writer stuck on a peer that

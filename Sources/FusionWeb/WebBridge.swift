@@ -172,10 +172,13 @@ public struct WebBridge: Sendable {
             let (path, query) = Self.split(request.path ?? "/")
             guard path == "/ws" else { return .dontUpgrade }
             // Next to the socket: every close of this connection becomes a lingering one, and
-            // one whose page vanished is closed by the system's timers.
-            try await channel.eventLoop.submit {
-                try channel.pipeline.syncOperations.addHandler(LingeringClose(), position: .first)
+            // one whose page vanished is closed by the system's timers. Above it, what the
+            // reader writes for one message leaves in one system call (WriteBatch).
+            let batch = try await channel.eventLoop.submit {
+                let lingering = LingeringClose()
+                try channel.pipeline.syncOperations.addHandler(lingering, position: .first)
                 try PeerTimeout.apply(peerTimeout, to: channel)
+                return try WriteBatch.add(to: channel, after: lingering)
             }.get()
             let handshake = Handshake(headers: request.headerFields, query: query, tokenCookie: configuration.tokenCookie)
             let origin = request.headerFields[.origin]
@@ -215,7 +218,7 @@ public struct WebBridge: Sendable {
                 // nothing cannot end otherwise (the close handshake would be stuck too).
                 await handler.serve(
                     inbound: inbound, outbound: outbound, requestedSession: session, proposedSession: proposed, user: signedIn,
-                    eventLoop: onEventLoops ? channel.eventLoop : nil, isWritable: { channel.isWritable }
+                    eventLoop: onEventLoops ? channel.eventLoop : nil, isWritable: { channel.isWritable }, batch: batch
                 ) {
                     channel.close(mode: .all, promise: nil)
                 }
