@@ -49,10 +49,9 @@ final class BridgeConnection: Sendable {
         /// another (its lease ran out while it was frozen), nothing of its copy goes out,
         /// not even what was queued before; the close that follows still does.
         let holds: @Sendable () -> Bool
-        /// Whether the socket takes a write now without waiting (its buffers are not full).
-        let isWritable: @Sendable () -> Bool
-        /// Holds the socket's flushes back while the reader writes (`apply`).
-        let batch: WriteBatch
+        /// Whether the socket takes a write now without waiting, and its flushes held
+        /// back while the reader writes (`apply`).
+        let socket: SocketWrites
     }
 
     private struct Pending {
@@ -140,11 +139,10 @@ final class BridgeConnection: Sendable {
     /// Starts writing what is queued, and what is queued later, to `outbound`.
     func startWriting(
         to outbound: WebSocketOutboundWriter, session: BridgeSession, holds: @escaping @Sendable () -> Bool,
-        isWritable: @escaping @Sendable () -> Bool, batch: WriteBatch
+        socket: SocketWrites
     ) {
         let writer = pending.withLock { state -> (Destination, Int)? in
-            state.destination = Destination(
-                outbound: outbound, session: session, holds: holds, isWritable: isWritable, batch: batch)
+            state.destination = Destination(outbound: outbound, session: session, holds: holds, socket: socket)
             return state.startingWriter()
         }
         if let writer { startWriter(writer) }
@@ -155,12 +153,14 @@ final class BridgeConnection: Sendable {
     /// writer task started for it: a hand-off between threads less per input. What other
     /// threads queue meanwhile (another tab's changes, a close when the bridge gives the
     /// session up) starts a writer as always, so it never waits for a slow message. What
-    /// the reader writes leaves in one system call (`WriteBatch`).
+    /// the reader writes leaves in one system call (`SocketWrites`).
     func apply(_ body: () async -> Void) async {
         await Self.$applyingOn.withValue(ObjectIdentifier(self)) { await body() }
         let writer = pending.withLock { state -> (Destination, Int)? in state.startingWriter() }
         if let (destination, number) = writer {
-            await destination.batch.writing { await write(to: destination, number: number, inReader: true) }
+            let held = destination.socket.hold()
+            await write(to: destination, number: number, inReader: true)
+            if held { destination.socket.release() }
         }
     }
 
@@ -248,7 +248,7 @@ final class BridgeConnection: Sendable {
         let outbound = destination.outbound
         while let batch = takeBatch(writer: number) {
             for (position, item) in batch.enumerated() {
-                if inReader, !destination.isWritable() {
+                if inReader, !destination.socket.isWritable {
                     return handOff(batch[position...], writer: number)
                 }
                 do {

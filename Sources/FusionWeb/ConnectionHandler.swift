@@ -14,15 +14,15 @@ struct ConnectionHandler: Sendable {
 
     private var configuration: BridgeConfiguration { registry.configuration }
 
-    /// `drop` closes the connection's socket at once, with no close handshake; `isWritable`
-    /// says whether it takes a write without waiting, and `batch` holds its flushes back
-    /// while the reader writes a message's answer. `user` is
+    /// `drop` closes the connection's socket at once, with no close handshake; `socket`
+    /// says whether it takes a write without waiting, and holds its flushes back while the
+    /// reader writes a message's answer. `user` is
     /// who the handshake's token named (`--auth`); nil: nobody signed in. `eventLoop`: the
     /// channel's, where the connection's messages are then handled; nil: the global pool.
     func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, requestedSession: Substring?, proposedSession: String? = nil,
-        user: AuthenticatedUser? = nil, eventLoop: (any EventLoop)? = nil, isWritable: @escaping @Sendable () -> Bool,
-        batch: WriteBatch, drop: @escaping @Sendable () -> Void
+        user: AuthenticatedUser? = nil, eventLoop: (any EventLoop)? = nil, socket: SocketWrites,
+        drop: @escaping @Sendable () -> Void
     ) async {
         let connection = registry.makeConnection { [logger] number in
             logger.info("connection \(number): dropped, the page is not reading its messages")
@@ -49,8 +49,7 @@ struct ConnectionHandler: Sendable {
         }
         // Reading runs in this task; writing in a task that runs only while something is
         // queued (BridgeConnection): an idle connection's tasks are most of its memory.
-        connection.startWriting(
-            to: outbound, session: session, holds: { registry.holdsSessions }, isWritable: isWritable, batch: batch)
+        connection.startWriting(to: outbound, session: session, holds: { registry.holdsSessions }, socket: socket)
         // Reading prefers the channel's event loop (EventLoopTaskExecutor): a frame read there
         // is handled there, and its answer written there. Only from here on: the join, the
         // deepest the task's stack gets, would keep a larger stack for an idle connection.

@@ -173,12 +173,12 @@ public struct WebBridge: Sendable {
             guard path == "/ws" else { return .dontUpgrade }
             // Next to the socket: every close of this connection becomes a lingering one, and
             // one whose page vanished is closed by the system's timers. Above it, what the
-            // reader writes for one message leaves in one system call (WriteBatch).
-            let batch = try await channel.eventLoop.submit {
+            // reader writes for one message leaves in one system call (SocketWrites).
+            let socket = try await channel.eventLoop.submit {
                 let lingering = LingeringClose()
                 try channel.pipeline.syncOperations.addHandler(lingering, position: .first)
                 try PeerTimeout.apply(peerTimeout, to: channel)
-                return try WriteBatch.add(to: channel, after: lingering)
+                return try SocketWrites(channel, batchingAfter: lingering)
             }.get()
             let handshake = Handshake(headers: request.headerFields, query: query, tokenCookie: configuration.tokenCookie)
             let origin = request.headerFields[.origin]
@@ -218,7 +218,7 @@ public struct WebBridge: Sendable {
                 // nothing cannot end otherwise (the close handshake would be stuck too).
                 await handler.serve(
                     inbound: inbound, outbound: outbound, requestedSession: session, proposedSession: proposed, user: signedIn,
-                    eventLoop: onEventLoops ? channel.eventLoop : nil, isWritable: { channel.isWritable }, batch: batch
+                    eventLoop: onEventLoops ? channel.eventLoop : nil, socket: socket
                 ) {
                     channel.close(mode: .all, promise: nil)
                 }

@@ -3,7 +3,7 @@ import NIOCore
 /// Lets what a connection's reader writes for one message (the change, then the `ok`)
 /// leave in one system call. Hummingbird flushes each frame it writes: two `writev`s per
 /// input, and often two wake-ups of the page, for frames that are ready together. While
-/// the reader writes, `WriteBatch.hold` keeps the flushes back, and `release` sends what
+/// the reader writes, `SocketWrites.hold` keeps the flushes back, and `release` sends what
 /// was written with one.
 ///
 /// A batch never holds back more than `maxHeldBytes`, well under the socket's write
@@ -67,31 +67,50 @@ final class WriteBatchHandler: ChannelOutboundHandler {
     }
 }
 
-/// The reader's handle on its connection's `WriteBatchHandler`. It batches only where the
-/// reader runs on the channel's event loop (docs/web.md, "Threads"): elsewhere each write
-/// reaches the loop as a task of its own with its flush, and holding them back would cost a
-/// wake-up of the loop for each hold and release, more than the write it saves.
-struct WriteBatch: Sendable {
-    private let handler: NIOLoopBound<WriteBatchHandler>
+/// A connection's socket as its writers see it: whether it takes a write now, and the
+/// flushes its `WriteBatchHandler` holds back while the reader writes a message's answer.
+/// It batches only where the reader runs on the channel's event loop (docs/web.md,
+/// "Threads"): elsewhere each write reaches the loop as a task of its own with its flush,
+/// and holding them back would cost a wake-up of the loop for each hold and release, more
+/// than the write it saves.
+///
+/// A class, passed as one reference where a connection's task keeps it: every word more in
+/// the frames of an idle connection's task can cost it a slab of its task allocator
+/// (docs/performance.md, "memory per idle session").
+final class SocketWrites: Sendable {
+    private let channel: any Channel
+    private let batch: NIOLoopBound<WriteBatchHandler>
 
-    /// Adds `handler` to `channel`'s pipeline after `after`; call it on the channel's event loop.
-    static func add(to channel: any Channel, after: any ChannelHandler) throws -> WriteBatch {
+    /// Adds a `WriteBatchHandler` to `channel`'s pipeline after `after`; call it on the
+    /// channel's event loop.
+    init(_ channel: any Channel, batchingAfter after: any ChannelHandler) throws {
         let handler = WriteBatchHandler()
         try channel.pipeline.syncOperations.addHandler(handler, position: .after(after))
-        return WriteBatch(handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
+        self.channel = channel
+        self.batch = NIOLoopBound(handler, eventLoop: channel.eventLoop)
     }
 
-    /// Runs `body`, the reader's writes for one message, with the flushes held back until
-    /// it returns, when it runs on the channel's event loop.
-    func writing(_ body: () async -> Void) async {
-        guard handler.eventLoop.inEventLoop else { return await body() }
-        handler.value.hold()
-        await body()
-        // Back on the loop: the writes' actor hops return to the task's preferred executor.
-        if handler.eventLoop.inEventLoop {
-            handler.value.release()
+    /// Whether the socket takes a write now without waiting (its buffers are not full).
+    var isWritable: Bool { channel.isWritable }
+
+    /// Holds the flushes back, when called on the channel's event loop; returns whether
+    /// it did, and then `release` must follow. Not a method taking the writes as a
+    /// closure: the reader's deepest call would be a frame deeper.
+    func hold() -> Bool {
+        guard batch.eventLoop.inEventLoop else { return false }
+        batch.value.hold()
+        return true
+    }
+
+    /// Sends what was held back, with one flush.
+    func release() {
+        let batch = batch
+        // Back on the loop, normally: the writes' actor hops return to the task's
+        // preferred executor.
+        if batch.eventLoop.inEventLoop {
+            batch.value.release()
         } else {
-            handler.eventLoop.execute { [handler] in handler.value.release() }
+            batch.eventLoop.execute { batch.value.release() }
         }
     }
 }
