@@ -13,23 +13,29 @@ import websocket
 from bridge import Client, Server
 
 
+def frames_within(client: Client, seconds: float) -> list[tuple[int, float]]:
+    """(opcode, when it arrived) of every frame `client` reads in `seconds`, control frames
+    included."""
+    frames = []
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        client.ws.settimeout(left)
+        try:
+            opcode, _ = client.ws.recv_data(control_frame=True)
+        except websocket.WebSocketTimeoutException:
+            break
+        frames.append((opcode, time.monotonic()))
+    return frames
+
+
 def pongs_within(server: Server, seconds: float) -> tuple[int, int]:
     """(unsolicited pongs, text messages) a connection that sends nothing reads in `seconds`."""
     client = server.connect()
-    pongs = texts = 0
-    deadline = time.monotonic() + seconds
     try:
-        while (left := deadline - time.monotonic()) > 0:
-            client.ws.settimeout(left)
-            try:
-                opcode, _ = client.ws.recv_data(control_frame=True)
-            except websocket.WebSocketTimeoutException:
-                break
-            pongs += opcode == websocket.ABNF.OPCODE_PONG
-            texts += opcode == websocket.ABNF.OPCODE_TEXT
+        opcodes = [opcode for opcode, _ in frames_within(client, seconds)]
     finally:
         client.close()
-    return pongs, texts
+    return opcodes.count(websocket.ABNF.OPCODE_PONG), opcodes.count(websocket.ABNF.OPCODE_TEXT)
 
 
 def test_an_idle_connection_gets_a_heartbeat_and_is_asked_nothing(serve: Callable[..., Server]) -> None:
@@ -69,16 +75,9 @@ def test_idle_connections_get_their_heartbeats_at_different_moments(serve: Calla
     lock = threading.Lock()
 
     def listen(client: Client) -> None:
-        deadline = time.monotonic() + 2.0
-        while (left := deadline - time.monotonic()) > 0:
-            client.ws.settimeout(left)
-            try:
-                opcode, _ = client.ws.recv_data(control_frame=True)
-            except websocket.WebSocketTimeoutException:
-                return
-            if opcode == websocket.ABNF.OPCODE_PONG:
-                with lock:
-                    arrivals.append(time.monotonic())
+        pongs = [at for opcode, at in frames_within(client, 2.0) if opcode == websocket.ABNF.OPCODE_PONG]
+        with lock:
+            arrivals.extend(pongs)
 
     listeners = [threading.Thread(target=listen, args=(client,)) for client in clients]
     try:
